@@ -1,0 +1,39 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+
+/** Default database file (PRODUCT.md: `--db`). Its folder is the data folder. */
+export const DEFAULT_DB_PATH = '.hookrelay/hookrelay.db';
+
+const DEV_SECRET_FILE = 'dev-secret';
+
+/** The data folder belonging to a database path. */
+export function dataDirOf(dbPath: string): string {
+  return dirname(resolve(dbPath));
+}
+
+/** The development secret kept in the data folder by `listen`, if there is one. */
+export function readDevSecret(dataDir: string): string | undefined {
+  const file = join(dataDir, DEV_SECRET_FILE);
+  if (!existsSync(file)) return undefined;
+  const secret = readFileSync(file, 'utf8').trim();
+  return secret.length > 0 ? secret : undefined;
+}
+
+/** Returns the development secret, making one (readable by the owner only) when there is none. */
+export function ensureDevSecret(dataDir: string): { secret: string; created: boolean } {
+  const existing = readDevSecret(dataDir);
+  if (existing) return { secret: existing, created: false };
+  mkdirSync(dataDir, { recursive: true });
+  const secret = `whsec_dev_${randomBytes(24).toString('hex')}`;
+  const file = join(dataDir, DEV_SECRET_FILE);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { secret, created: true };
+}
+
+/** A short, non-reversible hint of a secret for display: never the secret itself. */
+export function secretHint(secret: string): string {
+  if (secret.length <= 8) return '…';
+  return `${secret.slice(0, 5)}…${secret.slice(-2)}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The store contract. Every driver (SQLite in a writer thread, the in-memory double, later
+ * PostgreSQL) implements it, and one contract suite (test/store/store-contract.ts) runs
+ * against each.
+ */
+
+/** What hookrelay did with one arrival. */
+export type AttemptOutcome =
+  | 'accepted' // stored for the first time
+  | 'duplicate' // id already stored: answered 2xx, not handed on again
+  | 'rejected' // refused before storing (size, signature, envelope)
+  | 'faulted' // answered by a fault rule
+  | 'unavailable'; // the store could not write: answered 503
+
+/** One arrival at the receiver, as recorded. Times are milliseconds since the epoch. */
+export interface AttemptRecord {
+  /** Store-assigned, increasing in arrival-record order. */
+  seq: number;
+  /** `x-service-delivery` as sent (null when absent). */
+  deliveryId: string | null;
+  /** `x-service-event` as sent (null when absent). */
+  trigger: string | null;
+  receivedAt: number;
+  /** When the answer was sent or the connection ended (a hang ends when the client gives up). */
+  finishedAt: number;
+  /** `x-service-delivery-attempt`, when it is a positive integer. */
+  attemptHeader: number | null;
+  /** `t` of the signature header, when it parses. */
+  signatureTimestamp: number | null;
+  /** Lower-case hex SHA-256 of the raw body. */
+  bodySha256: string;
+  bodyBytes: number;
+  outcome: AttemptOutcome;
+  /** HTTP status answered; null when no response was given (reset, close, hang). */
+  status: number | null;
+  /** Error code or fault description naming why (null for a plain accept). */
+  reason: string | null;
+  /** The Retry-After value hookrelay sent with its answer, if any. */
+  retryAfter: string | null;
+}
+
+export type AttemptInput = Omit<AttemptRecord, 'seq'>;
+
+export type SignatureState = 'valid' | 'skipped';
+
+/** A verified delivery about to be stored. */
+export interface NewDelivery {
+  id: string;
+  trigger: string;
+  apiVersion: string;
+  /** False when `apiVersion` is not the one this build knows: accepted, but marked. */
+  apiVersionKnown: boolean;
+  receivedAt: number;
+  /** The body exactly as received. */
+  rawBody: Buffer;
+  /** Header names and values in arrival order, flat as Node's `rawHeaders`. */
+  rawHeaders: readonly string[];
+  signature: SignatureState;
+  /** Which configured secret matched (0 = primary); null when verification was skipped. */
+  secretIndex: number | null;
+  signatureTimestamp: number | null;
+}
+
+export interface StoredDelivery extends Omit<NewDelivery, 'rawHeaders'> {
+  seq: number;
+  headers: Array<[name: string, value: string]>;
+  /** Arrivals of this id that were answered 2xx after it was stored. */
+  duplicateCount: number;
+  lastAttemptAt: number;
+}
+
+export interface AcceptResult {
+  outcome: 'accepted' | 'duplicate';
+  deliverySeq: number;
+}
+
+export interface DeliveryQuery {
+  /** Return deliveries with seq below this (from `nextCursor`). */
+  before?: number;
+  limit: number;
+  trigger?: string;
+  /** Only deliveries that were received more than once. */
+  duplicatesOnly?: boolean;
+  /** Substring of the id, trigger or body text. */
+  text?: string;
+}
+
+export interface DeliveryPage {
+  items: StoredDelivery[];
+  /** Pass back as `before`; null on the last page. */
+  nextCursor: number | null;
+}
+
+export interface AttemptQuery {
+  deliveryId?: string;
+  outcomes?: readonly AttemptOutcome[];
+  before?: number;
+  limit: number;
+}
+
+export interface DeliveryStore {
+  /**
+   * Stores `delivery` unless a delivery with its id is stored already, and records `attempt`
+   * as `accepted` or `duplicate`, in one durable transaction. Resolves only after the commit;
+   * rejects with a StoreUnavailableError when it cannot write.
+   */
+  accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult>;
+  /** Records an attempt that stores no delivery (rejected, faulted, unavailable). */
+  recordAttempt(attempt: AttemptInput): Promise<void>;
+  getDelivery(id: string): Promise<StoredDelivery | undefined>;
+  listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
+  /** Newest first. */
+  listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
+  /** Finishes pending writes and releases the store. */
+  close(): Promise<void>;
+}
+
+/** The store could not durably write; the receiver answers 503 and acknowledges nothing. */
+export class StoreUnavailableError extends Error {
+  readonly code = 'STORE_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Joins flat raw headers into pairs. */
+export function pairHeaders(raw: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!, raw[i + 1]!]);
+  return pairs;
+}
