@@ -1,0 +1,51 @@
+/**
+ * Typed in-process events. The receiver, relay and control API emit; the terminal reporter,
+ * the console feed and metrics subscribe. Nothing in the core prints.
+ */
+import type { AttemptRecord, StoredDelivery } from '../store/store.js';
+
+export interface HubEvents {
+  /** Every arrival, once its record is final (accepted, duplicate, rejected, faulted, unavailable). */
+  attempt: { attempt: AttemptRecord; skipVerify: boolean };
+  /** A delivery stored for the first time. */
+  delivery: { delivery: Omit<StoredDelivery, 'rawBody'> & { bodyBytes: number } };
+  /** A relay hand-off finished one try (issue 5 fills this in). */
+  relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null };
+  /** The fault rules changed (issue 4). */
+  rules: { rules: unknown[]; change: string };
+  /** Something an operator should see (startup, shutdown, warnings). */
+  notice: { level: 'info' | 'warn' | 'error'; message: string };
+}
+
+export type HubEventName = keyof HubEvents;
+type Listener<K extends HubEventName> = (payload: HubEvents[K]) => void;
+
+export interface EventHub {
+  emit<K extends HubEventName>(name: K, payload: HubEvents[K]): void;
+  /** Returns a function that unsubscribes. */
+  on<K extends HubEventName>(name: K, listener: Listener<K>): () => void;
+}
+
+export function createEventHub(): EventHub {
+  const listeners = new Map<HubEventName, Set<Listener<never>>>();
+  return {
+    emit(name, payload) {
+      const set = listeners.get(name);
+      if (!set) return;
+      for (const listener of set) {
+        // A failing subscriber must never break intake.
+        try {
+          (listener as Listener<typeof name>)(payload);
+        } catch {
+          /* subscribers report their own errors */
+        }
+      }
+    },
+    on(name, listener) {
+      let set = listeners.get(name);
+      if (!set) listeners.set(name, (set = new Set()));
+      set.add(listener as Listener<never>);
+      return () => set!.delete(listener as Listener<never>);
+    },
+  };
+}
