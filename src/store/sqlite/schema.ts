@@ -1,0 +1,67 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Versioned migrations, applied in order inside one transaction each; `PRAGMA user_version`
+ * records how many have run. Append only: never edit a migration that has shipped.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: deliveries, attempts.
+  `
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY,
+    id_key INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    api_version TEXT NOT NULL,
+    api_version_known INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    secret_index INTEGER,
+    signature_t INTEGER,
+    headers TEXT NOT NULL,
+    raw_body BLOB NOT NULL,
+    duplicate_count INTEGER NOT NULL DEFAULT 0,
+    last_attempt_at INTEGER NOT NULL
+  );
+  CREATE INDEX deliveries_by_key ON deliveries(id_key);
+  CREATE TABLE attempts (
+    seq INTEGER PRIMARY KEY,
+    delivery_seq INTEGER,
+    delivery_key INTEGER,
+    delivery_id TEXT,
+    trigger TEXT,
+    received_at INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    attempt_header INTEGER,
+    signature_t INTEGER,
+    body_sha256 TEXT NOT NULL,
+    body_bytes INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    status INTEGER,
+    reason TEXT,
+    retry_after TEXT
+  );
+  -- Accepted and duplicate attempts point at their delivery: appended in seq order, cheap.
+  CREATE INDEX attempts_by_delivery ON attempts(delivery_seq) WHERE delivery_seq IS NOT NULL;
+  -- Attempts that stored nothing (rejected, faulted) are found by the id they claimed.
+  CREATE INDEX attempts_by_claimed_key ON attempts(delivery_key) WHERE delivery_seq IS NULL;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the database up to SCHEMA_VERSION; refuses a database made by a newer hookrelay. */
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(
+      `the database is at schema version ${current}, newer than this hookrelay understands (${SCHEMA_VERSION}); upgrade hookrelay or use another --db`,
+    );
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,148 @@
+/** Read queries on their own connection: WAL lets them run while the writer thread commits. */
+import type Database from 'better-sqlite3';
+import { deliveryKey } from '../delivery-key.js';
+import type { AttemptOutcome, AttemptQuery, AttemptRecord, DeliveryPage, DeliveryQuery, StoredDelivery } from '../store.js';
+
+interface DeliveryRow {
+  seq: number;
+  id: string;
+  trigger: string;
+  api_version: string;
+  api_version_known: number;
+  received_at: number;
+  signature: 'valid' | 'skipped';
+  secret_index: number | null;
+  signature_t: number | null;
+  headers: string;
+  raw_body: Buffer;
+  duplicate_count: number;
+  last_attempt_at: number;
+}
+
+interface AttemptRow {
+  seq: number;
+  delivery_id: string | null;
+  trigger: string | null;
+  received_at: number;
+  finished_at: number;
+  attempt_header: number | null;
+  signature_t: number | null;
+  body_sha256: string;
+  body_bytes: number;
+  outcome: AttemptOutcome;
+  status: number | null;
+  reason: string | null;
+  retry_after: string | null;
+}
+
+function splitHeaders(block: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const line of block.split('\n')) {
+    if (line === '') continue;
+    const colon = line.indexOf(': ');
+    pairs.push(colon < 0 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 2)]);
+  }
+  return pairs;
+}
+
+export function toDelivery(row: DeliveryRow): StoredDelivery {
+  return {
+    seq: row.seq,
+    id: row.id,
+    trigger: row.trigger,
+    apiVersion: row.api_version,
+    apiVersionKnown: row.api_version_known === 1,
+    receivedAt: row.received_at,
+    signature: row.signature,
+    secretIndex: row.secret_index,
+    signatureTimestamp: row.signature_t,
+    headers: splitHeaders(row.headers),
+    rawBody: row.raw_body,
+    duplicateCount: row.duplicate_count,
+    lastAttemptAt: row.last_attempt_at,
+  };
+}
+
+function toAttempt(row: AttemptRow): AttemptRecord {
+  return {
+    seq: row.seq,
+    deliveryId: row.delivery_id,
+    trigger: row.trigger,
+    receivedAt: row.received_at,
+    finishedAt: row.finished_at,
+    attemptHeader: row.attempt_header,
+    signatureTimestamp: row.signature_t,
+    bodySha256: row.body_sha256,
+    bodyBytes: row.body_bytes,
+    outcome: row.outcome,
+    status: row.status,
+    reason: row.reason,
+    retryAfter: row.retry_after,
+  };
+}
+
+/** LIKE with the user's text taken literally. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function createSqliteReader(db: Database.Database) {
+  const byId = db.prepare<[number, string], DeliveryRow>('SELECT * FROM deliveries WHERE id_key = ? AND id = ?');
+  const attemptsOfDelivery = db.prepare<[number, number, string], AttemptRow>(
+    `SELECT * FROM attempts WHERE delivery_seq = ?
+     UNION ALL
+     SELECT * FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?`,
+  );
+  const attemptsOfClaimedId = db.prepare<[number, string], AttemptRow>(
+    'SELECT * FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?',
+  );
+
+  return {
+    getDelivery(id: string): StoredDelivery | undefined {
+      const row = byId.get(deliveryKey(id), id);
+      return row ? toDelivery(row) : undefined;
+    },
+
+    listDeliveries(query: DeliveryQuery): DeliveryPage {
+      const where: string[] = [];
+      const params: Array<string | number> = [];
+      if (query.before !== undefined) (where.push('seq < ?'), params.push(query.before));
+      if (query.trigger !== undefined) (where.push('trigger = ?'), params.push(query.trigger));
+      if (query.duplicatesOnly) where.push('duplicate_count > 0');
+      if (query.text) {
+        where.push("(id LIKE ? ESCAPE '\\' OR trigger LIKE ? ESCAPE '\\' OR CAST(raw_body AS TEXT) LIKE ? ESCAPE '\\')");
+        const pattern = likePattern(query.text);
+        params.push(pattern, pattern, pattern);
+      }
+      const sql = `SELECT * FROM deliveries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+      const rows = db.prepare<unknown[], DeliveryRow>(sql).all(...params, query.limit + 1);
+      const more = rows.length > query.limit;
+      const items = rows.slice(0, query.limit).map(toDelivery);
+      return { items, nextCursor: more ? items[items.length - 1]!.seq : null };
+    },
+
+    listAttempts(query: AttemptQuery): AttemptRecord[] {
+      let rows: AttemptRow[];
+      if (query.deliveryId !== undefined) {
+        const key = deliveryKey(query.deliveryId);
+        const delivery = byId.get(key, query.deliveryId);
+        rows = delivery
+          ? attemptsOfDelivery.all(delivery.seq, key, query.deliveryId)
+          : attemptsOfClaimedId.all(key, query.deliveryId);
+        rows.sort((a, b) => b.seq - a.seq);
+        if (query.before !== undefined) rows = rows.filter((r) => r.seq < query.before!);
+        if (query.outcomes) rows = rows.filter((r) => query.outcomes!.includes(r.outcome));
+        return rows.slice(0, query.limit).map(toAttempt);
+      }
+      const where: string[] = [];
+      const params: Array<string | number> = [];
+      if (query.before !== undefined) (where.push('seq < ?'), params.push(query.before));
+      if (query.outcomes && query.outcomes.length > 0) {
+        where.push(`outcome IN (${query.outcomes.map(() => '?').join(', ')})`);
+        params.push(...query.outcomes);
+      }
+      const sql = `SELECT * FROM attempts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+      return db.prepare<unknown[], AttemptRow>(sql).all(...params, query.limit).map(toAttempt);
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The SQLite driver: a writer thread owns all writes (group commit), a checkpoint thread keeps
+ * the WAL bounded, and reads run on a connection of their own in this thread.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { MessageChannel, type Worker } from 'node:worker_threads';
+import {
+  StoreUnavailableError,
+  type AcceptResult,
+  type AttemptInput,
+  type DeliveryStore,
+  type NewDelivery,
+} from '../store.js';
+import { openDatabase } from './open-database.js';
+import { createSqliteReader } from './sqlite-reader.js';
+import { spawnWorker } from './spawn-worker.js';
+import type { FromWriter, ToWriter, WriteRequest, WriteResult } from './writer-protocol.js';
+
+export interface SqliteStoreOptions {
+  /** How often the checkpoint thread runs a PASSIVE checkpoint. */
+  checkpointIntervalMs?: number;
+  /** WAL size past which the checkpoint thread runs a RESTART checkpoint. */
+  walLimitBytes?: number;
+  /** A write not committed within this time is answered as unavailable (503, never a 2xx). */
+  writeTimeoutMs?: number;
+}
+
+export interface SqliteStore extends DeliveryStore {
+  readonly path: string;
+}
+
+/** Omit that keeps a union a union. */
+type Unticketed = WriteRequest extends infer R ? (R extends WriteRequest ? Omit<R, 'ticket'> : never) : never;
+
+type Waiter = { resolve: (r: WriteResult) => void; timer: NodeJS.Timeout };
+
+export async function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  const file = resolve(path);
+  mkdirSync(dirname(file), { recursive: true });
+  const writeTimeoutMs = options.writeTimeoutMs ?? 5000;
+
+  const channel = new MessageChannel();
+  const writer = spawnWorker(import.meta.url, 'writer-worker', {
+    workerData: { path: file, port: channel.port2 },
+    transferList: [channel.port2],
+  });
+  const port = channel.port1;
+  const waiters = new Map<number, Waiter>();
+  let writerDead: string | null = null;
+  let closedResolve: (() => void) | null = null;
+
+  const ready = new Promise<void>((resolveReady, rejectReady) => {
+    writer.once('error', (err) => rejectReady(err));
+    port.on('message', (message: FromWriter) => {
+      switch (message.type) {
+        case 'ready':
+          resolveReady();
+          break;
+        case 'fatal':
+          rejectReady(new Error(`cannot open the database ${file}: ${message.error}`));
+          break;
+        case 'results':
+          for (const result of message.results) settle(result);
+          break;
+        case 'closed':
+          closedResolve?.();
+          break;
+      }
+    });
+  });
+  writer.on('error', (err) => failAll(`the writer thread failed: ${err.message}`));
+  writer.on('exit', () => failAll('the writer thread stopped'));
+  await ready.catch(async (err) => {
+    await writer.terminate();
+    throw err;
+  });
+  // The writer stays referenced only while writes are in flight: an idle store never keeps
+  // the process alive by itself.
+  writer.unref();
+  port.unref();
+
+  const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
+    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walLimitBytes: options.walLimitBytes ?? 64 * 1024 * 1024 },
+  });
+  checkpointer.unref();
+  checkpointer.on('error', () => {
+    /* checkpointing is an optimisation; SQLite checkpoints at the next open */
+  });
+
+  const readDb = openDatabase(file, { readonly: true });
+  const reader = createSqliteReader(readDb);
+
+  function failAll(reason: string): void {
+    writerDead ??= reason;
+    for (const ticket of [...waiters.keys()]) settle({ ticket, ok: false, error: reason });
+  }
+
+  function settle(result: WriteResult): void {
+    const waiter = waiters.get(result.ticket);
+    if (!waiter) return; // already answered as timed out
+    waiters.delete(result.ticket);
+    clearTimeout(waiter.timer);
+    if (waiters.size === 0) port.unref();
+    waiter.resolve(result);
+  }
+
+  // Requests of one event-loop turn travel to the writer in one message.
+  let nextTicket = 1;
+  let outgoing: WriteRequest[] = [];
+  const flush = () => {
+    const requests = outgoing;
+    outgoing = [];
+    port.postMessage({ type: 'batch', requests } satisfies ToWriter);
+  };
+
+  function write(request: Unticketed): Promise<WriteResult> {
+    const ticket = nextTicket++;
+    if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
+    return new Promise((resolveWrite) => {
+      const timer = setTimeout(
+        () => settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` }),
+        writeTimeoutMs,
+      );
+      waiters.set(ticket, { resolve: resolveWrite, timer });
+      if (waiters.size === 1) port.ref();
+      if (outgoing.length === 0) setImmediate(flush);
+      outgoing.push({ ...request, ticket } as WriteRequest);
+    });
+  }
+
+  let closing: Promise<void> | null = null;
+
+  return {
+    path: file,
+
+    async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
+      const result = await write({ kind: 'accept', delivery, attempt });
+      if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
+      return { outcome: result.outcome as AcceptResult['outcome'], deliverySeq: result.deliverySeq };
+    },
+
+    async recordAttempt(attempt: AttemptInput): Promise<void> {
+      const result = await write({ kind: 'attempt', attempt });
+      if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
+    },
+
+    async getDelivery(id) {
+      return reader.getDelivery(id);
+    },
+    async listDeliveries(query) {
+      return reader.listDeliveries(query);
+    },
+    async listAttempts(query) {
+      return reader.listAttempts(query);
+    },
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        // Commits in flight finish first; the writer then checkpoints and closes.
+        await Promise.all([...waiters.values()].map((w) => new Promise<void>((r) => {
+          const original = w.resolve;
+          w.resolve = (res) => (original(res), r());
+        })));
+        if (outgoing.length > 0) flush();
+        if (!writerDead) {
+          port.ref();
+          await new Promise<void>((r) => {
+            closedResolve = r;
+            port.postMessage({ type: 'close' } satisfies ToWriter);
+          });
+        }
+        checkpointer.postMessage({ type: 'close' });
+        await Promise.all([writer.terminate(), checkpointer.terminate()]);
+        readDb.close();
+        port.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openDatabase } from '../../src/store/sqlite/open-database.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { describeStoreContract } from './store-contract.js';
+
+const dirs: Array<() => void> = [];
+afterEach(() => dirs.splice(0).forEach((remove) => remove()));
+function dbPath(): string {
+  const t = tempDir();
+  dirs.push(t.remove);
+  return join(t.dir, 'nested', 'hookrelay.db');
+}
+
+describeStoreContract('sqlite', () => createSqliteStore(dbPath()));
+
+describe('sqlite store', () => {
+  it('runs in WAL with synchronous=FULL, read back from the file', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path);
+    await store.close();
+    const db = openDatabase(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+  });
+
+  it('keeps what it acknowledged across a close and reopen', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path);
+    const delivery = makeDelivery();
+    await store.accept(delivery, attemptFor(delivery));
+    await store.close();
+    const again = await createSqliteStore(path);
+    const stored = await again.getDelivery(delivery.id);
+    expect(Buffer.from(stored!.rawBody).equals(delivery.rawBody)).toBe(true);
+    expect((await again.accept(delivery, attemptFor(delivery))).outcome).toBe('duplicate');
+    await again.close();
+  });
+
+  it('answers unavailable, and stores nothing, while another process holds the write lock', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path, { writeTimeoutMs: 10_000 });
+    const blocker = new Database(path);
+    blocker.pragma('busy_timeout = 0');
+    blocker.exec('BEGIN EXCLUSIVE');
+    const delivery = makeDelivery();
+    await expect(store.accept(delivery, attemptFor(delivery))).rejects.toBeInstanceOf(StoreUnavailableError);
+    blocker.exec('ROLLBACK');
+    blocker.close();
+    expect(await store.getDelivery(delivery.id)).toBeUndefined();
+    // Recovers without a restart once the lock is gone.
+    expect((await store.accept(delivery, attemptFor(delivery))).outcome).toBe('accepted');
+    await store.close();
+  });
+
+  it('refuses a database from a newer hookrelay', async () => {
+    const path = dbPath();
+    (await createSqliteStore(path)).close();
+    await new Promise((r) => setImmediate(r));
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    await expect(createSqliteStore(path)).rejects.toThrow(/schema version 99/);
+  });
+});

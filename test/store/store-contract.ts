@@ -1,0 +1,105 @@
+/** The one contract every DeliveryStore driver must pass. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeliveryStore } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+
+export function describeStoreContract(name: string, open: () => Promise<DeliveryStore>): void {
+  describe(`${name}: store contract`, () => {
+    let store: DeliveryStore;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('stores a new delivery byte for byte and reads it back', async () => {
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"x","s":"\\u00e9 \\/ '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+      const delivery = makeDelivery({ rawBody: body, rawHeaders: ['Content-Type', 'application/json', 'X-Odd', 'a: b', 'X-Odd', 'second'] });
+      const result = await store.accept(delivery, attemptFor(delivery));
+      expect(result.outcome).toBe('accepted');
+      const stored = await store.getDelivery(delivery.id);
+      expect(stored).toBeDefined();
+      expect(Buffer.from(stored!.rawBody).equals(body)).toBe(true);
+      expect(stored!.headers).toEqual([['Content-Type', 'application/json'], ['X-Odd', 'a: b'], ['X-Odd', 'second']]);
+      expect(stored).toMatchObject({ id: delivery.id, trigger: delivery.trigger, apiVersion: '2026-06-01', apiVersionKnown: true, signature: 'valid', secretIndex: 0, duplicateCount: 0, seq: result.deliverySeq });
+    });
+
+    it('answers duplicate for an id already stored and keeps the first body', async () => {
+      const first = makeDelivery();
+      const copy = { ...first, rawBody: Buffer.from('{"changed":true}') };
+      expect((await store.accept(first, attemptFor(first))).outcome).toBe('accepted');
+      const again = await store.accept(copy, attemptFor(copy, { attemptHeader: 2, receivedAt: first.receivedAt + 5000 }));
+      expect(again.outcome).toBe('duplicate');
+      const stored = await store.getDelivery(first.id);
+      expect(Buffer.from(stored!.rawBody).equals(first.rawBody)).toBe(true);
+      expect(stored!.duplicateCount).toBe(1);
+      expect(stored!.lastAttemptAt).toBe(first.receivedAt + 5000);
+    });
+
+    it('makes exactly one accepted delivery from concurrent copies of one id', async () => {
+      const delivery = makeDelivery();
+      const results = await Promise.all(Array.from({ length: 25 }, () => store.accept(delivery, attemptFor(delivery))));
+      expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(1);
+      expect(results.filter((r) => r.outcome === 'duplicate')).toHaveLength(24);
+      expect(new Set(results.map((r) => r.deliverySeq)).size).toBe(1);
+      expect((await store.listDeliveries({ limit: 100 })).items).toHaveLength(1);
+    });
+
+    it('records every attempt of a delivery id, stored or not, newest first', async () => {
+      const delivery = makeDelivery();
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'faulted', status: 503, reason: 'fault:503', retryAfter: '120', attemptHeader: 1 }));
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', attemptHeader: 2 }));
+      await store.accept(delivery, attemptFor(delivery, { attemptHeader: 3 }));
+      await store.accept(delivery, attemptFor(delivery, { attemptHeader: 4 }));
+      const other = makeDelivery();
+      await store.accept(other, attemptFor(other));
+      const attempts = await store.listAttempts({ deliveryId: delivery.id, limit: 10 });
+      expect(attempts.map((a) => [a.attemptHeader, a.outcome])).toEqual([
+        [4, 'duplicate'],
+        [3, 'accepted'],
+        [2, 'rejected'],
+        [1, 'faulted'],
+      ]);
+      expect(attempts[3]).toMatchObject({ status: 503, reason: 'fault:503', retryAfter: '120' });
+      const rejected = await store.listAttempts({ outcomes: ['rejected'], limit: 10 });
+      expect(rejected.map((a) => a.reason)).toEqual(['SIGNATURE_MISMATCH']);
+    });
+
+    it('records attempts that claim no id', async () => {
+      await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISSING' }));
+      const all = await store.listAttempts({ limit: 10 });
+      expect(all).toHaveLength(1);
+      expect(all[0]).toMatchObject({ deliveryId: null, reason: 'SIGNATURE_MISSING' });
+    });
+
+    it('lists newest first with a cursor and filters', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const d = makeDelivery({ trigger: i % 2 ? 'vendor.rating_dropped' : 'trustcenter.access_requested', rawBody: Buffer.from(`{"n":${i},"word":"needle${i}"}`) });
+        ids.push(d.id);
+        await store.accept(d, attemptFor(d));
+      }
+      const page1 = await store.listDeliveries({ limit: 3 });
+      expect(page1.items.map((d) => d.id)).toEqual([ids[6], ids[5], ids[4]]);
+      const page2 = await store.listDeliveries({ limit: 3, before: page1.nextCursor! });
+      expect(page2.items.map((d) => d.id)).toEqual([ids[3], ids[2], ids[1]]);
+      const page3 = await store.listDeliveries({ limit: 3, before: page2.nextCursor! });
+      expect(page3.items.map((d) => d.id)).toEqual([ids[0]]);
+      expect(page3.nextCursor).toBeNull();
+      const vendors = await store.listDeliveries({ limit: 10, trigger: 'vendor.rating_dropped' });
+      expect(vendors.items).toHaveLength(3);
+      const text = await store.listDeliveries({ limit: 10, text: 'needle4' });
+      expect(text.items.map((d) => d.id)).toEqual([ids[4]]);
+      expect((await store.listDeliveries({ limit: 10, text: '%' })).items).toHaveLength(0);
+      const dup = makeDelivery({ id: ids[2]! });
+      await store.accept(dup, attemptFor(dup));
+      expect((await store.listDeliveries({ limit: 10, duplicatesOnly: true })).items.map((d) => d.id)).toEqual([ids[2]]);
+    });
+
+    it('returns undefined for an unknown id', async () => {
+      expect(await store.getDelivery('nope')).toBeUndefined();
+      expect(await store.listAttempts({ deliveryId: 'nope', limit: 5 })).toEqual([]);
+    });
+  });
+}
