@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+/** The command line: turns arguments into calls. Each command lives in src/commands/. */
+import { Command, CommanderError } from 'commander';
+import { registerEventsCommand } from './commands/events.js';
+import { registerListenCommand } from './commands/listen.js';
+import { registerVerifyCommand } from './commands/verify.js';
+
+export function buildProgram(): Command {
+  const program = new Command('hookrelay')
+    .description('Receive, verify, store, relay and fake-fail the Compliance API\'s signed webhooks — and send them.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true);
+  registerListenCommand(program);
+  registerVerifyCommand(program);
+  registerEventsCommand(program);
+  return program;
+}
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) {
+    process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,139 @@
+/** `hookrelay events list | show`: read the store without starting the receiver. */
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { decodeBodyLeniently } from '../core/envelope.js';
+import { openDatabase } from '../store/sqlite/open-database.js';
+import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
+import type { AttemptOutcome, AttemptRecord, StoredDelivery } from '../store/store.js';
+import { printable } from '../reporter/printable.js';
+import { reportProblems, resolveDbPath } from './shared-options.js';
+
+type Reader = ReturnType<typeof createSqliteReader>;
+
+const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
+
+function withReader<T>(flags: { db?: string; config?: string }, use: (reader: Reader) => T): T | undefined {
+  const db = resolveDbPath(flags);
+  if (!db.ok) {
+    reportProblems(db.problems);
+    process.exitCode = 2;
+    return undefined;
+  }
+  if (!existsSync(db.dbPath)) {
+    process.stderr.write(`hookrelay: no database at ${resolve(db.dbPath)}: start \`hookrelay listen\` first, or pass --db\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
+  const handle = openDatabase(db.dbPath, { readonly: true });
+  try {
+    return use(createSqliteReader(handle));
+  } finally {
+    handle.close();
+  }
+}
+
+const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 23);
+
+function deliveryRow(d: StoredDelivery): string {
+  const dup = d.duplicateCount > 0 ? `duplicate ×${d.duplicateCount}` : 'accepted';
+  return [time(d.receivedAt), dup.padEnd(14), printable(d.trigger, 40).padEnd(34), printable(d.id, 64), d.signature === 'skipped' ? 'UNVERIFIED' : ''].join('  ').trimEnd();
+}
+
+function attemptRow(a: AttemptRecord): string {
+  return [time(a.receivedAt), `${a.status ?? '---'} ${a.outcome}`.padEnd(14), printable(a.trigger ?? '(no trigger)', 40).padEnd(34), printable(a.deliveryId ?? '(no id)', 64), printable(a.reason ?? '', 60)].join('  ').trimEnd();
+}
+
+const asJson = (d: StoredDelivery) => {
+  const { rawBody, ...rest } = d;
+  return { ...rest, bodyBytes: rawBody.length, body: decodeBodyLeniently(Buffer.from(rawBody)) };
+};
+
+export function registerEventsCommand(program: Command): Command {
+  const events = program.command('events').description('read stored deliveries and attempts');
+
+  events
+    .command('list')
+    .description('stored deliveries, newest first (or rejected/faulted attempts with --status)')
+    .option('--trigger <trigger>', 'only this trigger')
+    .option('--status <status>', `one of ${STATUSES.join(', ')}`)
+    .option('--limit <n>', 'how many (1-1000)', '20')
+    .option('--json', 'print JSON')
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from')
+    .action((flags: { trigger?: string; status?: string; limit: string; json?: boolean; db?: string; config?: string }) => {
+      const problems: string[] = [];
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) problems.push(`--limit: must be a whole number from 1 to 1000, got ${JSON.stringify(flags.limit)}`);
+      if (flags.status !== undefined && !STATUSES.includes(flags.status as never)) problems.push(`--status: must be one of ${STATUSES.join(', ')}, got ${JSON.stringify(flags.status)}`);
+      if (problems.length) {
+        reportProblems(problems);
+        process.exitCode = 2;
+        return;
+      }
+      withReader(flags, (reader) => {
+        const status = flags.status as (typeof STATUSES)[number] | undefined;
+        if (status === 'rejected' || status === 'faulted' || status === 'unavailable') {
+          const attempts = reader
+            .listAttempts({ outcomes: [status as AttemptOutcome], limit: flags.trigger ? 1000 : limit })
+            .filter((a) => !flags.trigger || a.trigger === flags.trigger)
+            .slice(0, limit);
+          if (flags.json) process.stdout.write(`${JSON.stringify(attempts, null, 2)}\n`);
+          else process.stdout.write(attempts.length ? `${attempts.map(attemptRow).join('\n')}\n` : `no ${status} attempts\n`);
+          return;
+        }
+        const page = reader.listDeliveries({ limit, trigger: flags.trigger, duplicatesOnly: status === 'duplicate' });
+        if (flags.json) process.stdout.write(`${JSON.stringify(page.items.map(asJson), null, 2)}\n`);
+        else process.stdout.write(page.items.length ? `${page.items.map(deliveryRow).join('\n')}\n` : 'no deliveries stored yet\n');
+      });
+    });
+
+  events
+    .command('show')
+    .description('one delivery: headers, body, signature, every attempt')
+    .argument('<id>', 'delivery id (x-service-delivery)')
+    .option('--json', 'print JSON')
+    .option('--raw', 'print only the raw body bytes, exactly as received')
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from')
+    .action((id: string, flags: { json?: boolean; raw?: boolean; db?: string; config?: string }) => {
+      withReader(flags, (reader) => {
+        const delivery = reader.getDelivery(id);
+        const attempts = reader.listAttempts({ deliveryId: id, limit: 1000 }).reverse();
+        if (!delivery && attempts.length === 0) {
+          process.stderr.write(`hookrelay: no delivery or attempt with id ${printable(id)}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        if (flags.raw) {
+          if (delivery) process.stdout.write(delivery.rawBody);
+          else process.exitCode = 1;
+          return;
+        }
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts }, null, 2)}\n`);
+          return;
+        }
+        const lines: string[] = [];
+        if (delivery) {
+          lines.push(
+            `delivery  ${printable(delivery.id, 200)}`,
+            `trigger   ${printable(delivery.trigger, 200)}`,
+            `api       ${printable(delivery.apiVersion)}${delivery.apiVersionKnown ? '' : '  (unknown version: accepted, marked)'}`,
+            `received  ${time(delivery.receivedAt)}   duplicates: ${delivery.duplicateCount}`,
+            `signature ${delivery.signature === 'valid' ? `valid (secret #${(delivery.secretIndex ?? 0) + 1}, t=${delivery.signatureTimestamp})` : 'NOT VERIFIED (--skip-verify)'}`,
+            'headers',
+            ...delivery.headers.map(([n, v]) => `  ${printable(n, 80)}: ${printable(v, 300)}`),
+            `body (${delivery.rawBody.length} bytes)`,
+            printable(decodeBodyLeniently(Buffer.from(delivery.rawBody)), 100_000).replace(/\\u000a/g, '\n'),
+          );
+        } else {
+          lines.push(`no stored delivery with id ${printable(id)} — only attempts that were not accepted`);
+        }
+        lines.push('attempts');
+        for (const a of attempts) lines.push(`  ${attemptRow(a)}  attempt ${a.attemptHeader ?? '?'}${a.retryAfter ? `  retry-after=${printable(a.retryAfter)}` : ''}`);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      });
+    });
+  return events;
+}

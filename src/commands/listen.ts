@@ -1,0 +1,109 @@
+/** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
+import type { Command } from 'commander';
+import { buildApp, type AppHandle } from '../app/build-app.js';
+import { secretHint } from '../config/data-dir.js';
+import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
+import { LISTEN_OPTIONS } from '../config/option-specs.js';
+import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
+import { collect, reportProblems, typedOptions } from './shared-options.js';
+
+export function registerListenCommand(program: Command): void {
+  const command = program
+    .command('listen')
+    .description('run the receiver: verify, store durably, dedupe, and show every attempt')
+    .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
+  for (const spec of LISTEN_OPTIONS) {
+    const env = `[env ${spec.env}]`;
+    const def = spec.default === undefined || (Array.isArray(spec.default) && spec.default.length === 0) ? '' : ` (default: ${String(spec.default)})`;
+    if (spec.kind.type === 'bool') command.option(spec.flag, `${spec.description}${def} ${env}`);
+    else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
+    else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);
+  }
+  command.addHelpText(
+    'after',
+    `
+Every flag can also come from its HOOKRELAY_* variable or from hookrelay.config.json
+(keys: ${LISTEN_OPTIONS.map((s) => s.key).join(', ')}); a flag wins over the variable, the variable over the file.
+With no --secret, hookrelay makes a development secret in the data folder and prints it.
+
+Example:
+  npx hookrelay listen --port 4000 --secret "$WEBHOOK_SECRET"`,
+  );
+  command.action(async () => {
+    const flags = typedOptions(command);
+    const result = resolveListenConfig({
+      flags,
+      env: process.env,
+      configFile: flags.config as string | undefined,
+      configFileRequired: flags.config !== undefined,
+    });
+    if (!result.ok) {
+      reportProblems(result.problems);
+      process.exitCode = 2;
+      return;
+    }
+    await runListen(result.config, result.warnings);
+  });
+}
+
+async function runListen(config: ListenConfig, warnings: string[]): Promise<void> {
+  const out = process.stdout;
+  let app: AppHandle;
+  try {
+    app = await buildApp(config);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const message =
+      e.code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port`
+        : e.code === 'EACCES'
+          ? `not allowed to listen on ${config.host}:${config.port}: pick a port above 1024 with --port`
+          : e.message;
+    process.stderr.write(`hookrelay: cannot start: ${message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const color = Boolean(out.isTTY) && !process.env.NO_COLOR;
+  const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color });
+  if (config.logFormat !== 'json') out.write(banner(app, config, warnings));
+  else warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`hookrelay: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    app.hub.emit('notice', { level: 'info', message: `${signal}: stopping — finishing in-flight commits` });
+    reporter.flush();
+    await app.close();
+    app.hub.emit('notice', { level: 'info', message: 'stopped; the database is closed' });
+    reporter.flush();
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function banner(app: AppHandle, config: ListenConfig, warnings: string[]): string {
+  const lines = [
+    'hookrelay is listening',
+    `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
+    `  database   ${app.config.dbPath}   (WAL, synchronous=FULL)`,
+    `  tolerance  ${config.toleranceSeconds} s, past and future`,
+  ];
+  if (config.skipVerify) {
+    lines.push('  SIGNATURES ARE NOT VERIFIED (--skip-verify): anyone who can reach this port can store deliveries');
+  } else if (config.devSecret) {
+    lines.push(
+      `  secret     development secret ${config.devSecret.created ? 'made now and ' : ''}kept in ${config.devSecret.file}:`,
+      `               ${config.secrets[0]}`,
+      `             \`npx hookrelay send --to ${app.receiverUrl}\` signs with it; pass --secret to use your own.`,
+    );
+  } else {
+    lines.push(`  secrets    ${config.secrets.map((s, i) => `#${i + 1} ${secretHint(s)}`).join(', ')}`);
+  }
+  for (const warning of warnings) lines.push(`  warning    ${warning}`);
+  lines.push('Waiting for deliveries. Ctrl-C to stop.', '');
+  return `${lines.join('\n')}\n`;
+}

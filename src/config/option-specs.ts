@@ -1,0 +1,36 @@
+/**
+ * The `listen` settings: one row each, naming its flag, its HOOKRELAY_* variable, its key in
+ * hookrelay.config.json and its default. Resolution order: flag > env > file > default.
+ */
+
+export type OptionKind =
+  | { type: 'port' }
+  | { type: 'int'; min: number; max: number }
+  | { type: 'string' }
+  | { type: 'path' }
+  | { type: 'url' }
+  | { type: 'bool' }
+  | { type: 'strings' }
+  | { type: 'enum'; values: readonly string[] };
+
+export interface OptionSpec {
+  /** Key in the resolved config and in hookrelay.config.json. */
+  key: string;
+  flag: string;
+  env: string;
+  kind: OptionKind;
+  default?: unknown;
+  description: string;
+}
+
+export const LISTEN_OPTIONS: readonly OptionSpec[] = [
+  { key: 'port', flag: '--port', env: 'HOOKRELAY_PORT', kind: { type: 'port' }, default: 4000, description: 'receiver port' },
+  { key: 'host', flag: '--host', env: 'HOOKRELAY_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'receiver address to bind' },
+  { key: 'path', flag: '--path', env: 'HOOKRELAY_PATH', kind: { type: 'string' }, default: '/webhooks', description: 'path that accepts deliveries' },
+  { key: 'secret', flag: '--secret', env: 'HOOKRELAY_SECRET', kind: { type: 'strings' }, default: [], description: 'signing secret; repeat for rotation (env: comma-separated)' },
+  { key: 'tolerance', flag: '--tolerance', env: 'HOOKRELAY_TOLERANCE', kind: { type: 'int', min: 1, max: 86_400 }, default: 300, description: 'seconds a signature timestamp may be in the past or the future' },
+  { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: '.hookrelay/hookrelay.db', description: 'SQLite file; its folder is the data folder' },
+  { key: 'skipVerify', flag: '--skip-verify', env: 'HOOKRELAY_SKIP_VERIFY', kind: { type: 'bool' }, default: false, description: 'accept unsigned or wrongly signed deliveries (UNSAFE: for local experiments only)' },
+  { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: 64 * 1024 * 1024 }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },
+  { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
+];

@@ -1,0 +1,77 @@
+/**
+ * The public receiver listener: the ingest route, /healthz, and nothing else — the console
+ * never shares it, so a tunnel to the receiver cannot expose the console.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { parseAttemptHeader } from './arrival.js';
+import { errorBody } from './error-envelope.js';
+import { ingestPlugin, type IngestOptions } from './ingest-plugin.js';
+
+export interface ReceiverOptions extends IngestOptions {
+  /** Time allowed to receive a whole request (slow-body defence). */
+  requestTimeoutMs?: number;
+  /** Time allowed to receive the headers (slowloris defence). */
+  headersTimeoutMs?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Client errors fastify raises before our handler runs, mapped to the codes users see. */
+const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: (limit: number) => string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: (limit) => `the body is over the limit of ${limit} bytes` },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH', message: () => 'Content-Length does not match the body received' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'EMPTY_BODY', message: () => 'the body is empty' },
+};
+
+export function buildReceiver(options: ReceiverOptions): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimitBytes,
+    requestTimeout: options.requestTimeoutMs ?? 30_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+
+  app.get('/healthz', async (_request, reply) =>
+    reply.type(JSON_TYPE).send(`{"success":true,"data":{"status":"ok"},"timestamp":"${new Date(options.clock()).toISOString()}"}`),
+  );
+
+  app.register(ingestPlugin, options);
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
+  );
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const now = options.clock();
+    const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (known) {
+      const record = {
+        deliveryId: typeof request.headers['x-service-delivery'] === 'string' ? request.headers['x-service-delivery'].slice(0, 256) : null,
+        trigger: typeof request.headers['x-service-event'] === 'string' ? request.headers['x-service-event'].slice(0, 256) : null,
+        receivedAt: now,
+        finishedAt: now,
+        attemptHeader: parseAttemptHeader(request.headers['x-service-delivery-attempt']),
+        signatureTimestamp: null,
+        bodySha256: '',
+        bodyBytes: Number(request.headers['content-length']) || 0,
+        outcome: 'rejected' as const,
+        status: known.status,
+        reason: known.code,
+        retryAfter: null,
+      };
+      options.store.recordAttempt(record).catch(() => {});
+      options.hub.emit('attempt', { attempt: { ...record, seq: 0 }, skipVerify: options.skipVerify });
+      return reply.code(known.status).type(JSON_TYPE).send(errorBody(known.code, known.message(options.bodyLimitBytes), now));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).type(JSON_TYPE).send(errorBody('BAD_REQUEST', error.message, now));
+    }
+    options.hub.emit('notice', { level: 'error', message: `receiver error: ${error.message}` });
+    return reply.code(500).type(JSON_TYPE).send(errorBody('INTERNAL', 'hookrelay failed to handle this request; nothing was acknowledged', now));
+  });
+
+  return app;
+}

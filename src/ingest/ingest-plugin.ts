@@ -1,0 +1,143 @@
+/**
+ * The receiver's one route: raw bytes in, checks in the order of PRODUCT.md, a 2xx only after
+ * the durable commit. size (413) → signature (400) → envelope (400) → store + dedupe → 2xx.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkEnvelope } from '../core/envelope.js';
+import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
+import { verify } from '../core/signature/verify.js';
+import type { EventHub } from '../app/event-hub.js';
+import { StoreUnavailableError, type AttemptInput, type AttemptRecord, type DeliveryStore } from '../store/store.js';
+import { countSignatureHeaders, identify, readArrival, type Arrival } from './arrival.js';
+import { errorBody, successBody } from './error-envelope.js';
+import { envelopeRejection, signatureRejection, type Rejection } from './rejection.js';
+
+export interface IngestOptions {
+  path: string;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  skipVerify: boolean;
+  bodyLimitBytes: number;
+  store: DeliveryStore;
+  hub: EventHub;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export async function ingestPlugin(app: FastifyInstance, options: IngestOptions): Promise<void> {
+  const { store, hub, clock } = options;
+
+  // Scoped to this plugin: every content type arrives as the exact bytes; nothing is
+  // rejected on Content-Type before the signature is checked.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_req, body, done) => done(null, body));
+
+  function finish(attempt: AttemptInput, persist: boolean): void {
+    const record: AttemptRecord = { ...attempt, seq: 0 };
+    if (persist) {
+      store.recordAttempt(attempt).catch(() => {
+        /* the store is down: the answer already says so; nothing was acknowledged */
+      });
+    }
+    hub.emit('attempt', { attempt: record, skipVerify: options.skipVerify });
+  }
+
+  function reject(reply: FastifyReply, arrival: Arrival, rejection: Rejection, signatureTimestamp: number | null): FastifyReply {
+    const now = clock();
+    finish(
+      { ...identify(arrival), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null },
+      true,
+    );
+    return reply.code(rejection.status).type(JSON_TYPE).send(errorBody(rejection.code, rejection.message, now));
+  }
+
+  async function receive(request: FastifyRequest, reply: FastifyReply) {
+    const arrival = readArrival(request.headers, request.body as Buffer, clock());
+
+    let signatureTimestamp: number | null = null;
+    let secretIndex: number | null = null;
+    if (!options.skipVerify) {
+      const verdict = verify(arrival.rawBody, arrival.signatureHeader, {
+        secrets: options.secrets,
+        toleranceSeconds: options.toleranceSeconds,
+        nowSeconds: arrival.receivedAt / 1000,
+      });
+      if (!verdict.ok) {
+        let message = verdict.message;
+        if (verdict.reason === 'malformed' && countSignatureHeaders(request.raw.rawHeaders) > 1) {
+          message = 'several x-service-signature headers: send exactly one';
+        }
+        return reject(reply, arrival, signatureRejection(verdict.reason, message), verdict.timestamp ?? null);
+      }
+      signatureTimestamp = verdict.timestamp;
+      secretIndex = verdict.secretIndex;
+    } else {
+      const parsed = parseSignatureHeader(arrival.signatureHeader);
+      signatureTimestamp = parsed.ok ? parsed.header.timestamp : null;
+    }
+
+    const checked = checkEnvelope(arrival.rawBody, { deliveryId: arrival.deliveryId, event: arrival.event });
+    if (!checked.ok) return reject(reply, arrival, envelopeRejection(checked.problem, checked.message), signatureTimestamp);
+
+    const { envelope } = checked;
+    const attempt: AttemptInput = {
+      ...identify(arrival),
+      finishedAt: arrival.receivedAt,
+      signatureTimestamp,
+      outcome: 'accepted',
+      status: 200,
+      reason: null,
+      retryAfter: null,
+    };
+    try {
+      const result = await store.accept(
+        {
+          id: envelope.id,
+          trigger: envelope.type,
+          apiVersion: envelope.apiVersion,
+          apiVersionKnown: checked.apiVersionKnown,
+          receivedAt: arrival.receivedAt,
+          rawBody: arrival.rawBody,
+          rawHeaders: request.raw.rawHeaders,
+          signature: options.skipVerify ? 'skipped' : 'valid',
+          secretIndex,
+          signatureTimestamp,
+        },
+        attempt,
+      );
+      const now = clock();
+      const duplicate = result.outcome === 'duplicate';
+      finish({ ...attempt, finishedAt: now, outcome: result.outcome }, false);
+      if (!duplicate) {
+        hub.emit('delivery', {
+          delivery: {
+            seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, apiVersion: envelope.apiVersion,
+            apiVersionKnown: checked.apiVersionKnown, receivedAt: arrival.receivedAt, headers: [],
+            signature: options.skipVerify ? 'skipped' : 'valid', secretIndex, signatureTimestamp,
+            duplicateCount: 0, lastAttemptAt: arrival.receivedAt, bodyBytes: arrival.rawBody.length,
+          },
+        });
+      }
+      return reply
+        .code(200)
+        .type(JSON_TYPE)
+        .send(successBody({ deliveryId: envelope.id, duplicate, ...(checked.apiVersionKnown ? {} : { apiVersionUnknown: envelope.apiVersion }) }, now));
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const now = clock();
+      finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true);
+      request.log.error({ err }, 'store unavailable');
+      return reply.code(503).type(JSON_TYPE).send(errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now));
+    }
+  }
+
+  app.post(options.path, receive);
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: options.path,
+    handler: (_request, reply) =>
+      reply.code(405).header('allow', 'POST').type(JSON_TYPE).send(errorBody('METHOD_NOT_ALLOWED', `only POST is accepted on ${options.path}`, clock())),
+  });
+}

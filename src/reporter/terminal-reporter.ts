@@ -1,0 +1,62 @@
+/** The terminal subscriber: one readable line (or one JSON line) per attempt, and notices. */
+import type { EventHub } from '../app/event-hub.js';
+import type { AttemptRecord } from '../store/store.js';
+import { batchedWriter } from './batched-writer.js';
+import { printable } from './printable.js';
+
+export type LogFormat = 'pretty' | 'json' | 'silent';
+
+export interface ReporterOptions {
+  format: LogFormat;
+  out: NodeJS.WritableStream;
+  color: boolean;
+}
+
+const paint = (on: boolean, code: number, text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+function clockTime(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23);
+}
+
+export function formatAttemptLine(attempt: AttemptRecord, color: boolean, skipVerify: boolean): string {
+  const status = attempt.status === null ? '---' : String(attempt.status);
+  const outcomeColor = attempt.outcome === 'accepted' ? 32 : attempt.outcome === 'duplicate' ? 36 : attempt.outcome === 'faulted' ? 35 : 31;
+  const parts = [
+    clockTime(attempt.receivedAt),
+    paint(color, outcomeColor, `${status} ${attempt.outcome.padEnd(11)}`),
+    printable(attempt.trigger ?? '(no trigger)', 48),
+    printable(attempt.deliveryId ?? '(no delivery id)', 64),
+    `attempt ${attempt.attemptHeader ?? '?'}`,
+  ];
+  if (attempt.reason) parts.push(paint(color, 33, printable(attempt.reason, 80)));
+  if (attempt.retryAfter) parts.push(`retry-after=${printable(attempt.retryAfter, 40)}`);
+  if (skipVerify && (attempt.outcome === 'accepted' || attempt.outcome === 'duplicate')) parts.push(paint(color, 31, 'UNVERIFIED (--skip-verify)'));
+  return parts.join('  ');
+}
+
+export function attachTerminalReporter(hub: EventHub, options: ReporterOptions): { flush(): void; detach(): void } {
+  if (options.format === 'silent') return { flush() {}, detach() {} };
+  const sink = batchedWriter(options.out);
+  const offs: Array<() => void> = [];
+  if (options.format === 'json') {
+    offs.push(hub.on('attempt', ({ attempt, skipVerify }) => {
+      const { seq: _seq, ...fields } = attempt;
+      sink.write(JSON.stringify({ time: new Date(attempt.receivedAt).toISOString(), event: 'attempt', ...fields, ...(skipVerify ? { verified: false } : {}) }));
+    }));
+    offs.push(hub.on('notice', ({ level, message }) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'notice', level, message }))));
+    offs.push(hub.on('relay', (relay) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'relay', ...relay }))));
+    offs.push(hub.on('rules', ({ change }) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'rules', change }))));
+  } else {
+    offs.push(hub.on('attempt', ({ attempt, skipVerify }) => sink.write(formatAttemptLine(attempt, options.color, skipVerify))));
+    offs.push(hub.on('notice', ({ level, message }) =>
+      sink.write(level === 'info' ? message : paint(options.color, level === 'warn' ? 33 : 31, `${level}: ${message}`)),
+    ));
+    offs.push(hub.on('relay', (r) =>
+      sink.write(
+        `${clockTime(Date.now())}  ${paint(options.color, r.ok ? 32 : 31, `→ ${r.status ?? '---'} ${r.ok ? 'forwarded' : 'forward failed'}`)}  ${printable(r.deliveryId, 64)}  ${r.latencyMs} ms${r.replay ? '  (replay)' : ''}${r.error ? `  ${printable(r.error, 80)}` : ''}${r.nextRetryAt ? `  retry at ${new Date(r.nextRetryAt).toISOString().slice(11, 19)}` : ''}`,
+      ),
+    ));
+    offs.push(hub.on('rules', ({ change }) => sink.write(`fault rules: ${printable(change, 200)}`)));
+  }
+  return { flush: sink.flush, detach: () => offs.forEach((off) => off()) };
+}
