@@ -38,7 +38,7 @@ function urlHost(host: string): string {
 export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promise<AppHandle> {
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
-  const store = deps.store ?? (await createSqliteStore(config.dbPath));
+  const store = deps.store ?? (await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs }));
 
   const receiver = buildReceiver({
     path: config.path,

@@ -1,5 +1,6 @@
 /** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { resolve } from 'node:path';
 import { buildApp, type AppHandle } from '../app/build-app.js';
 import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
@@ -19,6 +20,7 @@ export function registerListenCommand(program: Command): void {
     else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
     else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);
   }
+  command.addOption(new Option('--test-commit-delay <ms>', 'slow-disk simulation for crash tests').hideHelp());
   command.addHelpText(
     'after',
     `
@@ -65,8 +67,11 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   }
   const color = Boolean(out.isTTY) && !process.env.NO_COLOR;
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color });
-  if (config.logFormat !== 'json') out.write(banner(app, config, warnings));
-  else warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
+  if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
+  else if (config.logFormat === 'json') {
+    out.write(`${JSON.stringify({ time: new Date().toISOString(), event: 'listening', receiver: app.receiverUrl, db: resolve(config.dbPath), skipVerify: config.skipVerify })}\n`);
+    warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -89,7 +94,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   const lines = [
     'hookrelay is listening',
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
-    `  database   ${app.config.dbPath}   (WAL, synchronous=FULL)`,
+    `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
   ];
   if (config.skipVerify) {

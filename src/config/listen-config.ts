@@ -16,6 +16,8 @@ export interface ListenConfig {
   logFormat: 'pretty' | 'json' | 'silent';
   /** Set when the secret is the development secret kept in the data folder. */
   devSecret: { created: boolean; file: string } | null;
+  /** Hidden test knob (--test-commit-delay): each commit waits this long, like a slow disk. */
+  testCommitDelayMs?: number;
 }
 
 export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: string[] } | { ok: false; problems: string[] };
@@ -58,6 +60,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       bodyLimitBytes: values.bodyLimit as number,
       logFormat: values.logFormat as ListenConfig['logFormat'],
       devSecret,
+      ...(typeof inputs.flags.testCommitDelay === 'string' ? { testCommitDelayMs: Number(inputs.flags.testCommitDelay) || 0 } : {}),
     },
   };
 }

@@ -24,6 +24,8 @@ export interface SqliteStoreOptions {
   walLimitBytes?: number;
   /** A write not committed within this time is answered as unavailable (503, never a 2xx). */
   writeTimeoutMs?: number;
+  /** Test knob: the writer sleeps this long before each commit, simulating a slow disk. */
+  commitDelayMs?: number;
 }
 
 export interface SqliteStore extends DeliveryStore {
@@ -42,7 +44,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   const channel = new MessageChannel();
   const writer = spawnWorker(import.meta.url, 'writer-worker', {
-    workerData: { path: file, port: channel.port2 },
+    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0 },
     transferList: [channel.port2],
   });
   const port = channel.port1;

@@ -20,4 +20,6 @@ export type FromWriter =
 export interface WriterData {
   path: string;
   port: MessagePort;
+  /** Test knob: sleep this long before each commit (a slow disk). */
+  commitDelayMs: number;
 }

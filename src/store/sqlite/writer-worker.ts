@@ -10,7 +10,9 @@ import { migrate } from './schema.js';
 import type { FromWriter, ToWriter, WriteRequest, WriteResult, WriterData } from './writer-protocol.js';
 import type { AttemptInput } from '../store.js';
 
-const { path, port } = workerData as WriterData & { port: MessagePort };
+const { path, port, commitDelayMs } = workerData as WriterData & { port: MessagePort };
+// A slow-disk simulation for crash tests: widens the window between receiving and committing.
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 const send = (message: FromWriter) => port.postMessage(message);
 
 let db: ReturnType<typeof openDatabase>;
@@ -97,6 +99,7 @@ const commitBatch = db.transaction((requests: WriteRequest[]) => requests.map(ap
 
 function commit(requests: WriteRequest[]): void {
   let results: WriteResult[];
+  if (commitDelayMs > 0) Atomics.wait(sleepCell, 0, 0, commitDelayMs);
   try {
     results = commitBatch(requests);
   } catch (err) {

@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+export interface ListenProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Resolves with the exit code or signal. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+}
+
+/** Runs `hookrelay listen` from source in a child process and waits until it is listening. */
+export async function startListenProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ListenProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', '--log-format', 'json', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"receiver":"(http:\/\/[^"]+)"/.exec(out);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    exited.then(([code, signal]) => reject(new Error(`listen exited (${code ?? signal}) before listening:\n${out}`)));
+  });
+  return { child, url, output: () => out, exited };
+}
