@@ -15,7 +15,12 @@ import {
 import { openDatabase } from './open-database.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { spawnWorker } from './spawn-worker.js';
-import type { FromWriter, ToWriter, WriteRequest, WriteResult } from './writer-protocol.js';
+import { encodeBatch, type WriteRequest } from './batch-codec.js';
+import { OUTCOME_CODES, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
+
+type WriteResult =
+  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number }
+  | { ticket: number; ok: false; error: string };
 
 export interface SqliteStoreOptions {
   /** How often the checkpoint thread runs a PASSIVE checkpoint. */
@@ -63,7 +68,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
           rejectReady(new Error(`cannot open the database ${file}: ${message.error}`));
           break;
         case 'results':
-          for (const result of message.results) settle(result);
+          settleAll(message.results);
           break;
         case 'closed':
           closedResolve?.();
@@ -98,6 +103,14 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     for (const ticket of [...waiters.keys()]) settle({ ticket, ok: false, error: reason });
   }
 
+  function settleAll(results: WriteResults): void {
+    const { tickets, outcomes, deliverySeqs, error } = results;
+    for (let i = 0; i < tickets.length; i++) {
+      if (error !== null) settle({ ticket: tickets[i]!, ok: false, error });
+      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]! });
+    }
+  }
+
   function settle(result: WriteResult): void {
     const waiter = waiters.get(result.ticket);
     if (!waiter) return; // already answered as timed out
@@ -113,7 +126,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   const flush = () => {
     const requests = outgoing;
     outgoing = [];
-    port.postMessage({ type: 'batch', requests } satisfies ToWriter);
+    const packed = encodeBatch(requests);
+    port.postMessage({ type: 'batch', packed } satisfies ToWriter, [packed.buffer as ArrayBuffer]);
   };
 
   function write(request: Unticketed): Promise<WriteResult> {

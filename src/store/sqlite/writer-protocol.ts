@@ -1,20 +1,24 @@
 /** Messages between the store (main thread) and the writer thread that owns the database. */
-import type { AttemptInput, NewDelivery } from '../store.js';
+export type { WriteRequest } from './batch-codec.js';
 
-export type WriteRequest =
-  | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }
-  | { kind: 'attempt'; ticket: number; attempt: AttemptInput };
+/** Results travel as parallel arrays: cheap to clone. */
+export interface WriteResults {
+  tickets: number[];
+  /** 0 failed, 1 accepted, 2 duplicate, 3 recorded. */
+  outcomes: number[];
+  deliverySeqs: number[];
+  /** Set when the whole batch failed (it rolled back: nothing in it is stored). */
+  error: string | null;
+}
 
-export type WriteResult =
-  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number }
-  | { ticket: number; ok: false; error: string };
+export const OUTCOME_CODES = ['failed', 'accepted', 'duplicate', 'recorded'] as const;
 
-export type ToWriter = { type: 'batch'; requests: WriteRequest[] } | { type: 'close' };
+export type ToWriter = { type: 'batch'; packed: Uint8Array } | { type: 'close' };
 
 export type FromWriter =
   | { type: 'ready' }
   | { type: 'fatal'; error: string }
-  | { type: 'results'; results: WriteResult[] }
+  | { type: 'results'; results: WriteResults }
   | { type: 'closed' };
 
 export interface WriterData {

@@ -5,15 +5,17 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
+import type { AttemptInput } from '../store.js';
+import { decodeBatch, type DecodedRequest } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { migrate } from './schema.js';
-import type { FromWriter, ToWriter, WriteRequest, WriteResult, WriterData } from './writer-protocol.js';
-import type { AttemptInput } from '../store.js';
+import type { FromWriter, ToWriter, WriteResults, WriterData } from './writer-protocol.js';
 
 const { path, port, commitDelayMs } = workerData as WriterData & { port: MessagePort };
-// A slow-disk simulation for crash tests: widens the window between receiving and committing.
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 const send = (message: FromWriter) => port.postMessage(message);
+// Synchronous sleeps: the slow-disk test knob, and the pause between retries of a busy commit.
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+const sleep = (ms: number) => Atomics.wait(sleepCell, 0, 0, ms);
 
 let db: ReturnType<typeof openDatabase>;
 try {
@@ -54,10 +56,14 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
   );
 }
 
-function apply(request: WriteRequest): WriteResult {
+/** Applies one request; returns [outcome code, delivery seq] (codes as OUTCOME_CODES). */
+function apply(request: DecodedRequest, results: WriteResults): void {
+  results.tickets.push(request.ticket);
   if (request.kind === 'attempt') {
     recordAttempt(request.attempt, null, request.attempt.outcome);
-    return { ticket: request.ticket, ok: true, outcome: 'recorded', deliverySeq: 0 };
+    results.outcomes.push(3);
+    results.deliverySeqs.push(0);
+    return;
   }
   const { delivery, attempt } = request;
   const key = deliveryKey(delivery.id);
@@ -65,55 +71,51 @@ function apply(request: WriteRequest): WriteResult {
   if (existing) {
     countDuplicate.run(attempt.receivedAt, existing.seq);
     recordAttempt(attempt, existing.seq, 'duplicate');
-    return { ticket: request.ticket, ok: true, outcome: 'duplicate', deliverySeq: existing.seq };
+    results.outcomes.push(2);
+    results.deliverySeqs.push(existing.seq);
+    return;
   }
-  const headers = joinHeaders(delivery.rawHeaders);
   const seq = Number(
     insertDelivery.run(
-      key,
-      delivery.id,
-      delivery.trigger,
-      delivery.apiVersion,
-      delivery.apiVersionKnown ? 1 : 0,
-      delivery.receivedAt,
-      delivery.signature,
-      delivery.secretIndex,
-      delivery.signatureTimestamp,
-      headers,
-      delivery.rawBody,
-      attempt.receivedAt,
+      key, delivery.id, delivery.trigger, delivery.apiVersion, delivery.apiVersionKnown ? 1 : 0, delivery.receivedAt,
+      delivery.signature, delivery.secretIndex, delivery.signatureTimestamp, delivery.headerLines, delivery.rawBody, attempt.receivedAt,
     ).lastInsertRowid,
   );
   recordAttempt(attempt, seq, 'accepted');
-  return { ticket: request.ticket, ok: true, outcome: 'accepted', deliverySeq: seq };
+  results.outcomes.push(1);
+  results.deliverySeqs.push(seq);
 }
 
-/** Header lines `name: value\n`; HTTP forbids CR/LF inside names and values, so this is lossless. */
-function joinHeaders(raw: readonly string[]): string {
-  let out = '';
-  for (let i = 0; i + 1 < raw.length; i += 2) out += `${raw[i]}: ${raw[i + 1]}\n`;
-  return out;
-}
+const commitBatch = db.transaction((requests: DecodedRequest[]) => {
+  const results: WriteResults = { tickets: [], outcomes: [], deliverySeqs: [], error: null };
+  for (const request of requests) apply(request, results);
+  return results;
+});
 
-const commitBatch = db.transaction((requests: WriteRequest[]) => requests.map(apply));
+const BUSY_RETRY_MS = 10;
+const BUSY_GIVE_UP_MS = 2000;
 
-function commit(requests: WriteRequest[]): void {
-  let results: WriteResult[];
-  if (commitDelayMs > 0) Atomics.wait(sleepCell, 0, 0, commitDelayMs);
-  try {
-    results = commitBatch(requests);
-  } catch (err) {
-    // The whole transaction rolled back: nothing in it is stored, so nothing is acknowledged.
-    const error = describe(err);
-    results = requests.map((r) => ({ ticket: r.ticket, ok: false as const, error }));
+function commit(requests: DecodedRequest[]): void {
+  if (commitDelayMs > 0) sleep(commitDelayMs);
+  let results: WriteResults | null = null;
+  let error = '';
+  // A checkpoint may hold the lock for a moment; a busy commit is retried briefly before the
+  // batch is refused (503: retryable, never a 2xx).
+  for (let waited = 0; results === null; waited += BUSY_RETRY_MS) {
+    try {
+      results = commitBatch(requests);
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      error = e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? err);
+      if (!e.code?.startsWith('SQLITE_BUSY') || waited >= BUSY_GIVE_UP_MS) break;
+      sleep(BUSY_RETRY_MS);
+    }
   }
-  send({ type: 'results', results });
+  // On failure the whole transaction rolled back: nothing in it is stored or acknowledged.
+  send({ type: 'results', results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], error } });
 }
 
-function describe(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? err);
-}
+const unpack = (packed: Uint8Array) => decodeBatch(Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength));
 
 let closing = false;
 function handle(message: ToWriter): void {
@@ -121,12 +123,12 @@ function handle(message: ToWriter): void {
     closing = true;
     return;
   }
-  let pending = message.requests;
+  let pending = unpack(message.packed);
   // Drain everything that queued up during the last commit into this one.
   for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
     const m = next.message as ToWriter;
     if (m.type === 'close') closing = true;
-    else pending = pending.concat(m.requests);
+    else pending = pending.concat(unpack(m.packed));
   }
   commit(pending);
 }

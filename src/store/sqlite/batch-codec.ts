@@ -1,0 +1,178 @@
+/**
+ * Packs write requests into one Buffer whose memory is transferred to the writer thread, not
+ * cloned. Cloning was the largest cost of the hand-off: a body Buffer is often a view into a
+ * larger socket buffer, and structured clone copies the whole of it.
+ */
+import type { AttemptInput, AttemptOutcome, NewDelivery, SignatureState } from '../store.js';
+
+export type WriteRequest =
+  | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }
+  | { kind: 'attempt'; ticket: number; attempt: AttemptInput };
+
+/** A delivery as the writer reads it back: headers already joined into lines. */
+export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
+  headerLines: string;
+}
+
+export type DecodedRequest =
+  | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: AttemptInput }
+  | { kind: 'attempt'; ticket: number; attempt: AttemptInput };
+
+const ACCEPT = 1;
+const ATTEMPT = 2;
+
+/** Header lines `name: value\n`; HTTP forbids CR/LF inside names and values, so this is lossless. */
+export function joinHeaders(raw: readonly string[]): string {
+  let out = '';
+  for (let i = 0; i + 1 < raw.length; i += 2) out += `${raw[i]}: ${raw[i + 1]}\n`;
+  return out;
+}
+
+class Writer {
+  buf = Buffer.allocUnsafe(16 * 1024);
+  at = 0;
+  private reserve(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(next, 0, 0, this.at);
+    this.buf = next;
+  }
+  u8(v: number): void {
+    this.reserve(1);
+    this.buf[this.at++] = v;
+  }
+  f64(v: number | null): void {
+    this.reserve(8);
+    this.buf.writeDoubleLE(v === null ? NaN : v, this.at);
+    this.at += 8;
+  }
+  str(v: string | null): void {
+    if (v === null) return this.f64(null);
+    this.reserve(8 + v.length * 3);
+    const written = this.buf.write(v, this.at + 8, 'utf8');
+    this.buf.writeDoubleLE(written, this.at);
+    this.at += 8 + written;
+  }
+  bytes(v: Uint8Array): void {
+    this.reserve(8 + v.length);
+    this.buf.writeDoubleLE(v.length, this.at);
+    this.buf.set(v, this.at + 8);
+    this.at += 8 + v.length;
+  }
+}
+
+class Reader {
+  at = 0;
+  constructor(private readonly buf: Buffer) {}
+  get done(): boolean {
+    return this.at >= this.buf.length;
+  }
+  u8(): number {
+    return this.buf[this.at++]!;
+  }
+  f64(): number | null {
+    const v = this.buf.readDoubleLE(this.at);
+    this.at += 8;
+    return Number.isNaN(v) ? null : v;
+  }
+  num(): number {
+    return this.f64()!;
+  }
+  str(): string | null {
+    const n = this.f64();
+    if (n === null) return null;
+    const v = this.buf.toString('utf8', this.at, this.at + n);
+    this.at += n;
+    return v;
+  }
+  bytes(): Buffer {
+    const n = this.num();
+    // A copy, so the row keeps no reference to the whole batch.
+    const v = Buffer.from(this.buf.subarray(this.at, this.at + n));
+    this.at += n;
+    return v;
+  }
+}
+
+function writeAttempt(w: Writer, a: AttemptInput): void {
+  w.str(a.deliveryId);
+  w.str(a.trigger);
+  w.f64(a.receivedAt);
+  w.f64(a.finishedAt);
+  w.f64(a.attemptHeader);
+  w.f64(a.signatureTimestamp);
+  w.str(a.bodySha256);
+  w.f64(a.bodyBytes);
+  w.str(a.outcome);
+  w.f64(a.status);
+  w.str(a.reason);
+  w.str(a.retryAfter);
+}
+
+function readAttempt(r: Reader): AttemptInput {
+  return {
+    deliveryId: r.str(),
+    trigger: r.str(),
+    receivedAt: r.num(),
+    finishedAt: r.num(),
+    attemptHeader: r.f64(),
+    signatureTimestamp: r.f64(),
+    bodySha256: r.str()!,
+    bodyBytes: r.num(),
+    outcome: r.str() as AttemptOutcome,
+    status: r.f64(),
+    reason: r.str(),
+    retryAfter: r.str(),
+  };
+}
+
+export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
+  const w = new Writer();
+  for (const request of requests) {
+    w.u8(request.kind === 'accept' ? ACCEPT : ATTEMPT);
+    w.f64(request.ticket);
+    writeAttempt(w, request.attempt);
+    if (request.kind === 'accept') {
+      const d = request.delivery;
+      w.str(d.id);
+      w.str(d.trigger);
+      w.str(d.apiVersion);
+      w.u8(d.apiVersionKnown ? 1 : 0);
+      w.f64(d.receivedAt);
+      w.bytes(d.rawBody);
+      w.str(joinHeaders(d.rawHeaders));
+      w.str(d.signature);
+      w.f64(d.secretIndex);
+      w.f64(d.signatureTimestamp);
+    }
+  }
+  return w.buf.subarray(0, w.at);
+}
+
+export function decodeBatch(buf: Buffer): DecodedRequest[] {
+  const r = new Reader(buf);
+  const out: DecodedRequest[] = [];
+  while (!r.done) {
+    const kind = r.u8();
+    const ticket = r.num();
+    const attempt = readAttempt(r);
+    if (kind === ATTEMPT) {
+      out.push({ kind: 'attempt', ticket, attempt });
+      continue;
+    }
+    const delivery: PackedDelivery = {
+      id: r.str()!,
+      trigger: r.str()!,
+      apiVersion: r.str()!,
+      apiVersionKnown: r.u8() === 1,
+      receivedAt: r.num(),
+      rawBody: r.bytes(),
+      headerLines: r.str()!,
+      signature: r.str() as SignatureState,
+      secretIndex: r.f64(),
+      signatureTimestamp: r.f64(),
+    };
+    out.push({ kind: 'accept', ticket, delivery, attempt });
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeBatch, encodeBatch, joinHeaders, type WriteRequest } from '../../../src/store/sqlite/batch-codec.js';
+import { attemptFor, makeDelivery } from '../../helpers/fixtures.js';
+
+describe('batch codec', () => {
+  it('round-trips accepts and attempts, bodies byte for byte, nulls as nulls', () => {
+    const delivery = makeDelivery({ rawBody: Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0xff, 0x00, 0x7d]), secretIndex: null, signatureTimestamp: null });
+    const requests: WriteRequest[] = [
+      { kind: 'accept', ticket: 7, delivery, attempt: attemptFor(delivery) },
+      { kind: 'attempt', ticket: 8, attempt: attemptFor(null, { outcome: 'rejected', status: null, reason: 'x', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', attemptHeader: null }) },
+    ];
+    const [accept, attempt] = decodeBatch(encodeBatch(requests));
+    expect(accept).toMatchObject({ kind: 'accept', ticket: 7, attempt: requests[0]!.attempt });
+    if (accept!.kind !== 'accept') throw new Error('kind');
+    const { rawHeaders, rawBody, ...rest } = delivery;
+    expect(accept!.delivery).toMatchObject(rest);
+    expect(accept!.delivery.rawBody.equals(rawBody)).toBe(true);
+    expect(accept!.delivery.headerLines).toBe(joinHeaders(rawHeaders));
+    expect(attempt).toEqual(requests[1]);
+  });
+
+  it('round-trips any strings and bodies', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string(), fc.uint8Array({ maxLength: 2000 }), (id, reason, body) => {
+        const delivery = makeDelivery({ id, rawBody: Buffer.from(body) });
+        const [decoded] = decodeBatch(encodeBatch([{ kind: 'accept', ticket: 1, delivery, attempt: attemptFor(delivery, { reason }) }]));
+        if (decoded!.kind !== 'accept') return false;
+        return decoded!.delivery.id === id && decoded!.attempt.reason === reason && decoded!.delivery.rawBody.equals(Buffer.from(body));
+      }),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+
+  it('grows past its first buffer for a large batch', () => {
+    const requests: WriteRequest[] = Array.from({ length: 100 }, (_, i) => {
+      const d = makeDelivery({ rawBody: Buffer.alloc(1000, i) });
+      return { kind: 'accept', ticket: i, delivery: d, attempt: attemptFor(d) };
+    });
+    expect(decodeBatch(encodeBatch(requests)).map((r) => r.ticket)).toEqual(requests.map((r) => r.ticket));
+  });
+});
