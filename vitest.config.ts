@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });
