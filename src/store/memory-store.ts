@@ -73,6 +73,10 @@ export function createMemoryStore(): DeliveryStore {
         .map((a) => ({ ...a }));
     },
 
+    async countArrivals(deliveryId) {
+      return attempts.filter((a) => a.deliveryId === deliveryId).length;
+    },
+
     async close() {},
   };
 }

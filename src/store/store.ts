@@ -111,6 +111,8 @@ export interface DeliveryStore {
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
   /** Newest first. */
   listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
+  /** How many arrivals were recorded for this delivery id, whatever their outcome (survives restarts). */
+  countArrivals(deliveryId: string): Promise<number>;
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }

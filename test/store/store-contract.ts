@@ -62,6 +62,9 @@ export function describeStoreContract(name: string, open: () => Promise<Delivery
         [1, 'faulted'],
       ]);
       expect(attempts[3]).toMatchObject({ status: 503, reason: 'fault:503', retryAfter: '120' });
+      expect(await store.countArrivals(delivery.id)).toBe(4);
+      expect(await store.countArrivals(other.id)).toBe(1);
+      expect(await store.countArrivals('never-seen')).toBe(0);
       const rejected = await store.listAttempts({ outcomes: ['rejected'], limit: 10 });
       expect(rejected.map((a) => a.reason)).toEqual(['SIGNATURE_MISMATCH']);
     });

@@ -46,6 +46,31 @@ const MIGRATIONS: readonly string[] = [
   -- Attempts that stored nothing (rejected, faulted) are found by the id they claimed.
   CREATE INDEX attempts_by_claimed_key ON attempts(delivery_key) WHERE delivery_seq IS NULL;
   `,
+  // 2: the relay outbox (one job per accepted delivery, written in the accepting transaction) and its history.
+  `
+  CREATE TABLE relay_jobs (
+    delivery_seq INTEGER PRIMARY KEY,
+    state TEXT NOT NULL,
+    tries INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL,
+    last_status INTEGER,
+    last_error TEXT,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX relay_jobs_due ON relay_jobs(next_at) WHERE state = 'pending';
+  CREATE TABLE relay_attempts (
+    seq INTEGER PRIMARY KEY,
+    delivery_seq INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    status INTEGER,
+    error TEXT,
+    replay INTEGER NOT NULL,
+    target TEXT NOT NULL,
+    try INTEGER NOT NULL
+  );
+  CREATE INDEX relay_attempts_by_delivery ON relay_attempts(delivery_seq);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

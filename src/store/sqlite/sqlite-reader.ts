@@ -97,7 +97,18 @@ export function createSqliteReader(db: Database.Database) {
     'SELECT * FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?',
   );
 
+  const countOfDelivery = db.prepare<[number, number, string], { n: number }>(
+    `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = ?)
+          + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?) AS n`,
+  );
+
   return {
+    countArrivals(deliveryId: string): number {
+      const key = deliveryKey(deliveryId);
+      const delivery = byId.get(key, deliveryId);
+      return countOfDelivery.get(delivery ? delivery.seq : -1, key, deliveryId)!.n;
+    },
+
     getDelivery(id: string): StoredDelivery | undefined {
       const row = byId.get(deliveryKey(id), id);
       return row ? toDelivery(row) : undefined;

@@ -170,6 +170,9 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async listAttempts(query) {
       return reader.listAttempts(query);
     },
+    async countArrivals(deliveryId) {
+      return reader.countArrivals(deliveryId);
+    },
 
     close(): Promise<void> {
       closing ??= (async () => {
