@@ -6,17 +6,29 @@ import {
   type AttemptRecord,
   type DeliveryStore,
   type NewDelivery,
+  type RelayAttemptRecord,
+  type RelayJob,
   type StoredDelivery,
 } from './store.js';
 
-export function createMemoryStore(): DeliveryStore {
-  const deliveries: StoredDelivery[] = [];
+export interface MemoryStoreOptions {
+  /** Make a relay job with every accepted delivery (forwarding is on). */
+  outbox?: boolean;
+}
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
+  let deliveries: StoredDelivery[] = [];
   const byId = new Map<string, StoredDelivery>();
-  const attempts: AttemptRecord[] = [];
+  let attempts: AttemptRecord[] = [];
+  const jobs = new Map<number, RelayJob>();
+  let relayAttempts: RelayAttemptRecord[] = [];
   let attemptSeq = 0;
+  let deliverySeq = 0;
+  let relaySeq = 0;
 
   const record = (attempt: AttemptInput, outcome: AttemptRecord['outcome']) =>
     attempts.push({ ...attempt, outcome, seq: ++attemptSeq });
+  const copy = (d: StoredDelivery): StoredDelivery => ({ ...d, headers: [...d.headers] });
 
   return {
     async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
@@ -32,13 +44,16 @@ export function createMemoryStore(): DeliveryStore {
         ...rest,
         rawBody: Buffer.from(delivery.rawBody),
         headers: pairHeaders(rawHeaders),
-        seq: deliveries.length + 1,
+        seq: ++deliverySeq,
         duplicateCount: 0,
         lastAttemptAt: attempt.receivedAt,
       };
       deliveries.push(stored);
       byId.set(stored.id, stored);
       record(attempt, 'accepted');
+      if (options.outbox) {
+        jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
+      }
       return { outcome: 'accepted', deliverySeq: stored.seq };
     },
 
@@ -48,7 +63,7 @@ export function createMemoryStore(): DeliveryStore {
 
     async getDelivery(id) {
       const found = byId.get(id);
-      return found && { ...found, headers: [...found.headers] };
+      return found && copy(found);
     },
 
     async listDeliveries(query) {
@@ -59,7 +74,7 @@ export function createMemoryStore(): DeliveryStore {
         .filter((d) => !query.duplicatesOnly || d.duplicateCount > 0)
         .filter((d) => !text || d.id.includes(text) || d.trigger.includes(text) || d.rawBody.toString('latin1').includes(text) || d.rawBody.toString('utf8').includes(text))
         .reverse();
-      const items = matches.slice(0, query.limit).map((d) => ({ ...d }));
+      const items = matches.slice(0, query.limit).map(copy);
       return { items, nextCursor: matches.length > query.limit ? items[items.length - 1]!.seq : null };
     },
 
@@ -75,6 +90,61 @@ export function createMemoryStore(): DeliveryStore {
 
     async countArrivals(deliveryId) {
       return attempts.filter((a) => a.deliveryId === deliveryId).length;
+    },
+
+    async dueRelayJobs(now, limit) {
+      return [...jobs.values()]
+        .filter((j) => j.state === 'pending' && j.nextAt <= now)
+        .sort((a, b) => a.nextAt - b.nextAt)
+        .slice(0, limit)
+        .map((job) => ({ job: { ...job }, delivery: copy(byId.get(job.deliveryId)!) }));
+    },
+
+    async recordRelay(outcome) {
+      const { next, ...attempt } = outcome;
+      relayAttempts.push({ ...attempt, seq: ++relaySeq });
+      const job = jobs.get(outcome.deliverySeq);
+      if (job && next) {
+        Object.assign(job, {
+          state: next.state,
+          tries: outcome.try,
+          nextAt: next.state === 'pending' ? next.nextAt : outcome.finishedAt,
+          lastStatus: outcome.status,
+          lastError: outcome.error,
+        });
+      }
+    },
+
+    async relayHistory(deliveryId) {
+      const delivery = byId.get(deliveryId);
+      if (!delivery) return { job: null, attempts: [] };
+      const job = jobs.get(delivery.seq);
+      return { job: job ? { ...job } : null, attempts: relayAttempts.filter((a) => a.deliverySeq === delivery.seq).map((a) => ({ ...a })) };
+    },
+
+    async requeueRelay(deliveryId, now) {
+      const delivery = byId.get(deliveryId);
+      const job = delivery && jobs.get(delivery.seq);
+      if (!job) return false;
+      Object.assign(job, { state: 'pending', nextAt: now });
+      return true;
+    },
+
+    async relayCounts() {
+      const counts = { pending: 0, done: 0, dead: 0 };
+      for (const job of jobs.values()) counts[job.state]++;
+      return counts;
+    },
+
+    async deleteDelivery(id) {
+      const delivery = byId.get(id);
+      if (!delivery) return false;
+      byId.delete(id);
+      deliveries = deliveries.filter((d) => d !== delivery);
+      attempts = attempts.filter((a) => a.deliveryId !== id);
+      relayAttempts = relayAttempts.filter((a) => a.deliverySeq !== delivery.seq);
+      jobs.delete(delivery.seq);
+      return true;
     },
 
     async close() {},

@@ -98,6 +98,38 @@ export interface AttemptQuery {
   limit: number;
 }
 
+/** The relay hand-off of one accepted delivery (its outbox job). */
+export interface RelayJob {
+  deliverySeq: number;
+  deliveryId: string;
+  state: 'pending' | 'done' | 'dead';
+  tries: number;
+  /** When a pending job is due, ms since the epoch. */
+  nextAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/** One try to hand a delivery on (relay or explicit replay). */
+export interface RelayAttemptRecord {
+  seq: number;
+  deliverySeq: number;
+  startedAt: number;
+  finishedAt: number;
+  /** HTTP status from the target; null when there was no answer. */
+  status: number | null;
+  error: string | null;
+  replay: boolean;
+  target: string;
+  /** 1 for the first try of the job; replays count their own. */
+  try: number;
+}
+
+/** What one relay try did, and what becomes of the job (null for replays: the job is untouched). */
+export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
+  next: { state: 'done' } | { state: 'pending'; nextAt: number } | { state: 'dead' } | null;
+}
+
 export interface DeliveryStore {
   /**
    * Stores `delivery` unless a delivery with its id is stored already, and records `attempt`
@@ -113,6 +145,17 @@ export interface DeliveryStore {
   listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
   /** How many arrivals were recorded for this delivery id, whatever their outcome (survives restarts). */
   countArrivals(deliveryId: string): Promise<number>;
+  /** Pending relay jobs due at `now`, oldest first, with their deliveries. */
+  dueRelayJobs(now: number, limit: number): Promise<Array<{ job: RelayJob; delivery: StoredDelivery }>>;
+  /** Records a relay try and moves its job, durably. */
+  recordRelay(outcome: RelayOutcome): Promise<void>;
+  /** The job and every relay try of a delivery, oldest first. */
+  relayHistory(deliveryId: string): Promise<{ job: RelayJob | null; attempts: RelayAttemptRecord[] }>;
+  /** Puts a dead (or done) job back in the queue, due now. False when the delivery has no job. */
+  requeueRelay(deliveryId: string, now: number): Promise<boolean>;
+  relayCounts(): Promise<{ pending: number; done: number; dead: number }>;
+  /** Removes a delivery with its attempts and relay history. False when it was not stored. */
+  deleteDelivery(id: string): Promise<boolean>;
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { describeStoreContract } from './store-contract.js';
+import { describeRelayContract, describeStoreContract } from './store-contract.js';
 
-describeStoreContract('memory', async () => createMemoryStore());
+describeStoreContract('memory', async (options) => createMemoryStore(options));
+describeRelayContract('memory', async (options) => createMemoryStore(options));

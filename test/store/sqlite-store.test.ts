@@ -7,7 +7,7 @@ import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { describeStoreContract } from './store-contract.js';
+import { describeRelayContract, describeStoreContract } from './store-contract.js';
 
 const dirs: Array<() => void> = [];
 afterEach(() => dirs.splice(0).forEach((remove) => remove()));
@@ -17,7 +17,8 @@ function dbPath(): string {
   return join(t.dir, 'nested', 'hookrelay.db');
 }
 
-describeStoreContract('sqlite', () => createSqliteStore(dbPath()));
+describeStoreContract('sqlite', (options) => createSqliteStore(dbPath(), options));
+describeRelayContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 
 describe('sqlite store', () => {
   it('runs in WAL with synchronous=FULL, read back from the file', async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 
-export function describeStoreContract(name: string, open: () => Promise<DeliveryStore>): void {
+export function describeStoreContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
   describe(`${name}: store contract`, () => {
     let store: DeliveryStore;
     beforeEach(async () => {
@@ -100,9 +100,77 @@ export function describeStoreContract(name: string, open: () => Promise<Delivery
       expect((await store.listDeliveries({ limit: 10, duplicatesOnly: true })).items.map((d) => d.id)).toEqual([ids[2]]);
     });
 
+    it('deletes a delivery with its attempts', async () => {
+      const delivery = makeDelivery();
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'faulted', status: 503 }));
+      await store.accept(delivery, attemptFor(delivery));
+      expect(await store.deleteDelivery(delivery.id)).toBe(true);
+      expect(await store.getDelivery(delivery.id)).toBeUndefined();
+      expect(await store.listAttempts({ deliveryId: delivery.id, limit: 10 })).toEqual([]);
+      expect(await store.deleteDelivery(delivery.id)).toBe(false);
+    });
+
+    it('makes no relay jobs when forwarding is off', async () => {
+      const delivery = makeDelivery();
+      await store.accept(delivery, attemptFor(delivery));
+      expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      expect((await store.relayHistory(delivery.id)).job).toBeNull();
+    });
+
     it('returns undefined for an unknown id', async () => {
       expect(await store.getDelivery('nope')).toBeUndefined();
       expect(await store.listAttempts({ deliveryId: 'nope', limit: 5 })).toEqual([]);
+    });
+  });
+}
+
+export function describeRelayContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+  describe(`${name}: relay outbox contract`, () => {
+    let store: DeliveryStore;
+    beforeEach(async () => {
+      store = await open({ outbox: true });
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('writes one job per accepted delivery, due at once, none for a duplicate', async () => {
+      const delivery = makeDelivery();
+      await store.accept(delivery, attemptFor(delivery));
+      await store.accept(delivery, attemptFor(delivery, { attemptHeader: 2 }));
+      const due = await store.dueRelayJobs(delivery.receivedAt, 10);
+      expect(due).toHaveLength(1);
+      expect(due[0]!.job).toMatchObject({ deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt });
+      expect(Buffer.from(due[0]!.delivery.rawBody).equals(delivery.rawBody)).toBe(true);
+      expect(await store.dueRelayJobs(delivery.receivedAt - 1, 10)).toEqual([]);
+      expect(await store.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
+    });
+
+    it('moves a job through retry, dead, requeue and done, and keeps every try', async () => {
+      const delivery = makeDelivery();
+      const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+      const t = delivery.receivedAt;
+      const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
+      await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 500, error: null, try: 1, next: { state: 'pending', nextAt: t + 1000 } });
+      expect(await store.dueRelayJobs(t + 999, 10)).toEqual([]);
+      expect((await store.dueRelayJobs(t + 1000, 10))[0]!.job).toMatchObject({ tries: 1, lastStatus: 500 });
+      await store.recordRelay({ ...base, startedAt: t + 1000, finishedAt: t + 1001, status: null, error: 'ECONNREFUSED', try: 2, next: { state: 'dead' } });
+      expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      expect(await store.relayCounts()).toEqual({ pending: 0, done: 0, dead: 1 });
+      expect(await store.requeueRelay(delivery.id, t + 2000)).toBe(true);
+      expect(await store.requeueRelay('unknown', t)).toBe(false);
+      expect(await store.dueRelayJobs(t + 2000, 10)).toHaveLength(1);
+      await store.recordRelay({ ...base, startedAt: t + 2000, finishedAt: t + 2003, status: 204, error: null, try: 3, next: { state: 'done' } });
+      await store.recordRelay({ ...base, startedAt: t + 3000, finishedAt: t + 3003, status: 200, error: null, try: 1, replay: true, next: null });
+      const history = await store.relayHistory(delivery.id);
+      expect(history.job).toMatchObject({ state: 'done', tries: 3, lastStatus: 204 });
+      expect(history.attempts.map((a) => [a.try, a.status, a.error, a.replay])).toEqual([
+        [1, 500, null, false],
+        [2, null, 'ECONNREFUSED', false],
+        [3, 204, null, false],
+        [1, 200, null, true],
+      ]);
+      expect(await store.relayCounts()).toEqual({ pending: 0, done: 1, dead: 0 });
     });
   });
 }

@@ -5,9 +5,13 @@
  */
 import type { AttemptInput, AttemptOutcome, NewDelivery, SignatureState } from '../store.js';
 
+/** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
+export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery';
+
 export type WriteRequest =
   | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }
-  | { kind: 'attempt'; ticket: number; attempt: AttemptInput };
+  | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
+  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] };
 
 /** A delivery as the writer reads it back: headers already joined into lines. */
 export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
@@ -16,10 +20,12 @@ export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
 
 export type DecodedRequest =
   | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: AttemptInput }
-  | { kind: 'attempt'; ticket: number; attempt: AttemptInput };
+  | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
+  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] };
 
 const ACCEPT = 1;
 const ATTEMPT = 2;
+const OP = 3;
 
 /** Header lines `name: value\n`; HTTP forbids CR/LF inside names and values, so this is lossless. */
 export function joinHeaders(raw: readonly string[]): string {
@@ -129,6 +135,13 @@ function readAttempt(r: Reader): AttemptInput {
 export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
   const w = new Writer();
   for (const request of requests) {
+    if (request.kind === 'op') {
+      w.u8(OP);
+      w.f64(request.ticket);
+      w.str(request.name);
+      w.str(JSON.stringify(request.args));
+      continue;
+    }
     w.u8(request.kind === 'accept' ? ACCEPT : ATTEMPT);
     w.f64(request.ticket);
     writeAttempt(w, request.attempt);
@@ -155,6 +168,10 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
   while (!r.done) {
     const kind = r.u8();
     const ticket = r.num();
+    if (kind === OP) {
+      out.push({ kind: 'op', ticket, name: r.str() as StoreOpName, args: JSON.parse(r.str()!) as unknown[] });
+      continue;
+    }
     const attempt = readAttempt(r);
     if (kind === ATTEMPT) {
       out.push({ kind: 'attempt', ticket, attempt });

@@ -1,7 +1,7 @@
 /** Read queries on their own connection: WAL lets them run while the writer thread commits. */
 import type Database from 'better-sqlite3';
 import { deliveryKey } from '../delivery-key.js';
-import type { AttemptOutcome, AttemptQuery, AttemptRecord, DeliveryPage, DeliveryQuery, StoredDelivery } from '../store.js';
+import type { AttemptOutcome, AttemptQuery, AttemptRecord, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
 
 interface DeliveryRow {
   seq: number;
@@ -33,6 +33,26 @@ interface AttemptRow {
   status: number | null;
   reason: string | null;
   retry_after: string | null;
+}
+
+interface JobRow {
+  state: RelayJob['state'];
+  tries: number;
+  next_at: number;
+  last_status: number | null;
+  last_error: string | null;
+}
+
+interface RelayAttemptRow {
+  seq: number;
+  delivery_seq: number;
+  started_at: number;
+  finished_at: number;
+  status: number | null;
+  error: string | null;
+  replay: number;
+  target: string;
+  try: number;
 }
 
 function splitHeaders(block: string): Array<[string, string]> {
@@ -102,7 +122,48 @@ export function createSqliteReader(db: Database.Database) {
           + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?) AS n`,
   );
 
+  const dueJobs = db.prepare<[number, number], DeliveryRow & JobRow>(
+    `SELECT d.*, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+     WHERE j.state = 'pending' AND j.next_at <= ? ORDER BY j.next_at LIMIT ?`,
+  );
+  const jobOf = db.prepare<[number], JobRow>('SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = ?');
+  const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
+  const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
+
+  const toJob = (seq: number, id: string, row: JobRow): RelayJob => ({
+    deliverySeq: seq,
+    deliveryId: id,
+    state: row.state,
+    tries: row.tries,
+    nextAt: row.next_at,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+  });
+
   return {
+    dueRelayJobs(now: number, limit: number) {
+      return dueJobs.all(now, limit).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
+    },
+
+    relayHistory(deliveryId: string): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
+      const delivery = byId.get(deliveryKey(deliveryId), deliveryId);
+      if (!delivery) return { job: null, attempts: [] };
+      const job = jobOf.get(delivery.seq);
+      return {
+        job: job ? toJob(delivery.seq, deliveryId, job) : null,
+        attempts: relayAttemptsOf.all(delivery.seq).map((r) => ({
+          seq: r.seq, deliverySeq: r.delivery_seq, startedAt: r.started_at, finishedAt: r.finished_at, status: r.status,
+          error: r.error, replay: r.replay === 1, target: r.target, try: r.try,
+        })),
+      };
+    },
+
+    relayCounts() {
+      const counts = { pending: 0, done: 0, dead: 0 };
+      for (const { state, n } of jobCounts.all()) if (state in counts) counts[state as keyof typeof counts] = n;
+      return counts;
+    },
+
     countArrivals(deliveryId: string): number {
       const key = deliveryKey(deliveryId);
       const delivery = byId.get(key, deliveryId);

@@ -15,7 +15,7 @@ import {
 import { openDatabase } from './open-database.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { spawnWorker } from './spawn-worker.js';
-import { encodeBatch, type WriteRequest } from './batch-codec.js';
+import { encodeBatch, type StoreOpName, type WriteRequest } from './batch-codec.js';
 import { OUTCOME_CODES, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
 type WriteResult =
@@ -31,6 +31,8 @@ export interface SqliteStoreOptions {
   writeTimeoutMs?: number;
   /** Test knob: the writer sleeps this long before each commit, simulating a slow disk. */
   commitDelayMs?: number;
+  /** Write a relay outbox job with every accepted delivery (forwarding is on). */
+  outbox?: boolean;
 }
 
 export interface SqliteStore extends DeliveryStore {
@@ -49,7 +51,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   const channel = new MessageChannel();
   const writer = spawnWorker(import.meta.url, 'writer-worker', {
-    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0 },
+    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false },
     transferList: [channel.port2],
   });
   const port = channel.port1;
@@ -147,6 +149,12 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   let closing: Promise<void> | null = null;
 
+  async function op(name: StoreOpName, ...args: unknown[]): Promise<number> {
+    const result = await write({ kind: 'op', name, args });
+    if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
+    return result.deliverySeq;
+  }
+
   return {
     path: file,
 
@@ -172,6 +180,24 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     },
     async countArrivals(deliveryId) {
       return reader.countArrivals(deliveryId);
+    },
+    async dueRelayJobs(now, limit) {
+      return reader.dueRelayJobs(now, limit);
+    },
+    async recordRelay(outcome) {
+      await op('recordRelay', outcome);
+    },
+    async relayHistory(deliveryId) {
+      return reader.relayHistory(deliveryId);
+    },
+    async requeueRelay(deliveryId, now) {
+      return (await op('requeueRelay', deliveryId, now)) > 0;
+    },
+    async relayCounts() {
+      return reader.relayCounts();
+    },
+    async deleteDelivery(id) {
+      return (await op('deleteDelivery', id)) > 0;
     },
 
     close(): Promise<void> {

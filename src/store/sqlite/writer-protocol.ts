@@ -26,4 +26,6 @@ export interface WriterData {
   port: MessagePort;
   /** Test knob: sleep this long before each commit (a slow disk). */
   commitDelayMs: number;
+  /** Write a relay job with every accepted delivery (forwarding is on). */
+  outbox: boolean;
 }

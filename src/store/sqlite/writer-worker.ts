@@ -5,13 +5,13 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
-import type { AttemptInput } from '../store.js';
+import type { AttemptInput, RelayOutcome } from '../store.js';
 import { decodeBatch, type DecodedRequest } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { migrate } from './schema.js';
 import type { FromWriter, ToWriter, WriteResults, WriterData } from './writer-protocol.js';
 
-const { path, port, commitDelayMs } = workerData as WriterData & { port: MessagePort };
+const { path, port, commitDelayMs, outbox } = workerData as WriterData & { port: MessagePort };
 const send = (message: FromWriter) => port.postMessage(message);
 // Synchronous sleeps: the slow-disk test knob, and the pause between retries of a busy commit.
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -37,6 +37,46 @@ const insertAttempt = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
+const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES (?, 'pending', ?, ?)");
+const insertRelayAttempt = db.prepare(
+  'INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+);
+const moveRelayJob = db.prepare(
+  'UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ?',
+);
+const requeueRelayJob = db.prepare(
+  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?)",
+);
+const deleteStatements = [
+  'DELETE FROM attempts WHERE delivery_seq = @seq',
+  'DELETE FROM attempts WHERE delivery_seq IS NULL AND delivery_key = @key AND delivery_id = @id',
+  'DELETE FROM relay_attempts WHERE delivery_seq = @seq',
+  'DELETE FROM relay_jobs WHERE delivery_seq = @seq',
+  'DELETE FROM deliveries WHERE seq = @seq',
+].map((sql) => db.prepare(sql));
+
+/** Named operations; each returns a number for the caller (a count, or 0/1). */
+const OPS: Record<string, (...args: never[]) => number> = {
+  recordRelay(o: RelayOutcome): number {
+    insertRelayAttempt.run(o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try);
+    if (o.next) {
+      const nextAt = o.next.state === 'pending' ? o.next.nextAt : o.finishedAt;
+      moveRelayJob.run(o.next.state, o.try, nextAt, o.status, o.error, o.finishedAt, o.deliverySeq);
+    }
+    return 1;
+  },
+  requeueRelay(id: string, now: number): number {
+    return requeueRelayJob.run(now, now, deliveryKey(id), id).changes;
+  },
+  deleteDelivery(id: string): number {
+    const key = deliveryKey(id);
+    const found = findDelivery.get(key, id);
+    if (!found) return 0;
+    for (const statement of deleteStatements) statement.run({ seq: found.seq, key, id });
+    return 1;
+  },
+};
+
 function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string): void {
   insertAttempt.run(
     deliverySeq,
@@ -59,6 +99,13 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
 /** Applies one request; returns [outcome code, delivery seq] (codes as OUTCOME_CODES). */
 function apply(request: DecodedRequest, results: WriteResults): void {
   results.tickets.push(request.ticket);
+  if (request.kind === 'op') {
+    const op = OPS[request.name];
+    if (!op) throw new Error(`unknown store operation ${request.name}`);
+    results.outcomes.push(3);
+    results.deliverySeqs.push(op(...(request.args as never[])));
+    return;
+  }
   if (request.kind === 'attempt') {
     recordAttempt(request.attempt, null, request.attempt.outcome);
     results.outcomes.push(3);
@@ -82,6 +129,8 @@ function apply(request: DecodedRequest, results: WriteResults): void {
     ).lastInsertRowid,
   );
   recordAttempt(attempt, seq, 'accepted');
+  // The outbox job is part of the accepting transaction: accepted means it will be handed on.
+  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt);
   results.outcomes.push(1);
   results.deliverySeqs.push(seq);
 }

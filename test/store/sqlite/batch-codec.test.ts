@@ -11,13 +11,18 @@ describe('batch codec', () => {
       { kind: 'attempt', ticket: 8, attempt: attemptFor(null, { outcome: 'rejected', status: null, reason: 'x', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', attemptHeader: null }) },
     ];
     const [accept, attempt] = decodeBatch(encodeBatch(requests));
-    expect(accept).toMatchObject({ kind: 'accept', ticket: 7, attempt: requests[0]!.attempt });
+    expect(accept).toMatchObject({ kind: 'accept', ticket: 7, attempt: (requests[0] as { attempt: unknown }).attempt });
     if (accept!.kind !== 'accept') throw new Error('kind');
     const { rawHeaders, rawBody, ...rest } = delivery;
     expect(accept!.delivery).toMatchObject(rest);
     expect(accept!.delivery.rawBody.equals(rawBody)).toBe(true);
     expect(accept!.delivery.headerLines).toBe(joinHeaders(rawHeaders));
     expect(attempt).toEqual(requests[1]);
+  });
+
+  it('round-trips a named operation with JSON arguments', () => {
+    const [op] = decodeBatch(encodeBatch([{ kind: 'op', ticket: 3, name: 'requeueRelay', args: ['id-\u00e9', 42] }]));
+    expect(op).toEqual({ kind: 'op', ticket: 3, name: 'requeueRelay', args: ['id-\u00e9', 42] });
   });
 
   it('round-trips any strings and bodies', () => {
