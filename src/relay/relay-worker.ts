@@ -1,0 +1,153 @@
+/**
+ * Hands accepted deliveries to the app from the durable outbox. Poked on every accepted
+ * delivery, and polling for retries that come due; a restart resumes from the database. A
+ * job is done only once the target answered 2xx, and only then never sent again.
+ */
+import { Agent } from 'undici';
+import type { EventHub } from '../app/event-hub.js';
+import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
+import { buildForwardRequest } from './forward-request.js';
+import { postToTarget, type TargetAnswer } from './post-to-target.js';
+import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
+
+export interface RelayOptions {
+  store: DeliveryStore;
+  hub: EventHub;
+  target: string;
+  secret: string;
+  timeoutMs: number;
+  retry: RelayRetryPolicy;
+  extraHeaders: ReadonlyArray<[string, string]>;
+  /** Hand-offs in flight at once. */
+  concurrency?: number;
+  pollIntervalMs?: number;
+  clock?: () => number;
+  random?: () => number;
+}
+
+export interface ReplayResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  target: string;
+}
+
+export interface RelayWorker {
+  /** Look for due jobs now (called after each accepted delivery). */
+  poke(): void;
+  /** Re-sends a stored delivery, freshly signed and marked as a replay; recorded in its history. */
+  replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
+  /** Stops taking jobs and waits for the hand-offs in flight. */
+  stop(): Promise<void>;
+}
+
+export function createRelayWorker(options: RelayOptions): RelayWorker {
+  const { store, hub, retry } = options;
+  const clock = options.clock ?? Date.now;
+  const random = options.random ?? Math.random;
+  const concurrency = options.concurrency ?? 16;
+  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
+  const inFlight = new Map<number, Promise<void>>();
+  let stopped = false;
+  let pumping = false;
+  let again = false;
+  let pokeScheduled = false;
+  let stopping: Promise<void> | null = null;
+
+  const timer = setInterval(() => pump(), options.pollIntervalMs ?? 500);
+  timer.unref();
+
+  async function send(delivery: StoredDelivery, target: string, relayTry: number, replay: boolean): Promise<{ answer: TargetAnswer; startedAt: number; finishedAt: number }> {
+    const startedAt = clock();
+    const request = buildForwardRequest({ delivery, secret: options.secret, nowSeconds: startedAt / 1000, relayTry, replay, extraHeaders: options.extraHeaders });
+    const answer = await postToTarget(dispatcher, target, request.headers, request.body, options.timeoutMs);
+    return { answer, startedAt, finishedAt: clock() };
+  }
+
+  async function handOff(job: RelayJob, delivery: StoredDelivery): Promise<void> {
+    const relayTry = job.tries + 1;
+    const { answer, startedAt, finishedAt } = await send(delivery, options.target, relayTry, false);
+    const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
+    try {
+      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target: options.target, try: relayTry, next });
+    } catch {
+      // The store is down: the job stays pending in the database and is handed on again later
+      // (the target sees the same x-service-delivery and can dedupe).
+    }
+    hub.emit('relay', {
+      deliveryId: job.deliveryId,
+      status: answer.status,
+      ok: next.state === 'done',
+      latencyMs: Math.round(answer.latencyMs),
+      replay: false,
+      ...(answer.error ? { error: answer.error } : {}),
+      nextRetryAt: next.state === 'pending' ? next.nextAt : null,
+      ...(next.state === 'dead' ? { error: `${answer.error ?? 'failed'}; gave up after ${relayTry} tries (retry by hand: hookrelay events retry ${job.deliveryId})` } : {}),
+    });
+  }
+
+  async function pump(): Promise<void> {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        const free = concurrency - inFlight.size;
+        if (free <= 0) break;
+        const due = await store.dueRelayJobs(clock(), free + inFlight.size);
+        for (const { job, delivery } of due) {
+          if (inFlight.has(job.deliverySeq) || inFlight.size >= concurrency || stopped) continue;
+          const running = handOff(job, delivery).finally(() => {
+            inFlight.delete(job.deliverySeq);
+            void pump();
+          });
+          inFlight.set(job.deliverySeq, running);
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      hub.emit('notice', { level: 'warn', message: `relay: cannot read the outbox: ${(err as Error).message}` });
+    } finally {
+      pumping = false;
+    }
+  }
+
+  void pump();
+
+  return {
+    poke() {
+      if (pokeScheduled) return;
+      pokeScheduled = true;
+      setImmediate(() => {
+        pokeScheduled = false;
+        void pump();
+      });
+    },
+
+    async replay(deliveryId, targetUrl) {
+      const delivery = await store.getDelivery(deliveryId);
+      if (!delivery) return null;
+      const target = targetUrl ?? options.target;
+      const history = await store.relayHistory(deliveryId);
+      const replayTry = history.attempts.filter((a) => a.replay).length + 1;
+      const { answer, startedAt, finishedAt } = await send(delivery, target, replayTry, true);
+      await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, next: null });
+      const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+      hub.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });
+      return { ok, status: answer.status, error: answer.error, target };
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        stopped = true;
+        clearInterval(timer);
+        await Promise.allSettled([...inFlight.values()]);
+        await dispatcher.close();
+      })();
+      return stopping;
+    },
+  };
+}

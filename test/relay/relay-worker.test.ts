@@ -1,0 +1,181 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEventHub, type EventHub, type HubEvents } from '../../src/app/event-hub.js';
+import { verify } from '../../src/core/signature/verify.js';
+import { DEFAULT_RELAY_RETRY } from '../../src/relay/relay-backoff.js';
+import { createRelayWorker, type RelayWorker } from '../../src/relay/relay-worker.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { DeliveryStore } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { freePort, startTarget, type Target } from '../helpers/target-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const SECRET = 'whsec_forward';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Relay events as they come, and a way to await the n-th. */
+function relayEvents(hub: EventHub) {
+  const events: Array<HubEvents['relay']> = [];
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  hub.on('relay', (e) => {
+    events.push(e);
+    for (const w of waiters.filter((w) => events.length >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  return {
+    events,
+    waitFor: (n: number) => (events.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+  };
+}
+
+function setup(store: DeliveryStore, target: string, clock: () => number, retry = DEFAULT_RELAY_RETRY): { worker: RelayWorker; hub: EventHub; relay: ReturnType<typeof relayEvents> } {
+  const hub = createEventHub();
+  const relay = relayEvents(hub);
+  const worker = createRelayWorker({ store, hub, target, secret: SECRET, timeoutMs: 2000, retry, extraHeaders: [], clock, random: () => 0.5, pollIntervalMs: 60_000 });
+  cleanups.push(() => worker.stop());
+  return { worker, hub, relay };
+}
+
+async function acceptAll(store: DeliveryStore, bodies: Buffer[], at: number) {
+  const ids: string[] = [];
+  for (const [i, rawBody] of bodies.entries()) {
+    const d = makeDelivery({ id: `relay-${i}-${at}`, rawBody, receivedAt: at });
+    await store.accept(d, attemptFor(d, { receivedAt: at }));
+    ids.push(d.id);
+  }
+  return ids;
+}
+
+const ODD_BODIES = [
+  Buffer.from('{ "id" : "x",\n\t"data":{"b":1,"a":2}   }\r\n'),
+  Buffer.from('{"url":"https:\\/\\/example.com\\/a","z":1,"a":0}'),
+  Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"bom":true}')]),
+  Buffer.concat([Buffer.from('{"bad":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]),
+  Buffer.from('{"multi":"日本語 — ✓ 🎉 é"}'),
+];
+
+describe('relay worker', () => {
+  it('hands each body on byte for byte, freshly signed, once; a replay much later still verifies', async () => {
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const store = createMemoryStore({ outbox: true });
+    let now = 1_763_719_200_000;
+    const { worker, relay } = setup(store, target.url, () => now);
+    const ids = await acceptAll(store, ODD_BODIES, now);
+    worker.poke();
+    await relay.waitFor(ODD_BODIES.length);
+    expect(target.received).toHaveLength(ODD_BODIES.length);
+    for (const [i, id] of ids.entries()) {
+      const got = target.received.find((r) => r.headers['x-service-delivery'] === id)!;
+      expect(got.body.equals(ODD_BODIES[i]!)).toBe(true);
+      expect(verify(got.body, got.headers['x-service-signature'] as string, { secrets: [SECRET], nowSeconds: now / 1000 }).ok).toBe(true);
+      expect(got.headers['x-hookrelay-replay']).toBe('false');
+    }
+    expect(await store.relayCounts()).toEqual({ pending: 0, done: ODD_BODIES.length, dead: 0 });
+
+    // Three days later: the replay is signed now, so the app's tolerance check passes.
+    now += 3 * 24 * 3600 * 1000;
+    const result = await worker.replay(ids[3]!);
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    const replayed = target.received.at(-1)!;
+    expect(replayed.headers['x-hookrelay-replay']).toBe('true');
+    expect(replayed.body.equals(ODD_BODIES[3]!)).toBe(true);
+    expect(verify(replayed.body, replayed.headers['x-service-signature'] as string, { secrets: [SECRET], nowSeconds: now / 1000 }).ok).toBe(true);
+    const history = await store.relayHistory(ids[3]!);
+    expect(history.attempts.map((a) => a.replay)).toEqual([false, true]);
+    expect(await worker.replay('missing')).toBeNull();
+  });
+
+  it('keeps deliveries while the target is down and hands each on exactly once when it is back', async () => {
+    const port = await freePort();
+    const store = createMemoryStore({ outbox: true });
+    let now = 1_763_719_200_000;
+    const { worker, relay } = setup(store, `http://127.0.0.1:${port}/hook`, () => now);
+    const ids = await acceptAll(store, Array.from({ length: 6 }, (_, i) => Buffer.from(`{"n":${i}}`)), now);
+    worker.poke();
+    await relay.waitFor(6);
+    expect(relay.events.every((e) => !e.ok && e.status === null && e.nextRetryAt === now + 1000)).toBe(true);
+    const target = await startTarget(() => 200, port);
+    cleanups.push(() => target.close());
+    now += 999;
+    worker.poke();
+    expect((await store.dueRelayJobs(now, 10)).length).toBe(0); // not due yet: backoff is respected
+    now += 1;
+    worker.poke();
+    await relay.waitFor(12);
+    await target.waitFor(6);
+    const arrived = target.received.map((r) => r.headers['x-service-delivery']).sort();
+    expect(arrived).toEqual([...ids].sort());
+    expect(await store.relayCounts()).toEqual({ pending: 0, done: 6, dead: 0 });
+  });
+
+  it('backs off after a 500, succeeds once, and marks a job dead after the last try', async () => {
+    let answer = 500;
+    const target = await startTarget(() => answer);
+    cleanups.push(() => target.close());
+    const store = createMemoryStore({ outbox: true });
+    let now = 1_000_000;
+    const { worker, relay } = setup(store, target.url, () => now, { maxTries: 2, initialDelayMs: 1000, maxDelayMs: 10_000 });
+    const [first] = await acceptAll(store, [Buffer.from('{"a":1}')], now);
+    worker.poke();
+    await relay.waitFor(1);
+    expect(relay.events[0]).toMatchObject({ ok: false, status: 500, nextRetryAt: now + 1000 });
+    answer = 200;
+    now += 1000;
+    worker.poke();
+    await relay.waitFor(2);
+    expect(relay.events[1]).toMatchObject({ ok: true, status: 200 });
+    expect((await store.relayHistory(first!)).attempts.map((a) => a.status)).toEqual([500, 200]);
+
+    answer = 503;
+    const [second] = await acceptAll(store, [Buffer.from('{"b":2}')], now);
+    worker.poke();
+    await relay.waitFor(3);
+    now += 1000;
+    worker.poke();
+    await relay.waitFor(4);
+    expect((await store.relayHistory(second!)).job).toMatchObject({ state: 'dead', tries: 2 });
+    expect(relay.events[3]!.error).toMatch(/gave up after 2 tries/);
+    expect(await store.requeueRelay(second!, now)).toBe(true);
+    answer = 200;
+    worker.poke();
+    await relay.waitFor(5);
+    expect((await store.relayHistory(second!)).job).toMatchObject({ state: 'done' });
+  });
+
+  it('resumes pending jobs after a restart and sends none twice', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const path = join(dir, 'relay.db');
+    const port = await freePort();
+    let now = Date.now();
+    const first = await createSqliteStore(path, { outbox: true });
+    const ids = await acceptAll(first, Array.from({ length: 5 }, (_, i) => Buffer.from(`{"r":${i}}`)), now);
+    const before = setup(first, `http://127.0.0.1:${port}/hook`, () => now);
+    before.worker.poke();
+    await before.relay.waitFor(5);
+    await before.worker.stop();
+    await first.close();
+
+    const target: Target = await startTarget(() => 200, port);
+    cleanups.push(() => target.close());
+    now += 2000;
+    const second = await createSqliteStore(path, { outbox: true });
+    cleanups.push(() => second.close());
+    const after = setup(second, target.url, () => now);
+    after.worker.poke();
+    await after.relay.waitFor(5);
+    after.worker.poke();
+    await target.waitFor(5);
+    expect(target.received.map((r) => r.headers['x-service-delivery']).sort()).toEqual([...ids].sort());
+    expect(await second.relayCounts()).toEqual({ pending: 0, done: 5, dead: 0 });
+    await after.worker.stop();
+    expect(target.received).toHaveLength(5);
+  });
+});
