@@ -8,6 +8,11 @@ import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
 import type { AttemptOutcome, AttemptRecord, StoredDelivery } from '../store/store.js';
 import { printable } from '../reporter/printable.js';
 import { reportProblems, resolveDbPath } from './shared-options.js';
+import { Agent } from 'undici';
+import { dataDirOf, readDevSecret } from '../config/data-dir.js';
+import { replayDelivery } from '../relay/replay.js';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { EXPORT_FORMATS, toCurl, toHar, toNdjson, type ExportFormat } from './events-export.js';
 
 type Reader = ReturnType<typeof createSqliteReader>;
 
@@ -110,8 +115,9 @@ export function registerEventsCommand(program: Command): Command {
           else process.exitCode = 1;
           return;
         }
+        const relay = reader.relayHistory(id);
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts, relay }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
@@ -132,8 +138,116 @@ export function registerEventsCommand(program: Command): Command {
         }
         lines.push('attempts');
         for (const a of attempts) lines.push(`  ${attemptRow(a)}  attempt ${a.attemptHeader ?? '?'}${a.retryAfter ? `  retry-after=${printable(a.retryAfter)}` : ''}`);
+        if (relay.job || relay.attempts.length) {
+          lines.push(`relay     ${relay.job ? `${relay.job.state} after ${relay.job.tries} tries${relay.job.state === 'pending' ? `, next at ${time(relay.job.nextAt)}` : ''}` : 'no relay job (forwarding was off)'}`);
+          for (const r of relay.attempts) {
+            lines.push(`  ${time(r.startedAt)}  ${r.replay ? 'replay' : `try ${r.try}`}  → ${r.status ?? '---'}  ${r.finishedAt - r.startedAt} ms  ${printable(r.target, 100)}${r.error ? `  ${printable(r.error, 100)}` : ''}`);
+          }
+        }
         process.stdout.write(`${lines.join('\n')}\n`);
       });
     });
+  events
+    .command('replay')
+    .description('re-send a stored delivery, freshly signed and marked as a replay (recorded in its history)')
+    .argument('<id>', 'delivery id')
+    .option('--to <url>', 'where to send it (default: HOOKRELAY_FORWARD_TO)')
+    .option('--secret <secret>', 'sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret)')
+    .option('--timeout <ms>', 'give up after this long', '30000')
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from')
+    .action(async (id: string, flags: { to?: string; secret?: string; timeout: string; db?: string; config?: string }) => {
+      const problems: string[] = [];
+      const target = flags.to ?? process.env.HOOKRELAY_FORWARD_TO;
+      if (!target) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
+      else if (!/^https?:\/\//.test(target)) problems.push(`--to: must be an http or https URL, got ${JSON.stringify(target)}`);
+      const timeout = Number(flags.timeout);
+      if (!Number.isInteger(timeout) || timeout < 1) problems.push(`--timeout: must be a whole number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
+      const db = resolveDbPath(flags);
+      if (!db.ok) problems.push(...db.problems);
+      const secret = flags.secret ?? process.env.HOOKRELAY_FORWARD_SECRET ?? process.env.HOOKRELAY_SECRET?.split(',')[0] ?? (db.ok ? readDevSecret(dataDirOf(db.dbPath)) : undefined);
+      if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
+      if (db.ok && !existsSync(db.dbPath)) problems.push(`no database at ${resolve(db.dbPath)}: start \`hookrelay listen\` first, or pass --db`);
+      if (problems.length || !db.ok) {
+        reportProblems(problems);
+        process.exitCode = 2;
+        return;
+      }
+      const store = await createSqliteStore(db.dbPath);
+      const dispatcher = new Agent();
+      try {
+        const result = await replayDelivery({ store, dispatcher, secret: secret!, timeoutMs: timeout, extraHeaders: [], clock: Date.now }, id, target!);
+        if (!result) {
+          process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
+        process.exitCode = result.ok ? 0 : 1;
+      } finally {
+        await dispatcher.close();
+        await store.close();
+      }
+    });
+
+  events
+    .command('retry')
+    .description('put a dead relay job back in the queue (a running `listen --forward-to` picks it up)')
+    .argument('<id>', 'delivery id')
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from')
+    .action(async (id: string, flags: { db?: string; config?: string }) => {
+      const db = resolveDbPath(flags);
+      if (!db.ok || !existsSync(db.dbPath)) {
+        reportProblems(db.ok ? [`no database at ${resolve(db.dbPath)}`] : db.problems);
+        process.exitCode = 2;
+        return;
+      }
+      const store = await createSqliteStore(db.dbPath);
+      try {
+        const requeued = await store.requeueRelay(id, Date.now());
+        process.stdout.write(requeued ? `queued again: ${printable(id)}\n` : '');
+        if (!requeued) {
+          process.stderr.write(`hookrelay: ${printable(id)} has no relay job (not stored, or stored while forwarding was off)\n`);
+          process.exitCode = 1;
+        }
+      } finally {
+        await store.close();
+      }
+    });
+
+  events
+    .command('export')
+    .description('stored deliveries with their raw bodies, newest first, for sharing and for tests')
+    .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')}`, 'ndjson')
+    .option('--trigger <trigger>', 'only this trigger')
+    .option('--limit <n>', 'how many (1-100000)', '1000')
+    .option('--url <url>', 'receiver URL to put in HAR and curl output', 'http://127.0.0.1:4000/webhooks')
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from')
+    .action((flags: { format: string; trigger?: string; limit: string; url: string; db?: string; config?: string }) => {
+      const problems: string[] = [];
+      if (!EXPORT_FORMATS.includes(flags.format as ExportFormat)) problems.push(`--format: must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) problems.push(`--limit: must be a whole number from 1 to 100000, got ${JSON.stringify(flags.limit)}`);
+      if (problems.length) {
+        reportProblems(problems);
+        process.exitCode = 2;
+        return;
+      }
+      withReader(flags, (reader) => {
+        const items: StoredDelivery[] = [];
+        let before: number | undefined;
+        while (items.length < limit) {
+          const page = reader.listDeliveries({ limit: Math.min(500, limit - items.length), trigger: flags.trigger, before });
+          items.push(...page.items);
+          if (page.nextCursor === null) break;
+          before = page.nextCursor;
+        }
+        const format = flags.format as ExportFormat;
+        process.stdout.write(format === 'ndjson' ? toNdjson(items) : format === 'har' ? toHar(items, flags.url) : toCurl(items, flags.url));
+      });
+    });
+
   return events;
 }

@@ -9,6 +9,9 @@ import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js'
 import { buildForwardRequest } from './forward-request.js';
 import { postToTarget, type TargetAnswer } from './post-to-target.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
+import { replayDelivery, type ReplayResult } from './replay.js';
+
+export type { ReplayResult } from './replay.js';
 
 export interface RelayOptions {
   store: DeliveryStore;
@@ -23,13 +26,6 @@ export interface RelayOptions {
   pollIntervalMs?: number;
   clock?: () => number;
   random?: () => number;
-}
-
-export interface ReplayResult {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  target: string;
 }
 
 export interface RelayWorker {
@@ -127,17 +123,12 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       });
     },
 
-    async replay(deliveryId, targetUrl) {
-      const delivery = await store.getDelivery(deliveryId);
-      if (!delivery) return null;
-      const target = targetUrl ?? options.target;
-      const history = await store.relayHistory(deliveryId);
-      const replayTry = history.attempts.filter((a) => a.replay).length + 1;
-      const { answer, startedAt, finishedAt } = await send(delivery, target, replayTry, true);
-      await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, next: null });
-      const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
-      hub.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });
-      return { ok, status: answer.status, error: answer.error, target };
+    replay(deliveryId, targetUrl) {
+      return replayDelivery(
+        { store, hub, dispatcher, secret: options.secret, timeoutMs: options.timeoutMs, extraHeaders: options.extraHeaders, clock },
+        deliveryId,
+        targetUrl ?? options.target,
+      );
     },
 
     stop() {
