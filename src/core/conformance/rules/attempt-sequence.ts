@@ -1,0 +1,23 @@
+/** `attempt-sequence`: x-service-delivery-attempt is 1, 2, 3… in hookrelay's arrival order (spec 6.1). */
+import type { Finding, RuleVerdict, TimelineEntry } from '../types.js';
+import { attemptList, fromFindings } from './context.js';
+
+/** Fails every attempt whose header is not its position in hookrelay's own count. */
+export function judgeAttemptSequence(timeline: readonly TimelineEntry[]): RuleVerdict {
+  const findings: Finding[] = timeline.map((a) => ({
+    attempt: a.position,
+    ok: a.attemptHeader === a.position,
+    expected: `header ${a.position}`,
+    observed: a.attemptHeader === null ? 'no usable header' : `header ${a.attemptHeader}`,
+    value: a.attemptHeader,
+  }));
+  const expected = timeline.map((a) => a.position).join(',');
+  const observed = timeline.map((a) => (a.attemptHeader === null ? '-' : String(a.attemptHeader))).join(',');
+  const bad = findings.filter((f) => !f.ok);
+  return fromFindings('attempt-sequence', findings, {
+    expected,
+    observed,
+    pass: timeline.length === 1 ? 'attempt header 1 on the only attempt' : `attempt headers ${observed} rise by one from 1 in arrival order`,
+    fail: `attempt headers ${observed} in arrival order, expected ${expected} (${attemptList(bad)}: ${bad.map((f) => f.observed).join(', ')}); a gap, repeat or reorder`,
+  });
+}

@@ -1,0 +1,46 @@
+/** `retry-after`: a Retry-After on 429/503 was honoured, clamped to [10 s, maxDelaySeconds] (spec 6.4 rule 1). */
+import { isRetried } from '../failure-class.js';
+import { allowedAttempts } from '../options.js';
+import { policySeconds, seconds } from '../numbers.js';
+import type { Finding, RuleVerdict, TimelineEntry } from '../types.js';
+import { retryAfterWindow } from '../windows.js';
+import { attemptList, fromFindings, type DeliveryContext } from './context.js';
+
+/**
+ * Judges each retry that followed a 429 or 503 carrying a readable Retry-After: it waited at least
+ * the clamped value × timeScale (less `slack.earlyMs`; an HTTP date counts from hookrelay's answer),
+ * and no longer than the longer of that and the backoff's upper bound (plus `slack.lateMs`).
+ * n/a when no Retry-After was followed by a retry.
+ */
+export function judgeRetryAfter(timeline: readonly TimelineEntry[], { options }: DeliveryContext): RuleVerdict {
+  const { policy, timeScale } = options;
+  const allowed = allowedAttempts(policy);
+  const findings: Finding[] = [];
+  for (const a of timeline) {
+    const prev = timeline[a.position - 2];
+    if (!prev || a.position > allowed || !isRetried(prev.answerClass, policy)) continue;
+    const w = retryAfterWindow(options, prev, a.position - 1);
+    if (!w) continue;
+    const asked = /^\s*\d+\s*$/.test(prev.retryAfter ?? '')
+      ? `Retry-After ${prev.retryAfter!.trim()}`
+      : `Retry-After "${prev.retryAfter}" (${w.requestedSeconds.toFixed(3)} s after the answer)`;
+    const clamp = w.clampedSeconds === w.requestedSeconds ? '' : ` clamped to ${policySeconds(w.clampedSeconds)}`;
+    const scale = timeScale === 1 ? '' : ` × time scale ${timeScale}`;
+    findings.push({
+      attempt: a.position,
+      ok: a.gapMs !== null && a.gapMs >= w.lowMs && a.gapMs <= w.highMs,
+      expected: `${asked}${clamp}${scale}: at least ${seconds(w.lowMs + options.slack.earlyMs)} (accepted ${seconds(w.lowMs)}–${seconds(w.highMs)} with slack)`,
+      observed: `waited ${seconds(a.gapMs)} after attempt ${prev.position}'s ${prev.status}`,
+      bounds: { min: w.lowMs / 1000, max: w.highMs / 1000 },
+      value: a.gapMs === null ? null : a.gapMs / 1000,
+    });
+  }
+  const bad = findings.filter((f) => !f.ok);
+  return fromFindings('retry-after', findings, {
+    expected: `Retry-After honoured between 10 s and ${policySeconds(policy.maxDelaySeconds)}${timeScale === 1 ? '' : `, × ${timeScale}`}`,
+    observed: findings.length === 0 ? 'no retry after a Retry-After' : `${findings.length - bad.length} of ${findings.length} honoured`,
+    pass: 'every Retry-After was honoured',
+    fail: `${attemptList(bad)}: ${bad.map((f) => `${f.observed}, expected ${f.expected}`).join('; ')}`,
+    none: 'no retry followed a 429 or 503 with Retry-After',
+  });
+}
