@@ -82,6 +82,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return attempts
         .filter((a) => query.deliveryId === undefined || a.deliveryId === query.deliveryId)
         .filter((a) => query.before === undefined || a.seq < query.before)
+        .filter((a) => query.since === undefined || a.receivedAt >= query.since)
         .filter((a) => !query.outcomes || query.outcomes.includes(a.outcome))
         .reverse()
         .slice(0, query.limit)

@@ -94,7 +94,10 @@ export interface DeliveryPage {
 export interface AttemptQuery {
   deliveryId?: string;
   outcomes?: readonly AttemptOutcome[];
+  /** Only attempts with seq below this. */
   before?: number;
+  /** Only attempts received at or after this time (ms since the epoch). */
+  since?: number;
   limit: number;
 }
 

@@ -203,12 +203,14 @@ export function createSqliteReader(db: Database.Database) {
           : attemptsOfClaimedId.all(key, query.deliveryId);
         rows.sort((a, b) => b.seq - a.seq);
         if (query.before !== undefined) rows = rows.filter((r) => r.seq < query.before!);
+        if (query.since !== undefined) rows = rows.filter((r) => r.received_at >= query.since!);
         if (query.outcomes) rows = rows.filter((r) => query.outcomes!.includes(r.outcome));
         return rows.slice(0, query.limit).map(toAttempt);
       }
       const where: string[] = [];
       const params: Array<string | number> = [];
       if (query.before !== undefined) (where.push('seq < ?'), params.push(query.before));
+      if (query.since !== undefined) (where.push('received_at >= ?'), params.push(query.since));
       if (query.outcomes && query.outcomes.length > 0) {
         where.push(`outcome IN (${query.outcomes.map(() => '?').join(', ')})`);
         params.push(...query.outcomes);
