@@ -64,13 +64,13 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
       expect(attempts[3]).toMatchObject({ status: 503, reason: 'fault:503', retryAfter: '120' });
       expect(await store.countArrivals(delivery.id)).toBe(4);
       const late = makeDelivery();
-      await store.recordAttempt(attemptFor(late, { outcome: 'rejected', status: 400, receivedAt: delivery.receivedAt + 60_000 }));
+      await store.recordAttempt(attemptFor(late, { outcome: 'rejected', status: 400, reason: 'TIMESTAMP_TOO_OLD', receivedAt: delivery.receivedAt + 60_000 }));
       expect((await store.listAttempts({ since: delivery.receivedAt + 1, limit: 10 })).map((a) => a.deliveryId)).toEqual([late.id]);
       expect(await store.listAttempts({ deliveryId: late.id, since: delivery.receivedAt + 60_001, limit: 10 })).toEqual([]);
       expect(await store.countArrivals(other.id)).toBe(1);
       expect(await store.countArrivals('never-seen')).toBe(0);
       const rejected = await store.listAttempts({ outcomes: ['rejected'], limit: 10 });
-      expect(rejected.map((a) => a.reason)).toEqual(['SIGNATURE_MISMATCH']);
+      expect(rejected.map((a) => a.reason)).toEqual(['TIMESTAMP_TOO_OLD', 'SIGNATURE_MISMATCH']);
     });
 
     it('records attempts that claim no id', async () => {
