@@ -3,6 +3,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerEventsCommand } from './commands/events.js';
 import { registerListenCommand } from './commands/listen.js';
+import { registerScheduleCommand } from './commands/schedule.js';
+import { registerSendCommand } from './commands/send.js';
+import { registerTriggersCommand } from './commands/triggers.js';
 import { registerVerifyCommand } from './commands/verify.js';
 
 export function buildProgram(): Command {
@@ -14,6 +17,9 @@ export function buildProgram(): Command {
   registerListenCommand(program);
   registerVerifyCommand(program);
   registerEventsCommand(program);
+  registerSendCommand(program);
+  registerScheduleCommand(program);
+  registerTriggersCommand(program);
   return program;
 }
 

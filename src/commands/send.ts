@@ -1,0 +1,98 @@
+/** `hookrelay send`: the built-in sender (spec 6.1, 6.3, 6.4, 3). This file only translates flags and prints. */
+import type { Command } from 'commander';
+import { formatDuration, formatMs } from '../core/retry-policy/format-duration.js';
+import type { RetryPolicy } from '../core/retry-policy/policy.js';
+import { EXIT_DELIVERY_FAILED, outputOf, reportProblems, reportUsage, type CommandOutput } from '../sender/cli-output.js';
+import { systemClock } from '../sender/clock.js';
+import { runDeliveries } from '../sender/engine.js';
+import { formatEvent, formatSummary } from '../sender/format-timeline.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, createHttpTransport } from '../sender/http-attempt.js';
+import { addPolicyOptions } from '../sender/policy-options.js';
+import { resolveSendSettings, type SendFlags, type SendSettings } from '../sender/send-settings.js';
+
+export function registerSendCommand(program: Command): void {
+  const command = program
+    .command('send')
+    .description('send signed deliveries to a receiver, retrying exactly as spec 6.4 says')
+    .requiredOption('--to <url>', 'the receiver endpoint (http or https)')
+    .option('--trigger <name>', 'the trigger (see `hookrelay triggers`)', 'trustcenter.access_requested')
+    .option('--data <json>', "the body's data object, instead of sample data")
+    .option('--payload <file>', 'send this file as the body, byte for byte (its "id" becomes x-service-delivery)')
+    .option('--secret <secret>', "signing secret (default: listen's development secret in the data folder)")
+    .option('--unsigned', 'send without x-service-signature');
+  addPolicyOptions(command)
+    .option('--count <n>', 'how many deliveries', '1')
+    .option('--concurrency <n>', 'attempts in flight at once', '10')
+    .option('--time-scale <factor>', 'multiply every wait between attempts (0.001 runs the ~5 h 41 min default schedule in ~20 s)', '1')
+    .option('--seed <n>', 'seed for jitter and sample data (printed in the summary)')
+    .option('--timeout <ms>', 'attempt timeout in milliseconds (spec 6.4: 10 s)', String(DEFAULT_ATTEMPT_TIMEOUT_MS))
+    .option('--block-private', "emulate the service's SSRF rule: endpoints resolving to private or reserved addresses fail as blocked")
+    .option('--auto-disable-after <n>', 'suspend the webhook after this many failed deliveries in a row, 1 to 100', '15')
+    .option('--no-disable-on-gone', 'do not suspend the webhook when the endpoint answers 410')
+    .option('--db <path>', 'database whose data folder holds the development secret (looked up like listen: HOOKRELAY_DB, hookrelay.config.json, .hookrelay/hookrelay.db)')
+    .option('--json', 'print the Delivery records (spec 2.11) as a JSON array instead of the timeline')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  npx hookrelay send --to http://127.0.0.1:4000/webhooks
+  npx hookrelay send --to http://127.0.0.1:3000/hooks --secret "$WEBHOOK_SECRET" --trigger trustcenter.access_approved
+  npx hookrelay send --to http://127.0.0.1:3000/hooks --count 20 --time-scale 0.001 --json > deliveries.json`,
+    )
+    .action(async function (this: Command, flags: SendFlags) {
+      await send(flags, outputOf(this));
+    });
+}
+
+async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
+  const json = flags.json === true;
+  const checked = resolveSendSettings(flags, systemClock.now);
+  if (!checked.ok) {
+    return 'problems' in checked ? reportProblems(output, checked.problems, json, systemClock.now()) : reportUsage(output, checked.message);
+  }
+  const settings = checked.settings;
+  if (!json) printHeading(settings, output);
+  const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate });
+  const started = systemClock.now();
+  const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };
+  try {
+    const result = await runDeliveries(
+      {
+        url: settings.url,
+        deliveries: settings.deliveries,
+        secret: settings.secret,
+        policy: settings.policy,
+        failureHandling: settings.failureHandling,
+        webhookId: settings.webhookId,
+        concurrency: settings.concurrency,
+        timeScale: settings.timeScale,
+        onEvent: json ? undefined : (event) => formatEvent(event, ctx).forEach((line) => output.out(line)),
+      },
+      { transport, clock: systemClock, random: settings.random },
+    );
+    if (json) {
+      output.out(JSON.stringify(result.deliveries, null, 2));
+    } else {
+      const elapsedMs = systemClock.now() - started;
+      formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed }).forEach((line) => output.out(line));
+    }
+    if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
+  } finally {
+    await transport.close();
+  }
+}
+
+function printHeading(settings: SendSettings, output: CommandOutput): void {
+  const n = settings.deliveries.length;
+  const { autoDisableAfter, disableOnGone } = settings.failureHandling;
+  output.out(`Sending ${n} deliver${n === 1 ? 'y' : 'ies'} of ${settings.deliveries[0]!.trigger} to ${settings.url}`);
+  output.out(`  signing: ${settings.signing}`);
+  output.out(`  policy: ${describePolicy(settings.policy)}; autoDisableAfter ${autoDisableAfter}, disableOnGone ${disableOnGone}`);
+  output.out(`  attempt timeout ${formatMs(settings.timeoutMs)}${settings.timeScale === 1 ? '' : `; waits ×${settings.timeScale}`}${settings.blockPrivate ? '; private addresses blocked' : ''}`);
+}
+
+function describePolicy(policy: RetryPolicy): string {
+  if (!policy.enabled) return 'retries disabled (one attempt)';
+  const backoff = policy.backoff === 'fixed' ? `fixed ${formatDuration(policy.initialDelaySeconds)}` : `exponential from ${formatDuration(policy.initialDelaySeconds)} ×4 ±20%`;
+  return `${policy.maxAttempts} attempts, ${backoff}, cap ${formatDuration(policy.maxDelaySeconds)}, retryOn ${policy.retryOn.join(',') || '(none)'}`;
+}

@@ -1,0 +1,41 @@
+/** Output helpers for the sender's commands: stdout/stderr through commander's output configuration. */
+import type { Command } from 'commander';
+import type { FieldProblem } from '../core/retry-policy/validate-policy.js';
+import { validationErrorEnvelope } from '../core/retry-policy/validate-policy.js';
+
+/** Exit code for refused input (flags, policy, payload). Failed deliveries exit 1. */
+export const EXIT_USAGE = 2;
+export const EXIT_DELIVERY_FAILED = 1;
+
+export interface CommandOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Lines to the command's configured stdout / stderr (tests capture them with configureOutput). */
+export function outputOf(command: Command): CommandOutput {
+  const config = command.configureOutput();
+  const writeOut = config.writeOut ?? ((s: string) => process.stdout.write(s));
+  const writeErr = config.writeErr ?? ((s: string) => process.stderr.write(s));
+  return { out: (line) => writeOut(`${line}\n`), err: (line) => writeErr(`${line}\n`) };
+}
+
+/**
+ * Reports refused fields in the spec's 422 VALIDATION_ERROR style (section 7) on stderr: the
+ * error envelope as JSON with --json, else one line per field. Sets exit code 2.
+ */
+export function reportProblems(output: CommandOutput, problems: readonly FieldProblem[], json: boolean, nowMs: number): void {
+  if (json) {
+    output.err(JSON.stringify(validationErrorEnvelope(problems, new Date(nowMs).toISOString()), null, 2));
+  } else {
+    output.err(`error: 422 VALIDATION_ERROR`);
+    for (const p of problems) output.err(`  ${p.field} ${p.message}`);
+  }
+  process.exitCode = EXIT_USAGE;
+}
+
+/** Reports a refused flag or input with a message naming the cause. Sets exit code 2. */
+export function reportUsage(output: CommandOutput, message: string): void {
+  output.err(`error: ${message}`);
+  process.exitCode = EXIT_USAGE;
+}

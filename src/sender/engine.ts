@@ -1,0 +1,140 @@
+/**
+ * The delivery engine: drives deliveries through attempts, waits and the webhook's state
+ * (spec 3, 6.3, 6.4) using the pure transitions of core/retry-policy. It never prints: it emits
+ * typed events and returns the spec 2.11 records.
+ */
+import { setMaxListeners } from 'node:events';
+import { sign } from '../core/signature/sign.js';
+import type { DeliveryEvent, DeliveryEventListener } from '../core/retry-policy/delivery-events.js';
+import {
+  closeAsInactive,
+  createDelivery,
+  finishAttempt,
+  startAttempt,
+  type Delivery,
+} from '../core/retry-policy/delivery-state.js';
+import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
+import {
+  afterAttempt,
+  afterDelivery,
+  createWebhookState,
+  type SuspendReason,
+  type WebhookState,
+} from '../core/retry-policy/webhook-state.js';
+import type { RandomSource } from '../core/seeded-random.js';
+import { attemptHeaders, type OutgoingDelivery } from './build-request.js';
+import type { SenderClock } from './clock.js';
+import type { Transport } from './http-attempt.js';
+import { createSlots } from './slots.js';
+
+export interface SendRun {
+  url: string;
+  deliveries: readonly OutgoingDelivery[];
+  /** The signing secret; null sends unsigned (spec 6.1: the header only when signing is on). */
+  secret: string | null;
+  policy: RetryPolicy;
+  failureHandling: FailureHandling;
+  webhookId: string;
+  /** Attempts in flight at once; default 1. */
+  concurrency?: number;
+  /** Multiplies every wait between attempts (1 = real time). */
+  timeScale?: number;
+  onEvent?: DeliveryEventListener;
+}
+
+export interface SenderDeps {
+  transport: Transport;
+  clock: SenderClock;
+  random: RandomSource;
+}
+
+export interface SendResult {
+  deliveries: Delivery[];
+  webhook: WebhookState;
+}
+
+/**
+ * Sends every delivery to `url` until each is succeeded or failed. Each attempt is signed
+ * afresh with its own `t` (spec 6.3); the body bytes and x-service-delivery never change.
+ * Resolves with the Delivery records in input order and the final webhook state; never rejects
+ * for anything the endpoint does.
+ */
+export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<SendResult> {
+  const { clock, transport, random } = deps;
+  const emit = (event: DeliveryEvent): void => {
+    try {
+      run.onEvent?.(event);
+    } catch {
+      /* a failing subscriber must not stop deliveries */
+    }
+  };
+  const timeScale = run.timeScale ?? 1;
+  const slots = createSlots(Math.max(1, Math.floor(run.concurrency ?? 1)));
+  const inactive = new AbortController();
+  // Every waiting delivery listens on this one signal.
+  setMaxListeners(0, inactive.signal);
+  let webhook = createWebhookState(run.webhookId);
+  const records = run.deliveries.map((d) =>
+    createDelivery({ id: d.id, webhookId: run.webhookId, trigger: d.trigger, apiVersion: d.apiVersion, payload: d.payload, createdAtMs: clock.now() }),
+  );
+
+  const suspend = (reason: SuspendReason | null, byDeliveryId: string): void => {
+    if (reason === null) return;
+    emit({ type: 'webhook_suspended', webhook, reason, byDeliveryId });
+    // Spec 3: sends nothing more; every waiting delivery wakes and closes as webhook_inactive.
+    inactive.abort();
+  };
+
+  const close = (index: number, delivery: Delivery): void => {
+    records[index] = delivery;
+    emit({ type: 'delivery_finished', index, delivery });
+    const change = afterDelivery(webhook, delivery, run.failureHandling);
+    webhook = change.webhook;
+    suspend(change.suspended, delivery.id);
+  };
+
+  const deliverOne = async (index: number): Promise<void> => {
+    const outgoing = run.deliveries[index]!;
+    for (;;) {
+      const slot = await slots.acquire(inactive.signal);
+      if (slot === null || webhook.status !== 'active') {
+        slot?.release();
+        return close(index, closeAsInactive(records[index]!));
+      }
+      let finished: ReturnType<typeof finishAttempt>;
+      try {
+        const nowMs = clock.now();
+        const started = startAttempt(records[index]!, nowMs);
+        if (!started.ok) return;
+        records[index] = started.delivery;
+        emit({ type: 'attempt_started', index, deliveryId: outgoing.id, attemptNumber: started.attemptNumber, startedAt: started.delivery.sentAt! });
+        // Spec 6.3: every attempt is signed afresh with its own t.
+        const signature = run.secret === null ? null : sign(run.secret, outgoing.body, Math.floor(nowMs / 1000));
+        const { observation } = await transport.send({ url: run.url, headers: attemptHeaders(outgoing, started.attemptNumber, signature), body: outgoing.body });
+        finished = finishAttempt(records[index]!, observation, { policy: run.policy, nowMs: clock.now(), random, timeScale });
+      } finally {
+        slot.release();
+      }
+      records[index] = finished.delivery;
+      emit({
+        type: 'attempt_finished',
+        index,
+        deliveryId: outgoing.id,
+        attempt: finished.delivery.attempts.at(-1)!,
+        outcome: finished.outcome,
+        decision: finished.decision,
+        scaledWaitMs: finished.scaledWaitMs,
+        delivery: finished.delivery,
+      });
+      const change = afterAttempt(webhook, finished.outcome, run.failureHandling, clock.now());
+      webhook = change.webhook;
+      suspend(change.suspended, outgoing.id);
+      if (finished.delivery.status !== 'retrying') return close(index, finished.delivery);
+      if (webhook.status !== 'active') return close(index, closeAsInactive(finished.delivery));
+      await clock.sleep(finished.scaledWaitMs!, inactive.signal);
+    }
+  };
+
+  await Promise.all(records.map((_, index) => deliverOne(index)));
+  return { deliveries: records, webhook };
+}

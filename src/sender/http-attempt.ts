@@ -1,0 +1,149 @@
+/**
+ * One delivery attempt over HTTP (spec 6.4): POST with undici, a deadline for the whole attempt,
+ * redirects followed by hand with the same POST (at most 3 hops), the response body never read,
+ * and, when asked, the service's SSRF rule (private or reserved address → blocked).
+ */
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { AttemptObservation } from '../core/retry-policy/classify-outcome.js';
+import { isPrivateOrReserved } from './private-address.js';
+
+/** Spec 6.4 and section 8: 10 s per attempt, at most 3 redirect hops. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+export const MAX_REDIRECT_HOPS = 3;
+
+export interface AttemptRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface AttemptResult {
+  observation: AttemptObservation;
+  /** Every URL the attempt reached, the first one included. */
+  urls: string[];
+}
+
+export interface Transport {
+  send(request: AttemptRequest): Promise<AttemptResult>;
+  /** Releases connections; attempts still running fail. */
+  close(): Promise<void>;
+}
+
+export interface HttpTransportOptions {
+  /** The deadline of one attempt, redirect hops included. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Emulate the service's SSRF rule: refuse endpoints resolving to private or reserved addresses. */
+  blockPrivate?: boolean;
+  /** Name resolution (default node:dns lookup); injectable for tests. */
+  lookup?: LookupFunction;
+}
+
+const BLOCKED_CODE = 'HOOKRELAY_BLOCKED_ADDRESS';
+const TIMED_OUT = Symbol('attempt timeout');
+
+/** A transport that sends attempts over real sockets. Close it when done. */
+export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  const blockPrivate = options.blockPrivate ?? false;
+  const baseLookup: LookupFunction = options.lookup ?? (dnsLookup as unknown as LookupFunction);
+  const agent = new Agent({
+    connect: { timeout: timeoutMs, lookup: blockPrivate ? guardLookup(baseLookup) : baseLookup },
+    // Our own deadline governs; undici's must not fire first.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+
+  return {
+    async send(req) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(TIMED_OUT), timeoutMs);
+      const urls: string[] = [];
+      try {
+        return { observation: await follow(req, urls, controller.signal), urls };
+      } catch (err) {
+        return { observation: observeError(err, controller.signal), urls };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      await agent.destroy();
+    },
+  };
+
+  async function follow(req: AttemptRequest, urls: string[], signal: AbortSignal): Promise<AttemptObservation> {
+    let url = req.url;
+    for (let hop = 0; ; hop++) {
+      urls.push(url);
+      // A literal IP never reaches the lookup hook, so it is judged here.
+      if (blockPrivate && isPrivateOrReserved(new URL(url).hostname)) return { kind: 'blocked' };
+      const res = await request(url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent, signal });
+      // Spec 6.4: the response body is never read.
+      res.body.on('error', () => {});
+      res.body.destroy();
+      const status = res.statusCode;
+      if (status < 300 || status > 399) return { kind: 'response', status, retryAfter: firstHeader(res.headers['retry-after']) };
+      const location = firstHeader(res.headers.location);
+      if (location === null || location.trim() === '') return { kind: 'redirect', cause: 'missing_location', status };
+      const next = resolveLocation(location, url);
+      if (next === null) return { kind: 'redirect', cause: 'unusable_location', status };
+      // Spec 8: at most 3 hops; the 4th redirect fails the attempt.
+      if (hop >= MAX_REDIRECT_HOPS) return { kind: 'redirect', cause: 'too_many_hops', status };
+      url = next;
+    }
+  }
+}
+
+function resolveLocation(location: string, base: string): string | null {
+  try {
+    const next = new URL(location.trim(), base);
+    return next.protocol === 'http:' || next.protocol === 'https:' ? next.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function guardLookup(base: LookupFunction): LookupFunction {
+  return (hostname, options, callback) => {
+    base(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      if (addresses.some((a) => isIP(a) !== 0 && isPrivateOrReserved(a))) {
+        const blocked = Object.assign(new Error(`${hostname} resolves to a private or reserved address`), { code: BLOCKED_CODE });
+        return callback(blocked, address, family);
+      }
+      callback(null, address, family);
+    });
+  };
+}
+
+function observeError(err: unknown, signal: AbortSignal): AttemptObservation {
+  if (signal.aborted && signal.reason === TIMED_OUT) return { kind: 'timeout' };
+  const codes = errorCodes(err);
+  if (codes.includes(BLOCKED_CODE)) return { kind: 'blocked' };
+  if (codes.some((c) => c === 'UND_ERR_CONNECT_TIMEOUT' || c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'ETIMEDOUT')) return { kind: 'timeout' };
+  if (codes.some((c) => c === 'ENOTFOUND' || c === 'EAI_AGAIN' || c === 'EAI_NONAME' || c === 'EAI_FAIL')) return { kind: 'network', cause: 'dns' };
+  if (codes.includes('ECONNREFUSED')) return { kind: 'network', cause: 'refused' };
+  if (codes.some((c) => c === 'ECONNRESET' || c === 'UND_ERR_SOCKET' || c === 'EPIPE' || c === 'UND_ERR_CLOSED')) {
+    return { kind: 'network', cause: 'reset' };
+  }
+  return { kind: 'network', cause: 'other' };
+}
+
+/** The codes of an error and its causes (undici wraps socket errors; Node wraps connect errors in AggregateError). */
+function errorCodes(err: unknown, depth = 0): string[] {
+  if (err === null || typeof err !== 'object' || depth > 4) return [];
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  const codes = typeof e.code === 'string' ? [e.code] : [];
+  codes.push(...errorCodes(e.cause, depth + 1));
+  if (Array.isArray(e.errors)) for (const inner of e.errors) codes.push(...errorCodes(inner, depth + 1));
+  return codes;
+}

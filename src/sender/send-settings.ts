@@ -1,0 +1,183 @@
+/**
+ * `send` flags → checked settings and the deliveries to send. Refusals come back as tagged
+ * results naming the flag or field; the command decides how to print them.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dataDirOf, readDevSecret, secretHint } from '../config/data-dir.js';
+import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
+import { validateFailureHandling, type FieldProblem } from '../core/retry-policy/validate-policy.js';
+import { mulberry32, uuidFromRandom, type RandomSource } from '../core/seeded-random.js';
+import { TRIGGER_CATALOGUE, isKnownTrigger, sampleData } from '../core/triggers.js';
+import { resolveDbPath } from '../commands/shared-options.js';
+import { buildDelivery, deliveryFromRawBody, type OutgoingDelivery } from './build-request.js';
+import { integerOrText, policyFromFlags, type PolicyFlags } from './policy-options.js';
+
+export interface SendFlags extends PolicyFlags {
+  to: string;
+  trigger: string;
+  data?: string;
+  payload?: string;
+  secret?: string;
+  unsigned?: boolean;
+  count: string;
+  concurrency: string;
+  timeScale: string;
+  seed?: string;
+  timeout: string;
+  blockPrivate?: boolean;
+  autoDisableAfter: string;
+  disableOnGone: boolean;
+  db?: string;
+  json?: boolean;
+}
+
+export interface SendSettings {
+  url: string;
+  policy: RetryPolicy;
+  failureHandling: FailureHandling;
+  concurrency: number;
+  timeScale: number;
+  seed: number;
+  random: RandomSource;
+  timeoutMs: number;
+  blockPrivate: boolean;
+  secret: string | null;
+  /** How the deliveries are signed, for display: never the secret, only its hint. */
+  signing: string;
+  webhookId: string;
+  deliveries: OutgoingDelivery[];
+}
+
+export type SettingsCheck =
+  | { ok: true; settings: SendSettings }
+  /** `problems`: refused policy fields (the 422 style); `message`: any other refused input. */
+  | { ok: false; problems: FieldProblem[] }
+  | { ok: false; message: string };
+
+/** Checks every flag and builds the deliveries. `now` stamps createdAt and sample data. */
+export function resolveSendSettings(flags: SendFlags, now: () => number): SettingsCheck {
+  const policy = policyFromFlags(flags);
+  const handling = validateFailureHandling({ autoDisableAfter: integerOrText(flags.autoDisableAfter), disableOnGone: flags.disableOnGone });
+  if (!policy.ok || !handling.ok) {
+    return { ok: false, problems: [...(policy.ok ? [] : policy.problems), ...(handling.ok ? [] : handling.problems)] };
+  }
+  const url = checkUrl(flags.to);
+  if (!url.ok) return url;
+  const count = integerFlag('--count', flags.count, 1, 100_000);
+  const concurrency = integerFlag('--concurrency', flags.concurrency, 1, 1000);
+  const timeoutMs = integerFlag('--timeout', flags.timeout, 1, 600_000);
+  const seed = flags.seed === undefined ? { ok: true as const, value: randomInt(0, 2 ** 32) } : integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
+  for (const checked of [count, concurrency, timeoutMs, seed]) if (!checked.ok) return checked;
+  const timeScale = Number(flags.timeScale);
+  if (flags.timeScale.trim() === '' || !Number.isFinite(timeScale) || timeScale < 0) {
+    return { ok: false, message: `--time-scale must be a number >= 0 (got "${flags.timeScale}")` };
+  }
+  const secret = resolveSecret(flags);
+  if (!secret.ok) return secret;
+  const random = mulberry32(seed.ok ? seed.value : 0);
+  const deliveries = prepareDeliveries(flags, count.ok ? count.value : 1, random, now);
+  if (!deliveries.ok) return deliveries;
+  return {
+    ok: true,
+    settings: {
+      url: url.value,
+      policy: policy.value,
+      failureHandling: handling.value,
+      concurrency: concurrency.ok ? concurrency.value : 1,
+      timeScale,
+      seed: seed.ok ? seed.value : 0,
+      random,
+      timeoutMs: timeoutMs.ok ? timeoutMs.value : 10_000,
+      blockPrivate: flags.blockPrivate === true,
+      secret: secret.secret,
+      signing: secret.signing,
+      webhookId: uuidFromRandom(random),
+      deliveries: deliveries.value,
+    },
+  };
+}
+
+type Result<T> = { ok: true; value: T } | { ok: false; message: string };
+
+function prepareDeliveries(flags: SendFlags, count: number, random: RandomSource, now: () => number): Result<OutgoingDelivery[]> {
+  if (flags.data !== undefined && flags.payload !== undefined) return { ok: false, message: 'give either --data or --payload, not both' };
+  if (flags.payload !== undefined) {
+    let raw: Buffer;
+    try {
+      raw = readFileSync(flags.payload);
+    } catch (err) {
+      return { ok: false, message: `cannot read --payload ${flags.payload}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    }
+    const checked = deliveryFromRawBody(raw, flags.trigger);
+    if (!checked.ok) return { ok: false, message: `--payload ${flags.payload}: ${checked.reason}` };
+    // The same bytes and id each time: --count N sends N copies of one delivery (a dedupe test).
+    return { ok: true, value: Array.from({ length: count }, () => checked.delivery) };
+  }
+  const trigger = flags.trigger;
+  if (!isKnownTrigger(trigger)) {
+    const known = TRIGGER_CATALOGUE.map((e) => e.trigger).join(', ');
+    return { ok: false, message: `unknown trigger "${trigger}" (known: ${known}); use --payload to send any body` };
+  }
+  let data: Record<string, unknown> | undefined;
+  if (flags.data !== undefined) {
+    data = parseObject(flags.data);
+    if (data === undefined) return { ok: false, message: '--data must be a JSON object, such as \'{"accessRequestId":"..."}\'' };
+  }
+  const organizationId = uuidFromRandom(random);
+  const deliveries = Array.from({ length: count }, () =>
+    buildDelivery({
+      // Delivery ids stay fresh under --seed, so a receiver never takes a new send for a duplicate.
+      id: randomUUID(),
+      trigger,
+      organizationId,
+      createdAtMs: now(),
+      data: data ?? (sampleData(trigger, { random, now }) as Record<string, unknown>),
+    }),
+  );
+  return { ok: true, value: deliveries };
+}
+
+function resolveSecret(flags: SendFlags): { ok: true; secret: string | null; signing: string } | { ok: false; message: string } {
+  if (flags.unsigned && flags.secret !== undefined) return { ok: false, message: 'give either --secret or --unsigned, not both' };
+  if (flags.unsigned) return { ok: true, secret: null, signing: 'off (--unsigned): no x-service-signature' };
+  if (flags.secret !== undefined) {
+    if (flags.secret.length === 0) return { ok: false, message: '--secret is empty' };
+    return { ok: true, secret: flags.secret, signing: `--secret ${secretHint(flags.secret)}` };
+  }
+  // The same lookup as listen and verify (flag > HOOKRELAY_DB > config file > default), so the
+  // secret listen made is found with no flags.
+  const db = resolveDbPath({ db: flags.db });
+  if (!db.ok) return { ok: false, message: `cannot find the data folder: ${db.problems.join('; ')}` };
+  const dataDir = dataDirOf(db.dbPath);
+  const secret = readDevSecret(dataDir);
+  if (secret === undefined) {
+    return { ok: false, message: 'no secret: pass --secret, or start `hookrelay listen` once on this machine so it creates a development secret' };
+  }
+  return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}` };
+}
+
+function checkUrl(value: string): Result<string> {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value: url.href };
+    return { ok: false, message: `--to must be an http or https URL (got "${value}")` };
+  } catch {
+    return { ok: false, message: `--to is not a URL (got "${value}")` };
+  }
+}
+
+function integerFlag(flag: string, value: string, min: number, max: number): Result<number> {
+  const n = integerOrText(value);
+  if (typeof n === 'number' && n >= min && n <= max) return { ok: true, value: n };
+  return { ok: false, message: `${flag} must be an integer from ${min} to ${max} (got "${value}")` };
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
