@@ -41,7 +41,7 @@ function pinned(core: number, args: string[]): [string, string[]] {
 }
 
 async function startServer(args: string[]): Promise<Server> {
-  const [cmd, argv] = pinned(0, ['--import', 'tsx', ...args]);
+  const [cmd, argv] = pinned(0, args[0]!.endsWith('.ts') ? ['--import', 'tsx', ...args] : args);
   const child = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -80,10 +80,11 @@ async function load(url: string, durationMs = ROUND_MS, rate = 0, connections = 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function listenArgs(db: string): string[] {
-  return ['src/cli.ts', 'listen', '--port', '0', '--db', db, '--secret', SECRET, '--log-format', 'json'];
+  return ['dist/cli.js', 'listen', '--port', '0', '--db', db, '--secret', SECRET, '--log-format', 'json'];
 }
 
 async function main(): Promise<void> {
+  if (spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
   const work = join(ROOT, 'bench', 'results', `run-${process.pid}`);
   mkdirSync(work, { recursive: true });
   const rows: Array<{ name: string; value: string; target: string; pass: boolean | null }> = [];
