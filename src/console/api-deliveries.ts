@@ -1,0 +1,172 @@
+/** Control API: deliveries, their attempts, raw bodies, replay and delete (issue 6). */
+import type { FastifyInstance } from 'fastify';
+import type { StoredDelivery } from '../store/store.js';
+import type { RelayRecordView } from './console-options.js';
+import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
+import type { ConsoleContext } from './console-context.js';
+import { pageParams, stringParam, type Query } from './query-params.js';
+import { checkReplayTarget } from './replay-target.js';
+import {
+  attemptView,
+  bodyView,
+  clip,
+  deliverySummary,
+  rawFileName,
+  redactUrl,
+  relayView,
+  signatureView,
+} from './views.js';
+
+/** Attempts shown in one delivery's detail; a sender allows at most 10 (spec 8), so this is plenty. */
+const MAX_DETAIL_ATTEMPTS = 1000;
+const OUTCOMES = new Set(['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable']);
+
+/** An optional adapter's answer, or null when it failed: one failing view must not fail the page. */
+async function optional<T>(run: (() => Promise<T>) | undefined): Promise<T | null> {
+  if (!run) return null;
+  try {
+    return await run();
+  } catch {
+    return null;
+  }
+}
+
+interface IdParams {
+  id: string;
+}
+
+export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const { store } = ctx.options;
+
+  const showRelay = (r: RelayRecordView) => relayView(r.error === undefined ? r : { ...r, error: ctx.redact(r.error) });
+
+  const requireDelivery = async (id: string): Promise<StoredDelivery> => {
+    const delivery = await store.getDelivery(id);
+    if (!delivery) throw notFound('no stored delivery with this id');
+    return delivery;
+  };
+
+  app.get('/api/deliveries', async (request) => {
+    const query = request.query as Query;
+    const { limit, before } = pageParams(query, 'deliveries', ctx.cursors);
+    const trigger = stringParam(query, 'trigger');
+    const text = stringParam(query, 'text');
+    const status = stringParam(query, 'status', 20);
+    if (status !== undefined && status !== '' && status !== 'accepted' && status !== 'duplicate') {
+      throw badRequest('"status" must be accepted (every stored delivery) or duplicate (received more than once)');
+    }
+    const page = await store.listDeliveries({
+      limit,
+      before,
+      trigger: trigger || undefined,
+      text: text || undefined,
+      duplicatesOnly: status === 'duplicate',
+    });
+    const hints = ctx.status().secretHints;
+    const relayHistory = ctx.options.relayHistory;
+    const items = await Promise.all(
+      page.items.map(async (d) => {
+        const [latest] = await store.listAttempts({ deliveryId: d.id, limit: 1 });
+        const relay = await optional(relayHistory && (() => relayHistory(d.id)));
+        const lastRelay = relay?.[relay.length - 1];
+        return {
+          ...deliverySummary({ ...d, bodyBytes: d.rawBody.length }, hints),
+          latestAttempt: latest ? attemptView(latest) : null,
+          relay: lastRelay ? showRelay(lastRelay) : null,
+        };
+      }),
+    );
+    const nextCursor = page.nextCursor === null ? null : ctx.cursors.encode('deliveries', page.nextCursor);
+    return success(items, ctx.now(), { nextCursor, hasMore: nextCursor !== null, limit });
+  });
+
+  app.get('/api/attempts', async (request) => {
+    const query = request.query as Query;
+    const { limit, before } = pageParams(query, 'attempts', ctx.cursors);
+    const deliveryId = stringParam(query, 'deliveryId', 1024);
+    const outcomeText = stringParam(query, 'outcome', 100);
+    const outcomes = outcomeText ? outcomeText.split(',').map((o) => o.trim()) : undefined;
+    if (outcomes?.some((o) => !OUTCOMES.has(o))) {
+      throw badRequest(`"outcome" must be a comma-separated list of ${[...OUTCOMES].join(', ')}`);
+    }
+    const records = await store.listAttempts({
+      deliveryId: deliveryId || undefined,
+      outcomes: outcomes as Parameters<typeof store.listAttempts>[0]['outcomes'],
+      before,
+      limit: limit + 1,
+    });
+    const items = records.slice(0, limit);
+    const hasMore = records.length > limit;
+    const nextCursor = hasMore ? ctx.cursors.encode('attempts', items[items.length - 1]!.seq) : null;
+    return success(items.map(attemptView), ctx.now(), { nextCursor, hasMore, limit });
+  });
+
+  app.get<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {
+    const d = await requireDelivery(request.params.id);
+    const status = ctx.status();
+    const newestFirst = await store.listAttempts({ deliveryId: d.id, limit: MAX_DETAIL_ATTEMPTS + 1 });
+    const attempts = newestFirst.slice(0, MAX_DETAIL_ATTEMPTS).reverse().map(attemptView);
+    const { relayHistory, conformance } = ctx.options;
+    const relay = await optional(relayHistory && (() => relayHistory(d.id)));
+    const verdict = await optional(conformance && (() => conformance(d.id)));
+    return success(
+      {
+        delivery: deliverySummary({ ...d, bodyBytes: d.rawBody.length }, status.secretHints),
+        headers: d.headers.map(([name, value]) => [name, value]),
+        body: bodyView(d.rawBody),
+        signature: signatureView(d, status),
+        attempts,
+        attemptsTruncated: newestFirst.length > MAX_DETAIL_ATTEMPTS,
+        relay: relay ? relay.map(showRelay) : null,
+        conformance: verdict ?? null,
+      },
+      ctx.now(),
+    );
+  });
+
+  app.get<{ Params: IdParams }>('/api/deliveries/:id/raw', async (request, reply) => {
+    const d = await requireDelivery(request.params.id);
+    return reply
+      .header('content-type', 'application/octet-stream')
+      .header('content-disposition', `attachment; filename="${rawFileName(d.id)}"`)
+      .header('cache-control', 'no-store')
+      .send(d.rawBody);
+  });
+
+  app.post<{ Params: IdParams }>('/api/deliveries/:id/replay', async (request) => {
+    const replay = ctx.options.replay;
+    if (!replay) throw notImplemented('replay is not available in this process');
+    const body = request.body;
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+      throw badRequest('the body must be a JSON object: {} or {"to": "<url>"}');
+    }
+    const to = (body as { to?: unknown } | undefined)?.to;
+    // The unredacted target: compared, never shown.
+    const target = checkReplayTarget(to, ctx.options.status().forwardTo ?? null);
+    if (!target.ok) throw badRequest(target.message);
+    const d = await requireDelivery(request.params.id);
+    let result;
+    try {
+      result = await replay(d.id, target.target);
+    } catch {
+      throw new ConsoleApiError(502, 'REPLAY_FAILED', 'the replay could not be attempted');
+    }
+    return success(
+      {
+        ok: result.ok === true,
+        status: typeof result.status === 'number' ? result.status : null,
+        ...(result.error === undefined ? {} : { error: clip(ctx.redact(String(result.error))) }),
+        target: target.target === null ? ctx.status().forwardTo : redactUrl(target.target),
+      },
+      ctx.now(),
+    );
+  });
+
+  app.delete<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {
+    const remove = ctx.options.remove;
+    if (!remove) throw notImplemented('deleting deliveries is not available: the store offers no delete');
+    if (!(await remove(request.params.id))) throw notFound('no stored delivery with this id');
+    ctx.feed.publish('deleted', { id: clip(request.params.id) });
+    return success({ id: request.params.id, deleted: true }, ctx.now());
+  });
+}

@@ -1,0 +1,120 @@
+/** What the composition root hands the console listener (issue 6). */
+import type { EventHub } from '../app/event-hub.js';
+import type { DeliveryStore } from '../store/store.js';
+
+/**
+ * The configuration summary the console shows. Never a secret: `secretHints` are
+ * `secretHint(secret)` values. Only these fields are ever sent; anything else on the object
+ * returned by `status()` is dropped.
+ */
+export interface ConsoleStatus {
+  /** hookrelay's version. */
+  version: string;
+  /** Where senders POST, e.g. `http://127.0.0.1:4000/webhooks`. */
+  receiverUrl: string;
+  /** The receiver path, e.g. `/webhooks`. */
+  path: string;
+  /** One hint per configured secret, primary first. */
+  secretHints: string[];
+  /** `--skip-verify`: shown loudly on the page. */
+  skipVerify: boolean;
+  /** `--forward-to`, or null. Userinfo in it is redacted before it is shown. */
+  forwardTo: string | null;
+  /** `--tolerance`, seconds. */
+  toleranceSeconds: number;
+}
+
+/** The answer of a fault-rule change: the rule as stored, or why it was refused. */
+export type FaultChange =
+  | { ok: true; rule: unknown }
+  | { ok: false; message: string; column?: number; notFound?: boolean };
+
+/** The fault rules registry (issue 4). Methods may answer synchronously or with a promise. */
+export interface FaultsAdapter {
+  /** The rules in evaluation order; each should carry its `id`. */
+  list(): unknown[] | Promise<unknown[]>;
+  /** `rule` is the JSON form, or a string in the one-line form. */
+  add(rule: unknown): FaultChange | Promise<FaultChange>;
+  /** Checks a rule without adding it (live validation on the page); optional. */
+  validate?(rule: unknown): FaultChange | Promise<FaultChange>;
+  replace(id: string, rule: unknown): FaultChange | Promise<FaultChange>;
+  /** False when there is no rule with that id. */
+  remove(id: string): boolean | Promise<boolean>;
+  clear(): void | Promise<void>;
+}
+
+/** Result of one replay hand-off. */
+export interface ReplayResult {
+  ok: boolean;
+  status: number | null;
+  error?: string;
+}
+
+/**
+ * Replays a stored delivery. `targetUrl` null means the configured forward target. The console
+ * only ever passes the configured target or a loopback URL.
+ */
+export type ReplayFn = (deliveryId: string, targetUrl: string | null) => Promise<ReplayResult>;
+
+/** One relay try, as the relay (issue 5) records it. */
+export interface RelayRecordView {
+  /** When the try finished, ms since the epoch. */
+  at: number;
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  replay: boolean;
+  error?: string;
+  nextRetryAt?: number | null;
+  /** Where it was sent, when the relay records it. */
+  target?: string;
+}
+
+/** Limits of the WebSocket feed. */
+export interface FeedLimits {
+  /** Messages kept for a console that joins late or reconnects. */
+  backlog: number;
+  /** A feed message larger than this is sent without its data (`truncated: true`). */
+  maxMessageBytes: number;
+  /** A client with more than this many bytes waiting to be sent is dropped. */
+  bufferCapBytes: number;
+  /** Interval of keepalive pings; a client that missed the previous pong is dropped. */
+  pingIntervalMs: number;
+}
+
+export const DEFAULT_FEED_LIMITS: FeedLimits = {
+  backlog: 100,
+  maxMessageBytes: 64 * 1024,
+  bufferCapBytes: 4 * 1024 * 1024,
+  pingIntervalMs: 30_000,
+};
+
+export interface ConsoleServerOptions {
+  store: DeliveryStore;
+  hub: EventHub;
+  /** Called per request: the summary can change while `listen` runs. */
+  status: () => ConsoleStatus;
+  /** The address the console will be bound to (`--console-host`). Not loopback → `token` is required. */
+  listenHost: string;
+  /** `--console-port`; 0 is fine, the bound port is read from the server once it listens. */
+  listenPort: number;
+  /** `--console-allowed-host` values: `name` (any port) or `name:port`. */
+  allowedHosts?: readonly string[];
+  /** `--console-token`; required (non-null) when `listenHost` is not loopback. */
+  token: string | null;
+  /** Folder of the built page (`web/dist`). */
+  webRoot: string;
+  faults?: FaultsAdapter;
+  replay?: ReplayFn;
+  /** Retry conformance verdict of one delivery (issue 7), or null when there is none. */
+  conformance?: (deliveryId: string) => Promise<unknown>;
+  /** Relay tries of one delivery, oldest first (issue 5). */
+  relayHistory?: (deliveryId: string) => Promise<RelayRecordView[]>;
+  /** Deletes a stored delivery and its attempts; false when it did not exist. */
+  remove?: (deliveryId: string) => Promise<boolean>;
+  /** Applied to hub notices and relay/replay error texts before they are shown (e.g. replace any secret by its hint). */
+  redact?: (text: string) => string;
+  feed?: Partial<FeedLimits>;
+  /** Clock for envelope timestamps; defaults to Date.now. */
+  now?: () => number;
+}

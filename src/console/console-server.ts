@@ -1,0 +1,150 @@
+/**
+ * The console listener (issue 6): the page, the WebSocket feed and the JSON control API, on a
+ * listener of their own — the receiver never serves any of it. Returns a fastify instance that is
+ * not listening: the composition root calls `listen()`, tests use `inject()` or a real socket.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { ConsoleApiError, codeForStatus, failure, success } from './api-envelope.js';
+import { registerDeliveryRoutes } from './api-deliveries.js';
+import { registerFaultRoutes } from './api-faults.js';
+import type { ConsoleContext } from './console-context.js';
+import { DEFAULT_FEED_LIMITS, type ConsoleServerOptions } from './console-options.js';
+import { createCursorCodec } from './cursor.js';
+import { createFeed } from './feed.js';
+import { FEED_PATH, handleFeedUpgrades } from './feed-upgrade.js';
+import { createHostAllowList, isLoopbackHost } from './host-allow-list.js';
+import { bridgeHubToFeed } from './hub-bridge.js';
+import { STATIC_ROUTE, checkRequest, setSecurityHeaders } from './request-guard.js';
+import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
+import { statusView } from './views.js';
+
+/** Control API request bodies are rules and replay targets: small. */
+const API_BODY_LIMIT = 64 * 1024;
+
+/** The console was configured in a way that would expose it; thrown by createConsoleServer. */
+export class ConsoleConfigError extends Error {
+  readonly code = 'CONSOLE_TOKEN_REQUIRED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConsoleConfigError';
+  }
+}
+
+/** JSON bodies only; a `__proto__` key is refused rather than carried into adapters. */
+function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  return JSON.parse(text, (key, value: unknown) => {
+    if (key === '__proto__') throw new SyntaxError('"__proto__" is not allowed');
+    return value;
+  });
+}
+
+export async function createConsoleServer(options: ConsoleServerOptions): Promise<FastifyInstance> {
+  if (options.token === null && !isLoopbackHost(options.listenHost)) {
+    throw new ConsoleConfigError(
+      `the console is bound to ${options.listenHost}, beyond loopback: it needs a token (--console-token, or let listen generate one)`,
+    );
+  }
+  if (options.token !== null && options.token.length < 8) {
+    throw new ConsoleConfigError('the console token must be at least 8 characters');
+  }
+  const now = options.now ?? Date.now;
+  const redact = options.redact ?? ((text: string) => text);
+
+  const app = Fastify({
+    // No request logging: a logged URL could carry the page's `?token=`.
+    logger: false,
+    bodyLimit: API_BODY_LIMIT,
+    trustProxy: false,
+    return503OnClosing: true,
+  });
+
+  // Read lazily: with port 0 the bound port is known only once the composition root has listened.
+  const ports = (): number[] => {
+    const address = app.server.listening ? app.server.address() : null;
+    if (address !== null && typeof address === 'object') return [address.port];
+    return options.listenPort > 0 ? [options.listenPort] : [];
+  };
+  const hosts = createHostAllowList({ listenHost: options.listenHost, allowedHosts: options.allowedHosts ?? [], ports });
+
+  const feed = createFeed({ ...DEFAULT_FEED_LIMITS, ...options.feed }, (message) =>
+    options.hub.emit('notice', { level: 'warn', message }),
+  );
+  const ctx: ConsoleContext = { options, cursors: createCursorCodec(), feed, now, redact, status: () => statusView(options.status()) };
+  const unbridge = bridgeHubToFeed({ hub: options.hub, feed, secretHints: () => ctx.status().secretHints, redact, now });
+  const detachUpgrades = handleFeedUpgrades({ server: app.server, feed, hosts, token: options.token });
+
+  app.addHook('preClose', async () => {
+    unbridge();
+    detachUpgrades();
+    feed.close();
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(new ConsoleApiError(400, 'BAD_REQUEST', `the body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    setSecurityHeaders(reply);
+    checkRequest(request, { hosts, token: options.token });
+  });
+
+  app.setErrorHandler((err: FastifyError | ConsoleApiError, _request, reply) => {
+    if (err instanceof ConsoleApiError) {
+      return reply.code(err.statusCode).send(failure(err.code, err.message, now(), err.details));
+    }
+    const status = typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) {
+      options.hub.emit('notice', { level: 'error', message: redact(`console: ${err.message}`) });
+      return reply.code(500).send(failure('INTERNAL_ERROR', 'internal error in the console', now()));
+    }
+    return reply.code(status).send(failure(codeForStatus(status), err.message, now()));
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failure('NOT_FOUND', 'not found', now())));
+
+  app.get('/api/status', async () => {
+    const { faults } = options;
+    return success(
+      {
+        ...ctx.status(),
+        tokenRequired: options.token !== null,
+        feedPath: FEED_PATH,
+        features: {
+          faults: faults !== undefined,
+          faultValidation: typeof faults?.validate === 'function',
+          replay: options.replay !== undefined,
+          remove: options.remove !== undefined,
+          conformance: options.conformance !== undefined,
+          relayHistory: options.relayHistory !== undefined,
+        },
+      },
+      now(),
+    );
+  });
+  registerDeliveryRoutes(app, ctx);
+  registerFaultRoutes(app, ctx);
+
+  const files = loadStaticFiles(options.webRoot);
+  app.get(STATIC_ROUTE, async (request, reply) => {
+    const path = request.url.split('?', 1)[0]!;
+    if (path.startsWith('/api/')) return reply.callNotFound();
+    const file = files.get(path === '/' ? '/index.html' : path);
+    if (!file) {
+      if (path === '/' || path === '/index.html') return reply.code(503).type('text/plain; charset=utf-8').send(PAGE_NOT_BUILT);
+      return reply.callNotFound();
+    }
+    reply
+      .header('content-type', file.type)
+      .header('etag', file.etag)
+      .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+    return reply.send(file.body);
+  });
+
+  return app;
+}

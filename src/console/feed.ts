@@ -1,0 +1,107 @@
+/**
+ * The console's WebSocket feed: typed messages, numbered, with a small backlog for a console that
+ * joins late or reconnects (`since`). A console must never slow intake or grow memory: each
+ * message is serialised once, capped in size, and a client with more than `bufferCapBytes`
+ * waiting is dropped instead of being waited for.
+ */
+import { randomBytes } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import type { FeedLimits } from './console-options.js';
+
+export type FeedMessageType = 'attempt' | 'delivery' | 'relay' | 'rules' | 'notice' | 'deleted';
+
+export interface Feed {
+  /** Numbers, serialises and sends a message to every client, and keeps it in the backlog. */
+  publish(type: FeedMessageType, data: unknown): void;
+  /**
+   * Adds an open socket. `since`/`epoch` are what a reconnecting client saw last: it gets the
+   * backlog after `since`, or `resync: true` when it missed more than the backlog holds.
+   */
+  attach(ws: WebSocket, resume: { since: number | null; epoch: string | null }): void;
+  clientCount(): number;
+  /** Terminates every client and stops the keepalive. */
+  close(): void;
+}
+
+interface Client {
+  ws: WebSocket;
+  alive: boolean;
+}
+
+export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void): Feed {
+  const clients = new Set<Client>();
+  const backlog: Array<{ n: number; text: string; bytes: number }> = [];
+  // Distinguishes this process's numbering from a previous run's, for reconnecting pages.
+  const epoch = randomBytes(6).toString('base64url');
+  let n = 0;
+
+  const drop = (client: Client, reason: string) => {
+    if (!clients.delete(client)) return;
+    client.ws.terminate();
+    // Deferred: the drop may happen inside a hub emit, which must stay re-entrancy free.
+    setImmediate(() => onDrop(reason));
+  };
+
+  const send = (client: Client, text: string, bytes: number) => {
+    if (client.ws.readyState !== client.ws.OPEN) return;
+    if (client.ws.bufferedAmount + bytes > limits.bufferCapBytes) {
+      drop(client, `console feed: dropped a client that is not reading (more than ${limits.bufferCapBytes} bytes waiting)`);
+      return;
+    }
+    client.ws.send(text);
+  };
+
+  const timer = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        drop(client, 'console feed: dropped a client that did not answer the keepalive ping');
+        continue;
+      }
+      client.alive = false;
+      client.ws.ping();
+    }
+  }, limits.pingIntervalMs);
+  timer.unref();
+
+  return {
+    publish(type, data) {
+      n += 1;
+      let text = JSON.stringify({ n, type, data });
+      let bytes = Buffer.byteLength(text);
+      if (bytes > limits.maxMessageBytes) {
+        text = JSON.stringify({ n, type, data: null, truncated: true });
+        bytes = Buffer.byteLength(text);
+      }
+      backlog.push({ n, text, bytes });
+      if (backlog.length > limits.backlog) backlog.shift();
+      for (const client of clients) send(client, text, bytes);
+    },
+
+    attach(ws, resume) {
+      const client: Client = { ws, alive: true };
+      clients.add(client);
+      // A socket error (bad frame, too-large message, reset) closes the socket; it must never throw.
+      ws.on('error', () => clients.delete(client));
+      ws.on('close', () => clients.delete(client));
+      ws.on('pong', () => {
+        client.alive = true;
+      });
+      // The page sends nothing; anything it does send is ignored (and capped by maxPayload).
+      const first = backlog[0]?.n ?? n + 1;
+      const known = resume.since !== null && resume.epoch === epoch && resume.since <= n;
+      const resync = resume.since !== null && (!known || resume.since < first - 1);
+      const after = known && !resync ? resume.since! : 0;
+      const hello = JSON.stringify({ type: 'hello', data: { epoch, n, resync } });
+      send(client, hello, Buffer.byteLength(hello));
+      for (const entry of backlog) if (entry.n > after) send(client, entry.text, entry.bytes);
+    },
+
+    clientCount: () => clients.size,
+
+    close() {
+      clearInterval(timer);
+      for (const client of clients) client.ws.terminate();
+      clients.clear();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** Turns hub events into feed messages (issue 6: attempt recorded, delivery accepted, relay result, rules changed). */
+import type { EventHub } from '../app/event-hub.js';
+import type { Feed } from './feed.js';
+import { attemptView, clip, deliverySummary, relayView } from './views.js';
+
+/** Rule lists larger than this are announced without the rules (the page fetches them). */
+const MAX_RULES_IN_MESSAGE = 50;
+
+export interface BridgeOptions {
+  hub: EventHub;
+  feed: Feed;
+  secretHints: () => readonly string[];
+  redact: (text: string) => string;
+  now: () => number;
+}
+
+/** Subscribes; returns a function that unsubscribes everything. */
+export function bridgeHubToFeed({ hub, feed, secretHints, redact, now }: BridgeOptions): () => void {
+  const offs = [
+    hub.on('attempt', ({ attempt, skipVerify }) => feed.publish('attempt', { ...attemptView(attempt), skipVerify })),
+    // The hub carries the headers too; the feed sends the summary and the page asks for the rest.
+    hub.on('delivery', ({ delivery }) => feed.publish('delivery', deliverySummary(delivery, secretHints()))),
+    hub.on('relay', (r) =>
+      feed.publish('relay', {
+        deliveryId: clip(r.deliveryId),
+        ...relayView({ at: now(), ok: r.ok, status: r.status, latencyMs: r.latencyMs, replay: r.replay, error: r.error === undefined ? undefined : redact(r.error), nextRetryAt: r.nextRetryAt }),
+      }),
+    ),
+    hub.on('rules', ({ rules, change }) =>
+      feed.publish('rules', {
+        change: clip(String(change), 200),
+        count: rules.length,
+        ...(rules.length <= MAX_RULES_IN_MESSAGE ? { rules } : {}),
+      }),
+    ),
+    hub.on('notice', ({ level, message }) => feed.publish('notice', { level, message: clip(redact(String(message))) })),
+  ];
+  return () => offs.forEach((off) => off());
+}

@@ -1,0 +1,197 @@
+/**
+ * What the control API and the feed send about deliveries and attempts. Everything is built
+ * field by field: nothing unlisted (least of all a secret) can ride along. Bodies are sent as
+ * leniently decoded text plus base64 of the exact bytes, so invalid UTF-8 never breaks JSON.
+ */
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { decodeBodyLeniently } from '../core/envelope.js';
+import type { AttemptRecord, StoredDelivery } from '../store/store.js';
+import type { ConsoleStatus, RelayRecordView } from './console-options.js';
+
+/** Longest id, trigger or reason text put into a list item or feed message. */
+export const MAX_FIELD_CHARS = 1024;
+/** Bodies larger than this are sent without inline text and base64 (download the raw body). */
+export const MAX_INLINE_BODY_BYTES = 4 * 1024 * 1024;
+
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+export function clip(value: string | null, max = MAX_FIELD_CHARS): string | null {
+  if (value === null) return null;
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/** A URL for display with any `user:password@` removed. Unparseable → a fixed placeholder. */
+export function redactUrl(value: string | null): string | null {
+  if (value === null) return null;
+  try {
+    const url = new URL(value);
+    if (url.username || url.password) {
+      url.username = '';
+      url.password = '';
+      return url.href.replace('://', '://[redacted]@');
+    }
+    return url.href;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+export interface StatusView {
+  version: string;
+  receiverUrl: string;
+  path: string;
+  secretHints: string[];
+  skipVerify: boolean;
+  forwardTo: string | null;
+  toleranceSeconds: number;
+}
+
+export function statusView(status: ConsoleStatus): StatusView {
+  return {
+    version: String(status.version),
+    receiverUrl: String(status.receiverUrl),
+    path: String(status.path),
+    secretHints: Array.isArray(status.secretHints) ? status.secretHints.map((h) => String(h)) : [],
+    skipVerify: status.skipVerify === true,
+    forwardTo: redactUrl(status.forwardTo ?? null),
+    toleranceSeconds: Number(status.toleranceSeconds),
+  };
+}
+
+export interface AttemptView {
+  seq: number;
+  deliveryId: string | null;
+  trigger: string | null;
+  receivedAt: number;
+  finishedAt: number;
+  attemptHeader: number | null;
+  signatureTimestamp: number | null;
+  bodySha256: string;
+  bodyBytes: number;
+  outcome: AttemptRecord['outcome'];
+  status: number | null;
+  reason: string | null;
+  retryAfter: string | null;
+}
+
+export function attemptView(a: AttemptRecord): AttemptView {
+  return {
+    seq: a.seq,
+    deliveryId: clip(a.deliveryId),
+    trigger: clip(a.trigger),
+    receivedAt: a.receivedAt,
+    finishedAt: a.finishedAt,
+    attemptHeader: a.attemptHeader,
+    signatureTimestamp: a.signatureTimestamp,
+    bodySha256: a.bodySha256,
+    bodyBytes: a.bodyBytes,
+    outcome: a.outcome,
+    status: a.status,
+    reason: clip(a.reason),
+    retryAfter: clip(a.retryAfter, 200),
+  };
+}
+
+/** The delivery fields the list, the feed and the detail share. */
+export interface DeliverySummary {
+  seq: number;
+  id: string;
+  trigger: string;
+  apiVersion: string;
+  apiVersionKnown: boolean;
+  receivedAt: number;
+  lastAttemptAt: number;
+  duplicateCount: number;
+  bodyBytes: number;
+  signature: StoredDelivery['signature'];
+  /** Hint of the secret that matched; null when verification was skipped. */
+  secretHint: string | null;
+  signatureTimestamp: number | null;
+}
+
+type SummarySource = Omit<StoredDelivery, 'rawBody' | 'headers'> & { bodyBytes: number };
+
+export function deliverySummary(d: SummarySource, secretHints: readonly string[]): DeliverySummary {
+  return {
+    seq: d.seq,
+    id: clip(d.id)!,
+    trigger: clip(d.trigger)!,
+    apiVersion: clip(d.apiVersion, 100)!,
+    apiVersionKnown: d.apiVersionKnown,
+    receivedAt: d.receivedAt,
+    lastAttemptAt: d.lastAttemptAt,
+    duplicateCount: d.duplicateCount,
+    bodyBytes: d.bodyBytes,
+    signature: d.signature,
+    secretHint: d.secretIndex === null ? null : (secretHints[d.secretIndex] ?? null),
+    signatureTimestamp: d.signatureTimestamp,
+  };
+}
+
+export interface BodyView {
+  bytes: number;
+  sha256: string;
+  /** The body started with a UTF-8 BOM (skipped in `text`). */
+  bom: boolean;
+  /** Some bytes are not valid UTF-8 (shown as U+FFFD in `text`). */
+  invalidUtf8: boolean;
+  /** False when the body is larger than MAX_INLINE_BODY_BYTES: text and base64 are then empty. */
+  inline: boolean;
+  text: string;
+  base64: string;
+}
+
+export function bodyView(raw: Buffer): BodyView {
+  const inline = raw.length <= MAX_INLINE_BODY_BYTES;
+  return {
+    bytes: raw.length,
+    sha256: createHash('sha256').update(raw).digest('hex'),
+    bom: raw.subarray(0, 3).equals(UTF8_BOM),
+    invalidUtf8: !isUtf8(raw),
+    inline,
+    text: inline ? decodeBodyLeniently(raw) : '',
+    base64: inline ? raw.toString('base64') : '',
+  };
+}
+
+export interface SignatureView {
+  state: StoredDelivery['signature'];
+  secretHint: string | null;
+  /** Which configured secret matched: 0 is the primary. */
+  secretIndex: number | null;
+  timestamp: number | null;
+  /** Arrival minus the signature's `t`, seconds (positive: signed in the past). */
+  skewSeconds: number | null;
+  toleranceSeconds: number;
+}
+
+export function signatureView(d: StoredDelivery, status: StatusView): SignatureView {
+  return {
+    state: d.signature,
+    secretHint: d.secretIndex === null ? null : (status.secretHints[d.secretIndex] ?? null),
+    secretIndex: d.secretIndex,
+    timestamp: d.signatureTimestamp,
+    skewSeconds: d.signatureTimestamp === null ? null : Math.round(d.receivedAt - d.signatureTimestamp * 1000) / 1000,
+    toleranceSeconds: status.toleranceSeconds,
+  };
+}
+
+export function relayView(r: RelayRecordView): RelayRecordView {
+  return {
+    at: r.at,
+    ok: r.ok,
+    status: r.status,
+    latencyMs: r.latencyMs,
+    replay: r.replay,
+    ...(r.error === undefined ? {} : { error: clip(r.error)! }),
+    ...(r.nextRetryAt === undefined ? {} : { nextRetryAt: r.nextRetryAt }),
+    ...(r.target === undefined ? {} : { target: redactUrl(r.target)! }),
+  };
+}
+
+/** A file name for a downloaded body: the id's safe characters only. */
+export function rawFileName(id: string): string {
+  const safe = id.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '').slice(0, 100);
+  return `${safe || 'delivery'}.body`;
+}

@@ -1,0 +1,187 @@
+/** The WebSocket feed over real sockets: typed messages, backlog and resume, size cap, slow and dead clients. */
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { HubEvents } from '../../src/app/event-hub.js';
+import type { AttemptRecord } from '../../src/store/store.js';
+import { receive, startConsole, type ConsoleFixture } from './helpers/console-fixture.js';
+import { closed, tryUpgrade } from './helpers/sockets.js';
+
+let fx: ConsoleFixture;
+const sockets: WebSocket[] = [];
+afterEach(async () => {
+  for (const ws of sockets.splice(0)) ws.terminate();
+  await fx?.close();
+});
+
+async function open(query = '') {
+  const result = await tryUpgrade(fx.port, { origin: fx.base, path: `/api/feed${query}`, protocols: ['hookrelay.v1'] });
+  if (!result.opened) throw new Error(`upgrade refused: ${result.status}`);
+  sockets.push(result.ws);
+  return { ws: result.ws, ...result.feed };
+}
+
+const attempt = (seq: number, overrides: Partial<AttemptRecord> = {}): AttemptRecord => ({
+  seq,
+  deliveryId: `evt_${seq}`,
+  trigger: 'trustcenter.access_requested',
+  receivedAt: 1_000 + seq,
+  finishedAt: 1_001 + seq,
+  attemptHeader: 1,
+  signatureTimestamp: 1,
+  bodySha256: 'ab',
+  bodyBytes: 2,
+  outcome: 'faulted',
+  status: 503,
+  reason: 'rule r1: 503',
+  retryAfter: '120',
+  ...overrides,
+});
+
+const notice = (fx: ConsoleFixture) =>
+  new Promise<HubEvents['notice']>((resolve) => {
+    const off = fx.hub.on('notice', (n) => {
+      off();
+      resolve(n);
+    });
+  });
+
+describe('feed messages', () => {
+  it('pushes attempt, delivery, relay, rules and notice messages, numbered', async () => {
+    fx = await startConsole({ redact: (t) => t.replaceAll('hunter2', '[secret]') });
+    const client = await open();
+    await client.next((m) => m.type === 'hello');
+    await receive(fx.store, fx.hub, { id: 'evt_live' });
+    fx.hub.emit('relay', { deliveryId: 'evt_live', status: 502, ok: false, latencyMs: 12, replay: false, error: 'bad gateway hunter2', nextRetryAt: 99 });
+    fx.hub.emit('rules', { rules: [{ id: 'r1' }], change: 'added' });
+    fx.hub.emit('notice', { level: 'warn', message: 'password hunter2 leaked?' });
+    const last = await client.next((m) => m.type === 'notice');
+
+    const types = client.messages.filter((m) => m.type !== 'hello').map((m) => m.type);
+    expect(types).toEqual(['attempt', 'delivery', 'relay', 'rules', 'notice']);
+    expect(client.messages.slice(1).map((m) => m.n)).toEqual([1, 2, 3, 4, 5]);
+    expect(client.messages[1]).toMatchObject({ type: 'attempt', data: { deliveryId: 'evt_live', outcome: 'accepted', skipVerify: false } });
+    expect(client.messages[2]).toMatchObject({ type: 'delivery', data: { id: 'evt_live', secretHint: expect.any(String), bodyBytes: expect.any(Number) } });
+    expect(client.messages[2]!.data).not.toHaveProperty('headers');
+    expect(client.messages[3]).toMatchObject({ type: 'relay', data: { deliveryId: 'evt_live', ok: false, status: 502, error: 'bad gateway [secret]', nextRetryAt: 99 } });
+    expect(client.messages[4]).toMatchObject({ type: 'rules', data: { change: 'added', count: 1, rules: [{ id: 'r1' }] } });
+    expect(last).toMatchObject({ data: { level: 'warn', message: 'password [secret] leaked?' } });
+  });
+
+  it('announces deletions', async () => {
+    fx = await startConsole({ remove: async () => true });
+    const client = await open();
+    const res = await fx.app.inject({ method: 'DELETE', url: '/api/deliveries/evt_x', headers: { host: fx.host, origin: fx.base } });
+    expect(res.statusCode).toBe(200);
+    expect(await client.next((m) => m.type === 'deleted')).toMatchObject({ data: { id: 'evt_x' } });
+  });
+
+  it('sends an oversized message without its data', async () => {
+    fx = await startConsole({ feed: { maxMessageBytes: 600 } });
+    const client = await open();
+    fx.hub.emit('attempt', { attempt: attempt(1, { reason: 'x'.repeat(1000) }), skipVerify: false });
+    fx.hub.emit('attempt', { attempt: attempt(2), skipVerify: false });
+    await client.next((m) => m.n === 2);
+    expect(client.messages[1]).toEqual({ n: 1, type: 'attempt', data: null, truncated: true });
+    expect(client.raw.every((text) => Buffer.byteLength(text) <= 600)).toBe(true);
+  });
+});
+
+describe('backlog and resume', () => {
+  it('gives a late joiner the backlog, in order', async () => {
+    fx = await startConsole({ feed: { backlog: 3 } });
+    for (let i = 1; i <= 5; i++) fx.hub.emit('attempt', { attempt: attempt(i), skipVerify: false });
+    const client = await open();
+    await client.next((m) => m.n === 5);
+    expect(client.messages[0]).toMatchObject({ type: 'hello', data: { n: 5, resync: false } });
+    expect(client.messages.slice(1).map((m) => m.n)).toEqual([3, 4, 5]);
+  });
+
+  it('resumes after `since` within the same epoch, and asks for a resync otherwise', async () => {
+    fx = await startConsole({ feed: { backlog: 3 } });
+    for (let i = 1; i <= 5; i++) fx.hub.emit('attempt', { attempt: attempt(i), skipVerify: false });
+    const first = await open();
+    const hello = await first.next((m) => m.type === 'hello');
+    const epoch = (hello.data as { epoch: string }).epoch;
+
+    const resumed = await open(`?since=4&epoch=${epoch}`);
+    await resumed.next((m) => m.n === 5);
+    expect(resumed.messages.map((m) => m.n ?? 'hello')).toEqual(['hello', 5]);
+    expect(resumed.messages[0]).toMatchObject({ data: { resync: false } });
+
+    for (const query of [`?since=1&epoch=${epoch}`, '?since=4&epoch=other-run', `?since=99&epoch=${epoch}`]) {
+      const client = await open(query);
+      await client.next((m) => m.n === 5);
+      expect(client.messages[0], query).toMatchObject({ type: 'hello', data: { resync: true } });
+      expect(client.messages.slice(1).map((m) => m.n)).toEqual([3, 4, 5]);
+    }
+  });
+});
+
+describe('slow and dead clients', () => {
+  it('drops a client that does not read at the buffered-bytes cap, and keeps serving the others', async () => {
+    fx = await startConsole({ feed: { bufferCapBytes: 128 * 1024, maxMessageBytes: 1024 * 1024, backlog: 1 } });
+    const fast = await open();
+    // A raw client that completes the handshake and then never reads another byte.
+    const slow = connect(fx.port, '127.0.0.1');
+    await new Promise<void>((resolve) => slow.once('connect', () => resolve()));
+    slow.write(
+      `GET /api/feed HTTP/1.1\r\nHost: ${fx.host}\r\nOrigin: ${fx.base}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    await new Promise<void>((resolve) => slow.once('data', () => resolve()));
+    slow.pause();
+    slow.on('error', () => undefined);
+    const dropped = notice(fx);
+    let done = false;
+    void dropped.then(() => (done = true));
+    const big = [{ id: 'r', blob: 'x'.repeat(64 * 1024) }];
+    let sent = 0;
+    while (!done && sent < 1000) {
+      fx.hub.emit('rules', { rules: big, change: `push ${sent}` });
+      sent += 1;
+      // Let the sockets move bytes: the fast client drains, the slow one fills up.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // Kernel buffers hold a few MB; past that, only the cap can stop the growth.
+    expect(done).toBe(true);
+    const warning = await dropped;
+    expect(warning).toMatchObject({ level: 'warn', message: expect.stringContaining('not reading') });
+    // The fast client is still connected and gets what comes next.
+    fx.hub.emit('notice', { level: 'info', message: 'after the drop' });
+    await fast.next((m) => m.type === 'notice' && (m.data as { message: string }).message === 'after the drop');
+    expect(fast.ws.readyState).toBe(WebSocket.OPEN);
+    slow.destroy();
+  });
+
+  it('pings clients and drops one that stops answering', async () => {
+    fx = await startConsole({ feed: { pingIntervalMs: 40 } });
+    const alive = await open();
+    await new Promise<void>((resolve) => alive.ws.once('ping', () => resolve()));
+
+    // A client that does not answer pings, as a frozen tab would not.
+    const dropped = notice(fx);
+    const result = await tryUpgrade(fx.port, { origin: fx.base, autoPong: false });
+    if (!result.opened) throw new Error('refused');
+    sockets.push(result.ws);
+    await closed(result.ws);
+    expect(await dropped).toMatchObject({ level: 'warn', message: expect.stringContaining('keepalive') });
+    expect(alive.ws.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('closes a client that sends more than the payload cap', async () => {
+    fx = await startConsole();
+    const client = await open();
+    const done = new Promise<number>((resolve) => client.ws.once('close', (code) => resolve(code)));
+    client.ws.send('x'.repeat(4096));
+    expect(await done).toBe(1009);
+  });
+
+  it('terminates every client when the server closes', async () => {
+    fx = await startConsole();
+    const client = await open();
+    await fx.close();
+    await closed(client.ws);
+    expect(client.ws.readyState).toBe(WebSocket.CLOSED);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { bodyView, rawFileName, redactUrl, statusView } from '../../src/console/views.js';
+import type { ConsoleStatus } from '../../src/console/console-options.js';
+
+describe('bodyView', () => {
+  it('flags a BOM and invalid UTF-8, decodes leniently and keeps the exact bytes', () => {
+    const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const view = bodyView(raw);
+    expect(view).toMatchObject({ bytes: raw.length, bom: true, invalidUtf8: true, inline: true });
+    expect(view.text).toBe('{"a":"\uFFFD\uFFFD"}');
+    expect(Buffer.from(view.base64, 'base64').equals(raw)).toBe(true);
+    // The view survives JSON serialisation unchanged.
+    expect(JSON.parse(JSON.stringify(view))).toEqual(view);
+  });
+
+  it('flags nothing on clean UTF-8', () => {
+    expect(bodyView(Buffer.from('{"name":"Zoë"}'))).toMatchObject({ bom: false, invalidUtf8: false, text: '{"name":"Zoë"}' });
+  });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['http://user:pw@host/x', 'http://[redacted]@host/x'],
+    ['http://token@host/', 'http://[redacted]@host/'],
+    ['http://host:3000/x?y=1', 'http://host:3000/x?y=1'],
+    ['::::', '(unparseable URL)'],
+    [null, null],
+  ])('%j → %j', (input, expected) => {
+    expect(redactUrl(input)).toBe(expected);
+  });
+});
+
+describe('statusView', () => {
+  it('keeps only the listed fields', () => {
+    const status = { version: '1', receiverUrl: 'http://127.0.0.1:4000/webhooks', path: '/webhooks', secretHints: ['whsec…ab'], skipVerify: false, forwardTo: null, toleranceSeconds: 300, secrets: ['whsec_full'] } as ConsoleStatus;
+    expect(Object.keys(statusView(status)).sort()).toEqual(['forwardTo', 'path', 'receiverUrl', 'secretHints', 'skipVerify', 'toleranceSeconds', 'version']);
+    expect(JSON.stringify(statusView(status))).not.toContain('whsec_full');
+  });
+});
+
+describe('rawFileName', () => {
+  it.each([
+    ['evt_01', 'evt_01.body'],
+    ['../../etc/passwd', '_.._etc_passwd.body'],
+    ['a"b\r\nc', 'a_b__c.body'],
+    ['', 'delivery.body'],
+    ['...', 'delivery.body'],
+  ])('%j → %j', (id, expected) => {
+    expect(rawFileName(id)).toBe(expected);
+  });
+});
+
+describe('DEFAULT_WEB_ROOT', () => {
+  it('is web/dist of this package', async () => {
+    const { DEFAULT_WEB_ROOT } = await import('../../src/console/static-files.js');
+    const { WEB } = await import('./helpers/web-build.js');
+    expect(DEFAULT_WEB_ROOT).toBe(`${WEB}/dist`);
+  });
+});

@@ -1,0 +1,170 @@
+/** The console page: wires the API, the feed and the views together. */
+import './styles.css';
+import { ApiError, apiGet, currentToken, initToken } from './api.js';
+import { createState, describeError, toast, type AppState } from './app-state.js';
+import { button, el, replaceChildren, vtext } from './dom.js';
+import { connectFeed, type FeedState } from './feed-client.js';
+import { keyOf } from './rows.js';
+import type { FeedMessage, Status } from './types.js';
+import { createDetailView } from './views/detail-view.js';
+import { createFaultsView } from './views/faults-view.js';
+import { createListView } from './views/list-view.js';
+
+const root = document.getElementById('app')!;
+
+function fatal(title: string, text: string): void {
+  replaceChildren(root, el('section', { class: 'fatal', attrs: { 'data-testid': 'fatal' } }, el('h2', null, title), el('p', null, vtext(text))));
+}
+
+type Tab = 'deliveries' | 'faults';
+
+function headerBar(status: Status, onTab: (tab: Tab) => void): { element: HTMLElement; setFeedState(state: FeedState): void; setTab(tab: Tab): void } {
+  const tabs: Record<Tab, HTMLButtonElement> = {
+    deliveries: button('Deliveries', () => onTab('deliveries'), { class: 'tab', testid: 'tab-deliveries' }),
+    faults: button('Fault rules', () => onTab('faults'), { class: 'tab', testid: 'tab-faults' }),
+  };
+  const dot = el('span', { class: 'feed-state', attrs: { 'data-testid': 'feed-state', 'data-state': 'connecting' } }, 'connecting');
+  const element = el(
+    'header',
+    { class: 'top' },
+    el('h1', null, 'hookrelay'),
+    el('span', { class: 'muted' }, 'receiving at ', el('code', null, vtext(status.receiverUrl))),
+    status.forwardTo ? el('span', { class: 'muted' }, ' → ', el('code', null, vtext(status.forwardTo))) : null,
+    el('nav', { class: 'tabs-top' }, tabs.deliveries, tabs.faults),
+    dot,
+  );
+  return {
+    element,
+    setFeedState(state) {
+      dot.setAttribute('data-state', state);
+      dot.textContent = state === 'live' ? 'live' : state;
+    },
+    setTab(tab) {
+      for (const [name, node] of Object.entries(tabs)) node.setAttribute('aria-selected', name === tab ? 'true' : 'false');
+    },
+  };
+}
+
+function start(state: AppState): void {
+  const detail = createDetailView(state, (id) => {
+    state.rows.remove(id);
+    location.hash = '#/';
+    list.render();
+  });
+  const list = createListView(state, {
+    onSelect: (row) => {
+      location.hash = row.deliveryId !== null ? `#/d/${encodeURIComponent(row.deliveryId)}` : `#/a/${row.key.slice(2)}`;
+    },
+    onPauseToggle: () => {
+      state.paused = !state.paused;
+      if (!state.paused) {
+        for (const message of queued.splice(0)) apply(message);
+        list.render();
+      }
+      list.setPausedCount(queued.length);
+    },
+  });
+  const faults = createFaultsView(state);
+  const deliveriesPane = el('div', { class: 'split' }, list.element, detail.element);
+  const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'));
+
+  replaceChildren(
+    root,
+    header.element,
+    state.status.skipVerify
+      ? el('div', { class: 'banner', attrs: { role: 'alert' } }, 'Signature verification is OFF (--skip-verify): deliveries are accepted without checking who sent them.')
+      : null,
+    deliveriesPane,
+    faults.element,
+  );
+
+  const queued: FeedMessage[] = [];
+  const apply = (message: FeedMessage) => {
+    switch (message.type) {
+      case 'attempt':
+        state.rows.applyAttempt(message.data, true);
+        return message.data.deliveryId;
+      case 'delivery':
+        state.rows.applyDelivery(message.data);
+        return message.data.id;
+      case 'relay':
+        state.rows.applyRelay(message.data.deliveryId, message.data);
+        return message.data.deliveryId;
+      case 'deleted':
+        state.rows.remove(message.data.id);
+        if (state.selected === keyOf(message.data.id, 0)) location.hash = '#/';
+        return null;
+      default:
+        return null;
+    }
+  };
+
+  const onMessage = (message: FeedMessage) => {
+    if (!('data' in message) || message.data === null) return;
+    if (message.type === 'rules') return void faults.refresh();
+    if (message.type === 'notice') {
+      if (message.data.level !== 'info') toast(message.data.message, message.data.level);
+      return;
+    }
+    if (state.paused) {
+      queued.push(message);
+      if (queued.length > 5000) queued.shift();
+      list.setPausedCount(queued.length);
+      return;
+    }
+    const id = apply(message);
+    list.render();
+    if (id !== null && id !== undefined && state.selected === keyOf(id, 0)) detail.refreshSoon();
+  };
+
+  connectFeed(state.status.feedPath, currentToken(), {
+    onMessage,
+    onState: header.setFeedState,
+    onResync: () => void list.reload(),
+  });
+
+  const route = () => {
+    const hash = location.hash;
+    const showFaults = hash === '#/faults';
+    deliveriesPane.hidden = showFaults;
+    faults.element.hidden = !showFaults;
+    header.setTab(showFaults ? 'faults' : 'deliveries');
+    if (showFaults) {
+      void faults.refresh();
+      return;
+    }
+    const match = /^#\/(d|a)\/(.+)$/.exec(hash);
+    if (!match) {
+      state.selected = null;
+      detail.close();
+    } else {
+      let key: string;
+      try {
+        key = match[1] === 'd' ? `d:${decodeURIComponent(match[2]!)}` : `a:${match[2]!}`;
+      } catch {
+        return;
+      }
+      state.selected = key;
+      void detail.show(state.rows.get(key), key);
+    }
+    list.render();
+  };
+  window.addEventListener('hashchange', route);
+  void list.reload().then(route);
+}
+
+async function boot(): Promise<void> {
+  initToken();
+  try {
+    const { data } = await apiGet<Status>('/api/status');
+    start(createState(data));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      fatal('This console needs its token', 'It is bound beyond this machine, so it asks for the token printed by `hookrelay listen`. Open the URL it printed (it ends in ?token=…).');
+    } else {
+      fatal('The console cannot reach hookrelay', describeError(err));
+    }
+  }
+}
+
+void boot();

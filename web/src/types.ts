@@ -1,0 +1,110 @@
+/** Shapes of the control API and feed as the page reads them (docs/console.md). */
+
+export type Outcome = 'accepted' | 'duplicate' | 'rejected' | 'faulted' | 'unavailable';
+
+export interface Status {
+  version: string;
+  receiverUrl: string;
+  path: string;
+  secretHints: string[];
+  skipVerify: boolean;
+  forwardTo: string | null;
+  toleranceSeconds: number;
+  tokenRequired: boolean;
+  feedPath: string;
+  features: {
+    faults: boolean;
+    faultValidation: boolean;
+    replay: boolean;
+    remove: boolean;
+    conformance: boolean;
+    relayHistory: boolean;
+  };
+}
+
+export interface AttemptView {
+  seq: number;
+  deliveryId: string | null;
+  trigger: string | null;
+  receivedAt: number;
+  finishedAt: number;
+  attemptHeader: number | null;
+  signatureTimestamp: number | null;
+  bodySha256: string;
+  bodyBytes: number;
+  outcome: Outcome;
+  status: number | null;
+  reason: string | null;
+  retryAfter: string | null;
+  skipVerify?: boolean;
+}
+
+export interface RelayView {
+  at: number;
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  replay: boolean;
+  error?: string;
+  nextRetryAt?: number | null;
+  target?: string;
+}
+
+export interface DeliverySummary {
+  seq: number;
+  id: string;
+  trigger: string;
+  apiVersion: string;
+  apiVersionKnown: boolean;
+  receivedAt: number;
+  lastAttemptAt: number;
+  duplicateCount: number;
+  bodyBytes: number;
+  signature: 'valid' | 'skipped';
+  secretHint: string | null;
+  signatureTimestamp: number | null;
+  latestAttempt?: AttemptView | null;
+  relay?: RelayView | null;
+}
+
+export interface BodyView {
+  bytes: number;
+  sha256: string;
+  bom: boolean;
+  invalidUtf8: boolean;
+  inline: boolean;
+  text: string;
+  base64: string;
+}
+
+export interface DeliveryDetail {
+  delivery: DeliverySummary;
+  headers: Array<[string, string]>;
+  body: BodyView;
+  signature: {
+    state: 'valid' | 'skipped';
+    secretHint: string | null;
+    secretIndex: number | null;
+    timestamp: number | null;
+    skewSeconds: number | null;
+    toleranceSeconds: number;
+  };
+  attempts: AttemptView[];
+  attemptsTruncated: boolean;
+  relay: RelayView[] | null;
+  conformance: unknown;
+}
+
+export interface CursorInfo {
+  nextCursor: string | null;
+  hasMore: boolean;
+  limit: number;
+}
+
+export type FeedMessage =
+  | { n: number; type: 'attempt'; data: AttemptView }
+  | { n: number; type: 'delivery'; data: DeliverySummary }
+  | { n: number; type: 'relay'; data: RelayView & { deliveryId: string } }
+  | { n: number; type: 'rules'; data: { change: string; count: number; rules?: unknown[] } }
+  | { n: number; type: 'notice'; data: { level: 'info' | 'warn' | 'error'; message: string } }
+  | { n: number; type: 'deleted'; data: { id: string } };

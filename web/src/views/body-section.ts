@@ -1,0 +1,61 @@
+/** The body: a JSON tree, the raw text, and the bytes when the encoding is not clean. */
+import { button, el, replaceChildren, vtext } from '../dom.js';
+import { formatBytes } from '../format.js';
+import { jsonTree } from '../json-tree.js';
+import type { BodyView } from '../types.js';
+
+const RAW_MAX_CHARS = 500_000;
+const HEX_MAX_BYTES = 1024;
+
+/** `offset  hex bytes  ascii` lines of the first bytes. */
+export function hexDump(base64: string, max = HEX_MAX_BYTES): string {
+  const binary = atob(base64);
+  const lines: string[] = [];
+  for (let offset = 0; offset < Math.min(binary.length, max); offset += 16) {
+    const chunk = binary.slice(offset, offset + 16);
+    const hex = [...chunk].map((c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join(' ');
+    const ascii = [...chunk].map((c) => (c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) < 0x7f ? c : '.')).join('');
+    lines.push(`${offset.toString(16).padStart(6, '0')}  ${hex.padEnd(47)}  ${ascii}`);
+  }
+  if (binary.length > max) lines.push(`… ${binary.length - max} more bytes (download the raw body)`);
+  return lines.join('\n');
+}
+
+export function bodySection(body: BodyView): HTMLElement {
+  const flags = el(
+    'p',
+    { class: 'flags', attrs: { 'data-testid': 'body-flags' } },
+    el('span', { class: 'chip' }, formatBytes(body.bytes)),
+    body.bom ? el('span', { class: 'chip chip-warn' }, 'starts with a UTF-8 BOM (skipped for reading, kept in the bytes)') : null,
+    body.invalidUtf8 ? el('span', { class: 'chip chip-warn' }, 'invalid UTF-8 (shown as �, exact bytes kept)') : null,
+  );
+  if (!body.inline) {
+    return el('section', { class: 'block' }, el('h3', null, 'Body'), flags, el('p', { class: 'muted' }, 'Too large to show here: download the raw body.'));
+  }
+  let parsed: { ok: true; value: unknown } | { ok: false; error: string };
+  try {
+    parsed = { ok: true, value: JSON.parse(body.text) };
+  } catch (err) {
+    parsed = { ok: false, error: err instanceof Error ? err.message : 'not JSON' };
+  }
+  if (!parsed.ok) flags.appendChild(el('span', { class: 'chip chip-rejected' }, vtext(`not JSON: ${parsed.error}`, { max: 200 })));
+
+  const pane = el('div', { class: 'body-pane' });
+  const views: Record<string, () => HTMLElement> = {
+    Tree: () => (parsed.ok ? jsonTree(parsed.value) : el('p', { class: 'muted' }, 'The body is not JSON: see Raw.')),
+    Raw: () => el('pre', { class: 'raw', attrs: { 'data-testid': 'raw-body' } }, vtext(body.text, { multiline: true, max: RAW_MAX_CHARS })),
+    Bytes: () => el('pre', { class: 'raw hex', attrs: { 'data-testid': 'hex-body' } }, hexDump(body.base64)),
+  };
+  const tabs = el('div', { class: 'tabs', attrs: { role: 'tablist' } });
+  const select = (name: string) => {
+    for (const tab of tabs.children) tab.setAttribute('aria-selected', tab.textContent === name ? 'true' : 'false');
+    replaceChildren(pane, views[name]!());
+  };
+  for (const name of Object.keys(views)) {
+    const tab = button(name, () => select(name), { class: 'tab', testid: `body-tab-${name.toLowerCase()}` });
+    tab.setAttribute('role', 'tab');
+    tabs.appendChild(tab);
+  }
+  select(parsed.ok ? 'Tree' : 'Raw');
+  return el('section', { class: 'block' }, el('h3', null, 'Body'), flags, tabs, pane);
+}

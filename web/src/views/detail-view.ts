@@ -1,0 +1,142 @@
+/** One delivery: verdicts, attempts timeline, relay, conformance, headers, body, and actions. */
+import { ApiError, apiGet, query } from '../api.js';
+import { describeError, type AppState } from '../app-state.js';
+import { button, el, field, replaceChildren, vtext } from '../dom.js';
+import { formatDateTime, formatTime } from '../format.js';
+import type { Row } from '../rows.js';
+import type { AttemptView, DeliveryDetail } from '../types.js';
+import { detailActions } from './detail-actions.js';
+import { bodySection } from './body-section.js';
+import { attemptsTimeline } from './attempts-timeline.js';
+import { conformanceSection, relaySection, signatureSection } from './verdict-sections.js';
+
+export interface DetailView {
+  element: HTMLElement;
+  show(row: Row | undefined, key: string): Promise<void>;
+  /** Refetches the open delivery soon (a feed message concerned it). */
+  refreshSoon(): void;
+  close(): void;
+}
+
+export function createDetailView(state: AppState, onDeleted: (id: string) => void): DetailView {
+  const element = el('section', { class: 'detail-pane', attrs: { 'data-testid': 'detail', 'aria-live': 'polite' } });
+  let current: { key: string; row: Row | undefined } | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let generation = 0;
+
+  const placeholder = () =>
+    replaceChildren(element, el('p', { class: 'muted detail-empty' }, 'Select a delivery to see its headers, body, signature verdict and attempts.'));
+  placeholder();
+
+  const load = async () => {
+    if (!current) return;
+    const mine = ++generation;
+    const { key, row } = current;
+    try {
+      if (key.startsWith('d:')) {
+        const id = key.slice(2);
+        try {
+          const detail = await apiGet<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
+          if (mine === generation) render(detail.data);
+          return;
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 404) throw err;
+        }
+        const attempts = await apiGet<AttemptView[]>(`/api/attempts${query({ deliveryId: id, limit: 100 })}`);
+        if (mine === generation) renderNotStored(id, [...attempts.data].reverse());
+      } else if (row?.lone) {
+        renderNotStored(null, [row.lone]);
+      } else {
+        replaceChildren(element, el('p', { class: 'muted' }, 'This arrival is no longer in the list.'));
+      }
+    } catch (err) {
+      if (mine === generation) replaceChildren(element, el('p', { class: 'error' }, `Could not load the delivery: ${describeError(err)}`));
+    }
+  };
+
+  const header = (title: HTMLElement, trigger: string | null, subtitle: string) =>
+    el(
+      'header',
+      { class: 'detail-head' },
+      el('h2', { attrs: { 'data-testid': 'detail-id' } }, title),
+      el('p', { class: 'muted' }, trigger === null ? '(no trigger header)' : vtext(trigger, { max: 200 }), ' · ', subtitle),
+      button('Close', () => (location.hash = '#/'), { class: 'btn btn-small close', title: 'Close the detail' }),
+    );
+
+  // Headers and body never change once stored: a live refresh (a new attempt, a relay try) keeps
+  // these parts as they are, with the user's replay target, action result and body tab.
+  let kept: { id: string; actions: HTMLElement; headers: HTMLElement; body: HTMLElement } | null = null;
+
+  const render = (d: DeliveryDetail) => {
+    const s = d.delivery;
+    if (kept?.id !== s.id) {
+      kept = { id: s.id, actions: detailActions(state, d, onDeleted), headers: headersSection(d.headers), body: bodySection(d.body) };
+    }
+    replaceChildren(
+      element,
+      header(vtext(s.id, { max: 200 }), s.trigger, `received ${formatDateTime(s.receivedAt)}`),
+      kept.actions,
+      el(
+        'dl',
+        { class: 'facts' },
+        ...field('Delivery id', vtext(s.id)),
+        ...field('API version', [vtext(s.apiVersion), s.apiVersionKnown ? '' : el('span', { class: 'chip chip-warn' }, 'unknown to this build')]),
+        ...field('Body', `${s.bodyBytes} bytes`),
+        ...field('Duplicates', s.duplicateCount === 0 ? 'none' : `received ${s.duplicateCount} more time${s.duplicateCount === 1 ? '' : 's'}, not handed on again`),
+      ),
+      signatureSection(d),
+      attemptsTimeline(d.attempts, d.attemptsTruncated),
+      relaySection(d.relay, state.status),
+      conformanceSection(d.conformance, state.status),
+      kept.headers,
+      kept.body,
+    );
+  };
+
+  const renderNotStored = (id: string | null, attempts: AttemptView[]) => {
+    const last = attempts[attempts.length - 1];
+    replaceChildren(
+      element,
+      header(id === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(id, { max: 200 }), last?.trigger ?? null, last ? `last arrival ${formatTime(last.receivedAt)}` : ''),
+      el(
+        'p',
+        { class: 'notice' },
+        'Not stored: every arrival of this delivery was refused or answered by a fault rule, so its body was not kept. The attempts below say why.',
+      ),
+      attemptsTimeline(attempts, false),
+    );
+  };
+
+  return {
+    element,
+    async show(row, key) {
+      current = { key, row };
+      kept = null;
+      replaceChildren(element, el('p', { class: 'muted' }, 'Loading…'));
+      await load();
+    },
+    refreshSoon() {
+      clearTimeout(timer);
+      timer = setTimeout(() => void load(), 250);
+    },
+    close() {
+      current = null;
+      kept = null;
+      generation += 1;
+      placeholder();
+    },
+  };
+}
+
+function headersSection(headers: Array<[string, string]>): HTMLElement {
+  return el(
+    'section',
+    { class: 'block' },
+    el('h3', null, `Headers (${headers.length})`),
+    el(
+      'table',
+      { class: 'kv', attrs: { 'data-testid': 'headers' } },
+      el('tbody', null, ...headers.map(([name, value]) => el('tr', null, el('th', null, vtext(name)), el('td', null, vtext(value, { max: 8192 }))))),
+    ),
+  );
+}

@@ -1,0 +1,185 @@
+/** The live list: filters, pause/resume, newest first, one row per delivery. */
+import { apiGet, query } from '../api.js';
+import { describeError, toast, type AppState } from '../app-state.js';
+import { button, el, replaceChildren, vtext } from '../dom.js';
+import { formatTime } from '../format.js';
+import { keyOf, relayText, verdictText, type Row, type StatusFilter } from '../rows.js';
+import type { AttemptView, DeliverySummary } from '../types.js';
+import { shorten, visibleString } from '../visible.js';
+import { emptyState } from './empty-state.js';
+
+export interface ListView {
+  element: HTMLElement;
+  /** Re-renders on the next frame (many feed messages make one render). */
+  render(): void;
+  /** Reloads the first page from the API (start, filter change, resync). */
+  reload(): Promise<void>;
+  setPausedCount(count: number): void;
+}
+
+const PAGE = 50;
+
+export function createListView(state: AppState, handlers: { onSelect(row: Row): void; onPauseToggle(): void }): ListView {
+  const triggerSelect = el('select', { attrs: { 'aria-label': 'Filter by trigger', 'data-testid': 'filter-trigger' } });
+  const statusSelect = el(
+    'select',
+    { attrs: { 'aria-label': 'Filter by status', 'data-testid': 'filter-status' } },
+    ...([['', 'all statuses'], ['accepted', 'accepted'], ['duplicate', 'duplicate'], ['rejected', 'rejected'], ['faulted', 'faulted']] as const).map(
+      ([value, label]) => el('option', { attrs: { value } }, label),
+    ),
+  );
+  const textInput = el('input', {
+    class: 'filter-text',
+    attrs: { type: 'search', placeholder: 'Search id, trigger, reason, body…', 'aria-label': 'Search', 'data-testid': 'filter-text', maxlength: 255 },
+  });
+  const pauseButton = button('Pause', () => handlers.onPauseToggle(), { class: 'btn', testid: 'pause' });
+  const count = el('span', { class: 'count', attrs: { 'aria-live': 'polite' } });
+  const tbody = el('tbody', { attrs: { 'data-testid': 'delivery-rows' } });
+  const table = el(
+    'table',
+    { class: 'list' },
+    el('thead', null, el('tr', null, el('th', null, 'Time'), el('th', null, 'Trigger'), el('th', null, 'Delivery'), el('th', null, 'Verdict'), el('th', null, 'Relay'))),
+    tbody,
+  );
+  const placeholder = el('div');
+  const older = button('Load older deliveries', () => void loadOlder(), { class: 'btn btn-small', testid: 'load-older' });
+  const element = el(
+    'section',
+    { class: 'list-pane' },
+    el('div', { class: 'filters' }, triggerSelect, statusSelect, textInput, pauseButton, count),
+    table,
+    placeholder,
+    el('div', { class: 'older' }, older),
+  );
+
+  let frame = 0;
+  const render = () => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      draw();
+    });
+  };
+
+  const draw = () => {
+    const rows = state.rows.list(state.filter, state.serverMatches);
+    replaceChildren(tbody, ...rows.slice(0, 500).map(rowElement));
+    const filtering = state.filter.trigger !== '' || state.filter.status !== '' || state.filter.text.trim() !== '';
+    count.textContent = `${rows.length} shown`;
+    if (state.rows.size() === 0 && !filtering) replaceChildren(placeholder, emptyState(state.status));
+    else if (rows.length === 0) replaceChildren(placeholder, el('p', { class: 'muted' }, 'Nothing matches these filters.'));
+    else replaceChildren(placeholder);
+    table.hidden = rows.length === 0;
+    older.hidden = state.nextCursor === null;
+    syncTriggers();
+  };
+
+  const tip = (text: string | null) => (text === null ? null : shorten(visibleString(text), 300));
+
+  const rowElement = (row: Row): HTMLElement => {
+    const tr = el(
+      'tr',
+      {
+        class: `row${row.key === state.selected ? ' selected' : ''}`,
+        attrs: { tabindex: 0, 'data-key': row.key, 'aria-selected': row.key === state.selected ? 'true' : 'false' },
+        on: {
+          click: () => handlers.onSelect(row),
+          keydown: (event) => {
+            if (event.key === 'Enter') handlers.onSelect(row);
+          },
+        },
+      },
+      el('td', { class: 'time' }, row.lastSeen ? formatTime(row.lastSeen) : ''),
+      el('td', { class: 'trigger', attrs: { title: tip(row.trigger) } }, row.trigger === null ? el('span', { class: 'muted' }, '(none)') : vtext(row.trigger, { max: 80 })),
+      el('td', { class: 'id', attrs: { title: tip(row.deliveryId) } }, row.deliveryId === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(row.deliveryId, { max: 60 })),
+      el(
+        'td',
+        { attrs: { title: tip(verdictText(row)) } },
+        el('span', { class: `chip chip-${row.outcome ?? 'accepted'}` }, vtext(verdictText(row), { max: 120 })),
+        row.skipVerify ? el('span', { class: 'chip chip-warn', attrs: { title: '--skip-verify' } }, 'unverified') : null,
+      ),
+      el('td', { class: `relay${row.relay && !row.relay.ok ? ' relay-failed' : ''}`, attrs: { title: tip(relayText(row.relay)) } }, vtext(relayText(row.relay), { max: 80 })),
+    );
+    return tr;
+  };
+
+  let knownTriggers: string | null = null;
+  const syncTriggers = () => {
+    const triggers = state.rows.triggers();
+    if (state.filter.trigger && !triggers.includes(state.filter.trigger)) triggers.push(state.filter.trigger);
+    const signature = triggers.join('\n');
+    if (signature === knownTriggers) return;
+    knownTriggers = signature;
+    replaceChildren(triggerSelect, el('option', { attrs: { value: '' } }, 'all triggers'), ...triggers.map((t) => el('option', { attrs: { value: t } }, shorten(visibleString(t), 80))));
+    triggerSelect.value = state.filter.trigger;
+  };
+
+  const deliveriesQuery = (cursor: string | null) =>
+    `/api/deliveries${query({
+      limit: PAGE,
+      cursor,
+      trigger: state.filter.trigger,
+      status: state.filter.status === 'accepted' || state.filter.status === 'duplicate' ? state.filter.status : '',
+      text: state.filter.text.trim(),
+    })}`;
+
+  let generation = 0;
+  const reload = async () => {
+    const mine = ++generation;
+    try {
+      const [deliveries, arrivals] = await Promise.all([
+        apiGet<Array<DeliverySummary>>(deliveriesQuery(null)),
+        apiGet<AttemptView[]>(`/api/attempts${query({ limit: 100, outcome: 'rejected,faulted,unavailable' })}`),
+      ]);
+      if (mine !== generation) return;
+      for (const d of deliveries.data) state.rows.applyDelivery(d);
+      for (const a of arrivals.data) state.rows.applyAttempt(a, false);
+      state.serverMatches = state.filter.text.trim() ? new Set(deliveries.data.map((d) => keyOf(d.id, d.seq))) : null;
+      state.nextCursor = deliveries.cursor?.nextCursor ?? null;
+      render();
+    } catch (err) {
+      toast(`could not load deliveries: ${describeError(err)}`, 'error');
+    }
+  };
+
+  const loadOlder = async () => {
+    if (state.nextCursor === null) return;
+    try {
+      const page = await apiGet<DeliverySummary[]>(deliveriesQuery(state.nextCursor));
+      for (const d of page.data) state.rows.applyDelivery(d);
+      if (state.serverMatches) for (const d of page.data) state.serverMatches.add(keyOf(d.id, d.seq));
+      state.nextCursor = page.cursor?.nextCursor ?? null;
+      render();
+    } catch (err) {
+      toast(`could not load older deliveries: ${describeError(err)}`, 'error');
+    }
+  };
+
+  let textTimer: ReturnType<typeof setTimeout> | undefined;
+  triggerSelect.addEventListener('change', () => {
+    state.filter.trigger = triggerSelect.value;
+    render();
+    void reload();
+  });
+  statusSelect.addEventListener('change', () => {
+    state.filter.status = statusSelect.value as StatusFilter;
+    render();
+    void reload();
+  });
+  textInput.addEventListener('input', () => {
+    state.filter.text = textInput.value;
+    render();
+    clearTimeout(textTimer);
+    textTimer = setTimeout(() => void reload(), 300);
+  });
+
+  return {
+    element,
+    render,
+    reload,
+    setPausedCount(queued) {
+      pauseButton.textContent = state.paused ? `Resume${queued > 0 ? ` (${queued} new)` : ''}` : 'Pause';
+      pauseButton.setAttribute('aria-pressed', state.paused ? 'true' : 'false');
+    },
+  };
+}

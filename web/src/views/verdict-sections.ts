@@ -1,0 +1,120 @@
+/** Signature verdict, relay history and retry conformance of one delivery. */
+import { el, field, vtext } from '../dom.js';
+import { formatDateTime, formatSkew } from '../format.js';
+import { jsonTree } from '../json-tree.js';
+import type { DeliveryDetail, RelayView, Status } from '../types.js';
+
+export function signatureSection(d: DeliveryDetail): HTMLElement {
+  const s = d.signature;
+  const verdict =
+    s.state === 'valid'
+      ? el('span', { class: 'chip chip-accepted' }, 'valid')
+      : el('span', { class: 'chip chip-warn' }, 'not verified (--skip-verify)');
+  const secret =
+    s.secretHint === null
+      ? '—'
+      : el('span', null, el('code', null, vtext(s.secretHint)), s.secretIndex === 0 ? ' (primary secret)' : ` (secret #${(s.secretIndex ?? 0) + 1}: a rotation secret)`);
+  const within = s.skewSeconds !== null && Math.abs(s.skewSeconds) <= s.toleranceSeconds;
+  return el(
+    'section',
+    { class: 'block', attrs: { 'data-testid': 'signature' } },
+    el('h3', null, 'Signature'),
+    el(
+      'dl',
+      { class: 'facts' },
+      ...field('Verdict', verdict),
+      ...field('Matched', secret),
+      ...field('Timestamp', s.timestamp === null ? '—' : `t=${s.timestamp} (${formatDateTime(s.timestamp * 1000)})`),
+      ...field(
+        'Skew',
+        s.skewSeconds === null
+          ? '—'
+          : el('span', null, formatSkew(s.skewSeconds), ` · tolerance ±${s.toleranceSeconds} s`, within ? '' : el('span', { class: 'chip chip-warn' }, 'outside tolerance')),
+      ),
+    ),
+    el('p', { class: 'muted' }, 'Refused attempts are on the timeline below, each with the reason it was refused.'),
+  );
+}
+
+export function relaySection(relay: RelayView[] | null, status: Status): HTMLElement {
+  const title = el('h3', null, 'Relay');
+  if (relay === null) {
+    const why = status.forwardTo === null ? 'No --forward-to target is configured: deliveries are stored, not handed on.' : 'No relay history is available for this delivery.';
+    return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, why));
+  }
+  if (relay.length === 0) return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, 'Not handed on yet.'));
+  return el(
+    'section',
+    { class: 'block', attrs: { 'data-testid': 'relay' } },
+    title,
+    el(
+      'table',
+      { class: 'kv' },
+      el('thead', null, el('tr', null, el('th', null, 'When'), el('th', null, 'Result'), el('th', null, 'Latency'), el('th', null, 'Next retry'))),
+      el(
+        'tbody',
+        null,
+        ...relay.map((r) =>
+          el(
+            'tr',
+            null,
+            el('td', null, formatDateTime(r.at), r.replay ? el('span', { class: 'chip' }, 'replay') : null),
+            el(
+              'td',
+              null,
+              el('span', { class: `chip ${r.ok ? 'chip-accepted' : 'chip-rejected'}` }, r.ok ? 'delivered' : 'failed'),
+              ` ${r.status ?? 'no answer'}`,
+              r.error ? el('span', null, ' — ', vtext(r.error, { max: 300 })) : null,
+              r.target ? el('div', { class: 'muted' }, vtext(r.target, { max: 200 })) : null,
+            ),
+            el('td', null, `${Math.round(r.latencyMs)} ms`),
+            el('td', null, r.nextRetryAt ? formatDateTime(r.nextRetryAt) : '—'),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+interface RuleVerdictLike {
+  rule?: unknown;
+  status?: unknown;
+  message?: unknown;
+}
+
+export function conformanceSection(verdict: unknown, status: Status): HTMLElement {
+  const title = el('h3', null, 'Retry conformance');
+  if (verdict === null || verdict === undefined) {
+    const why = status.features.conformance ? 'No verdict for this delivery yet.' : 'Conformance checking is not available in this process (see `hookrelay check`).';
+    return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, why));
+  }
+  const v = verdict as { status?: unknown; rules?: unknown; state?: unknown };
+  if ((v.status === 'pass' || v.status === 'fail') && Array.isArray(v.rules)) {
+    return el(
+      'section',
+      { class: 'block', attrs: { 'data-testid': 'conformance' } },
+      title,
+      el(
+        'p',
+        null,
+        el('span', { class: `chip ${v.status === 'pass' ? 'chip-accepted' : 'chip-rejected'}` }, v.status === 'pass' ? 'conforms' : 'does not conform'),
+        typeof v.state === 'string' ? ` · delivery ${v.state}` : '',
+      ),
+      el(
+        'ul',
+        { class: 'rules' },
+        ...(v.rules as RuleVerdictLike[]).map((r) =>
+          el(
+            'li',
+            null,
+            el('span', { class: `chip chip-${r.status === 'pass' ? 'accepted' : r.status === 'fail' ? 'rejected' : 'muted'}` }, vtext(String(r.status ?? '?'))),
+            ' ',
+            el('strong', null, vtext(String(r.rule ?? ''))),
+            r.message ? el('span', null, ': ', vtext(String(r.message), { max: 500 })) : null,
+          ),
+        ),
+      ),
+    );
+  }
+  return el('section', { class: 'block' }, title, jsonTree(verdict));
+}
