@@ -3,8 +3,10 @@
  * `buildApp` listens and returns a handle; `close()` stops accepting, lets in-flight commits
  * finish and closes the database.
  */
+import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ListenConfig } from '../config/listen-config.js';
+import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../store/store.js';
@@ -16,6 +18,8 @@ export interface AppDeps {
   /** A store to use instead of the SQLite file at config.dbPath. */
   store?: DeliveryStore;
   hub?: EventHub;
+  /** Longest a `hang` fault holds a socket (default 120 s); tests shorten it. */
+  hangCapMs?: number;
 }
 
 export interface AppHandle {
@@ -26,6 +30,8 @@ export interface AppHandle {
   receiverPort: number;
   store: DeliveryStore;
   hub: EventHub;
+  /** The fault rules, changeable while the receiver runs (the console's control API uses them). */
+  faults: FaultRules;
   receiver: FastifyInstance;
   close(): Promise<void>;
 }
@@ -39,6 +45,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
   const store = deps.store ?? (await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs }));
+  const faults = createFaultRules({ rules: config.faultRules ?? [], seed: config.seed ?? randomInt(2 ** 32), hub });
 
   const receiver = buildReceiver({
     path: config.path,
@@ -49,6 +56,8 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     store,
     hub,
     clock,
+    faults,
+    hangCapMs: deps.hangCapMs,
   });
   try {
     await receiver.listen({ port: config.port, host: config.host });
@@ -66,6 +75,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     receiverPort: port,
     store,
     hub,
+    faults,
     receiver,
     close() {
       closing ??= (async () => {

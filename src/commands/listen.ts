@@ -5,6 +5,7 @@ import { buildApp, type AppHandle } from '../app/build-app.js';
 import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
+import { printable } from '../reporter/printable.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';
 
@@ -27,6 +28,9 @@ export function registerListenCommand(program: Command): void {
 Every flag can also come from its HOOKRELAY_* variable or from hookrelay.config.json
 (keys: ${LISTEN_OPTIONS.map((s) => s.key).join(', ')}); a flag wins over the variable, the variable over the file.
 With no --secret, hookrelay makes a development secret in the data folder and prints it.
+
+Fault rules (docs/faults.md) are tried in order, first match wins:
+  npx hookrelay listen --fault '503 retry-after=120 attempt=1' --fault 'hang attempt=2'
 
 Example:
   npx hookrelay listen --port 4000 --secret "$WEBHOOK_SECRET"`,
@@ -69,7 +73,17 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
   else if (config.logFormat === 'json') {
-    out.write(`${JSON.stringify({ time: new Date().toISOString(), event: 'listening', receiver: app.receiverUrl, db: resolve(config.dbPath), skipVerify: config.skipVerify })}\n`);
+    const faults = app.faults.list();
+    out.write(
+      `${JSON.stringify({
+        time: new Date().toISOString(),
+        event: 'listening',
+        receiver: app.receiverUrl,
+        db: resolve(config.dbPath),
+        skipVerify: config.skipVerify,
+        ...(faults.length > 0 ? { faultRules: faults.map(({ id, line }) => ({ id, line })), seed: app.faults.seed } : {}),
+      })}\n`,
+    );
     warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
   }
 
@@ -108,7 +122,21 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   } else {
     lines.push(`  secrets    ${config.secrets.map((s, i) => `#${i + 1} ${secretHint(s)}`).join(', ')}`);
   }
+  lines.push(...faultLines(app, config));
   for (const warning of warnings) lines.push(`  warning    ${warning}`);
   lines.push('Waiting for deliveries. Ctrl-C to stop.', '');
   return `${lines.join('\n')}\n`;
+}
+
+/** The active fault rules, one a line, and the seed when a rule draws on it. */
+function faultLines(app: AppHandle, config: ListenConfig): string[] {
+  const rules = app.faults.list();
+  if (rules.length === 0) return [];
+  const width = Math.max(...rules.map((r) => r.id.length));
+  const lines = rules.map((r, i) => `${i === 0 ? '  faults     ' : '             '}${printable(r.id, 64).padEnd(width)}  ${printable(r.line, 160)}`);
+  if (rules.some((r) => r.rule.match?.p !== undefined)) {
+    lines.push(`             seed ${app.faults.seed}${config.seed === undefined ? ` (random: --seed ${app.faults.seed} repeats this run)` : ''}`);
+  }
+  lines.push('             tried in order: the first matching rule answers, no match is handled normally');
+  return lines;
 }

@@ -1,7 +1,9 @@
 /** The resolved settings of `hookrelay listen`. */
+import type { FaultRule } from '../core/faults/index.js';
+import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
 import { dataDirOf, ensureDevSecret } from './data-dir.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
-import { resolveOptions, type ConfigInputs } from './resolve-config.js';
+import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 
 export interface ListenConfig {
   port: number;
@@ -16,6 +18,10 @@ export interface ListenConfig {
   logFormat: 'pretty' | 'json' | 'silent';
   /** Set when the secret is the development secret kept in the data folder. */
   devSecret: { created: boolean; file: string } | null;
+  /** Fault rules at startup, in evaluation order (`--fault` ones, then the `--fault-file` ones). */
+  faultRules?: FaultRule[];
+  /** Seed of the rules' probabilities; absent: buildApp draws one (and the banner prints it). */
+  seed?: number;
   /** Hidden test knob (--test-commit-delay): each commit waits this long, like a slow disk. */
   testCommitDelayMs?: number;
 }
@@ -24,7 +30,12 @@ export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: str
 
 /** Resolves and checks every setting; with no secret, makes or reads the development secret. */
 export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
-  const { values, problems } = resolveOptions(LISTEN_OPTIONS, inputs);
+  // HOOKRELAY_FAULT holds one rule per line, not a comma-separated list (a rule may hold commas).
+  const { HOOKRELAY_FAULT: faultEnv, ...env } = inputs.env;
+  const resolved = resolveOptions(LISTEN_OPTIONS, { ...inputs, env });
+  const { values, problems } = resolved;
+  const faults = resolveFaultRules(resolved, faultEnv, inputs.configFile ?? CONFIG_FILE);
+  problems.push(...faults.problems);
   const warnings: string[] = [];
   const path = values.path as string | undefined;
   if (path !== undefined && (!path.startsWith('/') || /[\s?#]/.test(path))) {
@@ -60,7 +71,31 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       bodyLimitBytes: values.bodyLimit as number,
       logFormat: values.logFormat as ListenConfig['logFormat'],
       devSecret,
+      faultRules: faults.rules,
+      ...(values.seed !== undefined ? { seed: values.seed as number } : {}),
       ...(typeof inputs.flags.testCommitDelay === 'string' ? { testCommitDelayMs: Number(inputs.flags.testCommitDelay) || 0 } : {}),
     },
   };
+}
+
+/**
+ * The startup rules: `--fault` (else HOOKRELAY_FAULT, else the config file's `fault`), then the
+ * rules of `--fault-file`. Every bad rule is a problem of its own.
+ */
+function resolveFaultRules(resolved: Resolved, faultEnv: string | undefined, configFile: string): { rules: FaultRule[]; problems: string[] } {
+  const { values, sources } = resolved;
+  let lines = (values.fault as string[] | undefined) ?? [];
+  let where = sources.fault === 'file' ? `${configFile} "fault"` : '--fault';
+  if (sources.fault !== 'flag' && faultEnv !== undefined && faultEnv.trim() !== '') {
+    lines = splitRuleLines(faultEnv);
+    where = 'HOOKRELAY_FAULT';
+  }
+  const fromLines = rulesFromLines(lines, where);
+  const file = values.faultFile as string | undefined;
+  const fromFile = file === undefined ? { rules: [], problems: [] } : rulesFromFile(file);
+  const combined = combineRules([fromLines.rules, fromFile.rules]);
+  const problems = [...fromLines.problems, ...fromFile.problems];
+  // Duplicate ids are only worth reporting once every rule could be read.
+  if (problems.length === 0) problems.push(...combined.problems);
+  return { rules: combined.rules, problems };
 }

@@ -1,15 +1,21 @@
 /**
  * The receiver's one route: raw bytes in, checks in the order of PRODUCT.md, a 2xx only after
- * the durable commit. size (413) → signature (400) → envelope (400) → store + dedupe → 2xx.
+ * the durable commit. size (413) → [pre-verify fault rules] → signature (400) → envelope (400)
+ * → [fault rules] → store + dedupe → 2xx. Redirect-chain hops live in hop-route.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkEnvelope } from '../core/envelope.js';
 import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
 import { verify } from '../core/signature/verify.js';
 import type { EventHub } from '../app/event-hub.js';
+import type { RandomSource } from '../core/seeded-random.js';
+import type { FaultDecider } from '../faults/rules-controller.js';
 import { StoreUnavailableError, type AttemptInput, type AttemptRecord, type DeliveryStore } from '../store/store.js';
 import { countSignatureHeaders, identify, readArrival, type Arrival } from './arrival.js';
 import { errorBody, successBody } from './error-envelope.js';
+import { createFaultSockets } from './fault-answer.js';
+import { createFaultStage } from './fault-stage.js';
+import { registerHopRoute } from './hop-route.js';
 import { envelopeRejection, signatureRejection, type Rejection } from './rejection.js';
 
 export interface IngestOptions {
@@ -22,7 +28,19 @@ export interface IngestOptions {
   hub: EventHub;
   /** Milliseconds since the epoch. */
   clock: () => number;
+  /** The fault rules (issue 4); absent: every arrival is handled normally. */
+  faults?: FaultDecider;
+  /** Longest a `hang` holds a socket whose client never gives up (default 120 s). */
+  hangCapMs?: number;
+  /** Draws redirect-chain nonces (default Math.random). */
+  random?: RandomSource;
 }
+
+const NO_FAULTS: FaultDecider = {
+  hasRules: () => false,
+  usesArrivalCount: () => false,
+  decide: () => ({ matched: false, state: { firedCounts: new Map() } }),
+};
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -33,6 +51,23 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
   // rejected on Content-Type before the signature is checked.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_req, body, done) => done(null, body));
+
+  const sockets = createFaultSockets({ clock, hangCapMs: options.hangCapMs });
+  const faults = createFaultStage({
+    faults: options.faults ?? NO_FAULTS,
+    sockets,
+    store,
+    hub,
+    clock,
+    path: options.path,
+    skipVerify: options.skipVerify,
+    random: options.random ?? Math.random,
+  });
+  // Hung and delayed connections must not hold up a shutdown.
+  app.addHook('preClose', (done) => {
+    sockets.shutdown();
+    done();
+  });
 
   function finish(attempt: AttemptInput, persist: boolean): void {
     const record: AttemptRecord = { ...attempt, seq: 0 };
@@ -53,8 +88,20 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     return reply.code(rejection.status).type(JSON_TYPE).send(errorBody(rejection.code, rejection.message, now));
   }
 
-  async function receive(request: FastifyRequest, reply: FastifyReply) {
-    const arrival = readArrival(request.headers, request.body as Buffer, clock());
+  const read = (request: FastifyRequest): Arrival => readArrival(request.headers, request.body as Buffer, clock());
+
+  /**
+   * One arrival, straight through. `hopNote` is set for the last hop of a redirect chain: it is
+   * handled without the fault rules, and the note goes in its record.
+   */
+  async function handle(request: FastifyRequest, reply: FastifyReply, arrival: Arrival, hopNote: string | null) {
+    let note = hopNote;
+    let faultFired = false;
+    if (hopNote === null && faults.wants(false)) {
+      const pre = await faults.run(reply, arrival, false, null);
+      if (pre.handled) return reply;
+      ({ fired: faultFired, note } = pre);
+    }
 
     let signatureTimestamp: number | null = null;
     let secretIndex: number | null = null;
@@ -81,6 +128,13 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     const checked = checkEnvelope(arrival.rawBody, { deliveryId: arrival.deliveryId, event: arrival.event });
     if (!checked.ok) return reject(reply, arrival, envelopeRejection(checked.problem, checked.message), signatureTimestamp);
 
+    // At most one rule answers an arrival: a pre-verify rule that fired settles it.
+    if (hopNote === null && !faultFired && faults.wants(true)) {
+      const post = await faults.run(reply, arrival, true, signatureTimestamp);
+      if (post.handled) return reply;
+      note = post.note;
+    }
+
     const { envelope } = checked;
     const attempt: AttemptInput = {
       ...identify(arrival),
@@ -88,7 +142,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       signatureTimestamp,
       outcome: 'accepted',
       status: 200,
-      reason: null,
+      reason: note,
       retryAfter: null,
     };
     try {
@@ -133,7 +187,8 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     }
   }
 
-  app.post(options.path, receive);
+  app.post(options.path, (request, reply) => handle(request, reply, read(request), null));
+  registerHopRoute(app, { path: options.path, clock, stage: faults, read, handle });
   app.route({
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
     url: options.path,

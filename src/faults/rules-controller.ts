@@ -1,0 +1,204 @@
+/**
+ * The fault rules of a running receiver (issue 4): the current list in evaluation order, an id
+ * per rule, how often each rule fired, and the seeded random source of `p=`. The receiver asks
+ * it which rule answers an arrival; the console's control API lists and changes the rules
+ * through it. Every change is announced on the hub as a `rules` event.
+ */
+import type { EventHub } from '../app/event-hub.js';
+import {
+  MAX_RULES,
+  decideFault,
+  emptyFaultState,
+  faultRuleKey,
+  faultRuleToJson,
+  formatFaultRule,
+  type FaultArrival,
+  type FaultDecision,
+  type FaultRule,
+  type FaultRuleJson,
+  type FaultState,
+} from '../core/faults/index.js';
+import { mulberry32 } from '../core/seeded-random.js';
+import { readRuleInput } from './rule-input.js';
+
+/** A rule as the control API shows it. */
+export interface FaultRuleView {
+  /** The rule's own `id`, or one hookrelay gave it (`r1`, `r2`, …). */
+  id: string;
+  /** The canonical one-line form. */
+  line: string;
+  /** The JSON form. */
+  rule: FaultRuleJson;
+  /** How many times the rule has fired (see docs/faults.md, "Exact semantics"). */
+  fired: number;
+}
+
+/** The answer to a change: the rule as stored, or why it was refused. */
+export type RuleChange =
+  | { ok: true; rule: FaultRuleView }
+  | { ok: false; message: string; column?: number; notFound?: boolean };
+
+/** What the receiver needs to decide faults; cheap enough to ask on every arrival. */
+export interface FaultDecider {
+  /** Whether any rule is decided at this stage (`verified` false: the pre-verify rules). */
+  hasRules(verified: boolean): boolean;
+  /** Whether a rule of this stage has an `arrival=` condition (only then is the store asked). */
+  usesArrivalCount(verified: boolean): boolean;
+  /** The rule that fires for `arrival`, counting the firing. */
+  decide(arrival: FaultArrival): FaultDecision;
+}
+
+export interface FaultRules extends FaultDecider {
+  /** Seed of the random source of `p=`: the same seed and arrivals give the same faults. */
+  readonly seed: number;
+  list(): FaultRuleView[];
+  /** Adds a rule (one-line text or JSON form) at the end of the list. */
+  add(input: unknown): RuleChange;
+  /** Checks a rule as `add` would, without adding it. */
+  validate(input: unknown): RuleChange;
+  /** Puts a rule in the place of rule `id`, keeping its id (and, for a named rule, its fire count). */
+  replace(id: string, input: unknown): RuleChange;
+  /** False when no rule has this id. */
+  remove(id: string): boolean;
+  /** Removes every rule and forgets every fire count. */
+  clear(): void;
+}
+
+export interface FaultRulesOptions {
+  /** The rules at startup, already valid (ids unique). */
+  rules?: readonly FaultRule[];
+  seed: number;
+  hub?: EventHub;
+}
+
+interface Entry {
+  id: string;
+  rule: FaultRule;
+}
+
+interface StageFlags {
+  any: boolean;
+  arrival: boolean;
+}
+
+export function createFaultRules(options: FaultRulesOptions): FaultRules {
+  const seed = options.seed >>> 0;
+  const random = mulberry32(seed);
+  let entries: Entry[] = [];
+  let rules: FaultRule[] = [];
+  let state: FaultState = emptyFaultState();
+  let nextAuto = 1;
+  const stages: Record<'pre' | 'post', StageFlags> = { pre: { any: false, arrival: false }, post: { any: false, arrival: false } };
+
+  const autoId = (): string => {
+    let id: string;
+    do id = `r${nextAuto++}`;
+    while (entries.some((e) => e.id === id));
+    return id;
+  };
+
+  const refresh = (): void => {
+    rules = entries.map((e) => e.rule);
+    for (const [name, verified] of [['pre', false], ['post', true]] as const) {
+      const own = rules.filter((r) => Boolean(r.beforeVerify) !== verified);
+      stages[name] = { any: own.length > 0, arrival: own.some((r) => r.match.arrival !== undefined) };
+    }
+  };
+
+  const view = (entry: Entry): FaultRuleView => ({
+    id: entry.id,
+    line: formatFaultRule(entry.rule),
+    rule: faultRuleToJson(entry.rule),
+    fired: state.firedCounts.get(faultRuleKey(entry.rule)) ?? 0,
+  });
+
+  /** Forgets the counts of keys no remaining rule uses. */
+  const forgetUnused = (): void => {
+    const used = new Set(rules.map(faultRuleKey));
+    if ([...state.firedCounts.keys()].every((k) => used.has(k))) return;
+    state = { firedCounts: new Map([...state.firedCounts].filter(([k]) => used.has(k))) };
+  };
+
+  const announce = (change: string): void => {
+    options.hub?.emit('rules', { rules: entries.map(view), change });
+  };
+
+  /** The rule `input` describes, checked against the list as it would be after the change. */
+  const check = (input: unknown, replacing: Entry | null): { ok: true; rule: FaultRule } | Extract<RuleChange, { ok: false }> => {
+    const read = readRuleInput(input);
+    if (!read.ok) return read;
+    let rule = read.rule;
+    if (replacing === null && entries.length >= MAX_RULES) return { ok: false, message: `at most ${MAX_RULES} rules: remove one first` };
+    if (replacing !== null) {
+      if (rule.id !== undefined && rule.id !== replacing.id) {
+        return { ok: false, message: `the rule's id (${rule.id}) differs from the id of the rule it replaces (${replacing.id})` };
+      }
+      // A named rule keeps its name, and so its fire count, when its content changes.
+      if (rule.id === undefined && replacing.rule.id !== undefined) rule = { ...rule, id: replacing.id };
+    } else if (rule.id !== undefined) {
+      const taken = entries.findIndex((e) => e.id === rule.id);
+      if (taken >= 0) return { ok: false, message: `id ${rule.id} is taken by rule ${taken + 1}: pick another, or replace that rule` };
+    }
+    return { ok: true, rule };
+  };
+
+  for (const rule of options.rules ?? []) entries.push({ id: rule.id ?? autoId(), rule });
+  refresh();
+
+  return {
+    seed,
+    hasRules: (verified) => stages[verified ? 'post' : 'pre'].any,
+    usesArrivalCount: (verified) => stages[verified ? 'post' : 'pre'].arrival,
+    decide(arrival) {
+      const decision = decideFault(rules, arrival, state, random);
+      if (decision.matched) state = decision.state;
+      return decision;
+    },
+    list: () => entries.map(view),
+    add(input) {
+      const checked = check(input, null);
+      if (!checked.ok) return checked;
+      const entry: Entry = { id: checked.rule.id ?? autoId(), rule: checked.rule };
+      entries = [...entries, entry];
+      refresh();
+      const shown = view(entry);
+      announce(`added ${entry.id}: ${shown.line}`);
+      return { ok: true, rule: shown };
+    },
+    validate(input) {
+      const checked = check(input, null);
+      if (!checked.ok) return checked;
+      return { ok: true, rule: view({ id: checked.rule.id ?? '(new)', rule: checked.rule }) };
+    },
+    replace(id, input) {
+      const index = entries.findIndex((e) => e.id === id);
+      if (index < 0) return { ok: false, message: `no fault rule with id ${id}`, notFound: true };
+      const old = entries[index]!;
+      const checked = check(input, old);
+      if (!checked.ok) return checked;
+      const entry: Entry = { id, rule: checked.rule };
+      entries = entries.map((e, i) => (i === index ? entry : e));
+      refresh();
+      forgetUnused();
+      const shown = view(entry);
+      announce(`replaced ${id}: ${shown.line} (was ${formatFaultRule(old.rule)})`);
+      return { ok: true, rule: shown };
+    },
+    remove(id) {
+      const old = entries.find((e) => e.id === id);
+      if (old === undefined) return false;
+      entries = entries.filter((e) => e !== old);
+      refresh();
+      forgetUnused();
+      announce(`removed ${id}: ${formatFaultRule(old.rule)}`);
+      return true;
+    },
+    clear() {
+      const count = entries.length;
+      entries = [];
+      refresh();
+      state = emptyFaultState();
+      announce(`cleared ${count === 1 ? '1 rule' : `${count} rules`}: every arrival is handled normally`);
+    },
+  };
+}
