@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
 import { Command, CommanderError } from 'commander';
+import { registerCheckCommand } from './commands/check.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerListenCommand } from './commands/listen.js';
 import { registerScheduleCommand } from './commands/schedule.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSendCommand(program);
   registerScheduleCommand(program);
   registerTriggersCommand(program);
+  registerCheckCommand(program);
   return program;
 }
 

@@ -1,16 +1,28 @@
 /**
  * The composition root: the only place that constructs stores, listeners and workers.
- * `buildApp` listens and returns a handle; `close()` stops accepting, lets in-flight commits
- * finish and closes the database.
+ * `buildApp` listens and returns a handle; `close()` stops accepting, lets in-flight commits and
+ * hand-offs finish, and closes the database.
  */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { Agent } from 'undici';
+import { secretHint } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
+import { judgeStoredDelivery } from '../conformance/judge-stored.js';
+import { createConsoleServer } from '../console/console-server.js';
+import { DEFAULT_WEB_ROOT } from '../console/static-files.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
+import { createPassthrough, type Passthrough } from '../relay/passthrough.js';
+import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
+import { createRelayWorker, type RelayWorker } from '../relay/relay-worker.js';
+import { replayDelivery, type ReplayResult } from '../relay/replay.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../store/store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
+import { isLoopbackHost, urlHost } from './hosts.js';
+
+export const VERSION = '0.1.0';
 
 export interface AppDeps {
   /** Milliseconds since the epoch; injected by tests. */
@@ -28,24 +40,53 @@ export interface AppHandle {
   receiverUrl: string;
   /** The bound receiver port (useful when config.port is 0). */
   receiverPort: number;
+  /** The console page, with `?token=` when one is required; null with --no-console. */
+  consoleUrl: string | null;
+  /** The console's token: generated when the console is bound beyond loopback without one. */
+  consoleToken: string | null;
   store: DeliveryStore;
   hub: EventHub;
   /** The fault rules, changeable while the receiver runs (the console's control API uses them). */
   faults: FaultRules;
+  /** Re-sends a stored delivery, freshly signed and marked (default target: --forward-to). */
+  replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   receiver: FastifyInstance;
   close(): Promise<void>;
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promise<AppHandle> {
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
-  const store = deps.store ?? (await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs }));
+  const forward = config.forward ?? null;
+  const store =
+    deps.store ?? (await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async' }));
   const faults = createFaultRules({ rules: config.faultRules ?? [], seed: config.seed ?? randomInt(2 ** 32), hub });
+
+  let relay: RelayWorker | null = null;
+  let passthrough: Passthrough | null = null;
+  if (forward?.mode === 'async') {
+    relay = createRelayWorker({
+      store, hub, clock,
+      target: forward.to,
+      secret: forward.secret,
+      timeoutMs: forward.timeoutMs,
+      retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
+      extraHeaders: forward.headers,
+    });
+    const worker = relay;
+    hub.on('delivery', () => worker.poke());
+  } else if (forward?.mode === 'sync') {
+    passthrough = createPassthrough(forward, clock);
+  }
+
+  const replayDispatcher = new Agent({ keepAliveTimeout: 5_000 });
+  const replay = async (deliveryId: string, targetUrl?: string): Promise<ReplayResult | null> => {
+    const target = targetUrl ?? forward?.to;
+    if (!target) throw new Error('no target: pass a URL, or start listen with --forward-to');
+    const secret = forward?.secret ?? config.secrets[0];
+    if (!secret) throw new Error('no secret to sign the replay with: start listen with --secret or --forward-secret');
+    return replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, target);
+  };
 
   const receiver = buildReceiver({
     path: config.path,
@@ -58,28 +99,107 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     clock,
     faults,
     hangCapMs: deps.hangCapMs,
+    ...(passthrough ? { passthrough } : {}),
   });
+
+  const stopWorkers = async () => {
+    await relay?.stop();
+    await passthrough?.close();
+    await replayDispatcher.close();
+  };
   try {
     await receiver.listen({ port: config.port, host: config.host });
   } catch (err) {
+    await stopWorkers();
     await store.close();
     throw err;
   }
   const address = receiver.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const receiverUrl = `http://${urlHost(config.host)}:${port}${config.path}`;
+
+  // The console never shares the receiver's listener: a tunnel to the receiver must not expose it.
+  let consoleServer: FastifyInstance | null = null;
+  let consoleUrl: string | null = null;
+  let consoleToken: string | null = null;
+  if (config.console) {
+    const settings = config.console;
+    consoleToken = settings.token ?? (isLoopbackHost(settings.host) ? null : randomBytes(24).toString('base64url'));
+    const secrets = [...config.secrets, ...(forward ? [forward.secret] : [])];
+    try {
+      consoleServer = await createConsoleServer({
+        store,
+        hub,
+        status: () => ({
+          version: VERSION,
+          receiverUrl,
+          path: config.path,
+          secretHints: config.secrets.map(secretHint),
+          skipVerify: config.skipVerify,
+          forwardTo: forward?.to ?? null,
+          toleranceSeconds: config.toleranceSeconds,
+        }),
+        listenHost: settings.host,
+        listenPort: settings.port,
+        allowedHosts: settings.allowedHosts,
+        token: consoleToken,
+        webRoot: DEFAULT_WEB_ROOT,
+        faults,
+        replay: async (id, targetUrl) => {
+          const result = await replay(id, targetUrl ?? undefined);
+          if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };
+          return { ok: result.ok, status: result.status, ...(result.error ? { error: result.error } : {}) };
+        },
+        relayHistory: async (id) =>
+          (await store.relayHistory(id)).attempts.map((a) => ({
+            at: a.finishedAt,
+            ok: a.status !== null && a.status >= 200 && a.status < 300,
+            status: a.status,
+            latencyMs: a.finishedAt - a.startedAt,
+            replay: a.replay,
+            target: a.target,
+            ...(a.error ? { error: a.error } : {}),
+          })),
+        conformance: (id) => judgeStoredDelivery(store, id),
+        remove: (id) => store.deleteDelivery(id),
+        redact: (text) => secrets.reduce((out, secret) => out.split(secret).join(secretHint(secret)), text),
+        now: clock,
+      });
+      await consoleServer.listen({ host: settings.host, port: settings.port });
+    } catch (err) {
+      await consoleServer?.close();
+      await receiver.close();
+      await stopWorkers();
+      await store.close();
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'EADDRINUSE') {
+        throw Object.assign(new Error(`console port ${settings.port} on ${settings.host} is already in use: pass --console-port, or --no-console`), { code: 'CONSOLE_PORT_IN_USE' });
+      }
+      throw err;
+    }
+    const consoleAddress = consoleServer.server.address();
+    const consolePort = typeof consoleAddress === 'object' && consoleAddress ? consoleAddress.port : settings.port;
+    const host = isLoopbackHost(settings.host) || settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : urlHost(settings.host);
+    consoleUrl = `http://${host}:${consolePort}/${consoleToken ? `?token=${encodeURIComponent(consoleToken)}` : ''}`;
+  }
 
   let closing: Promise<void> | null = null;
   return {
     config,
-    receiverUrl: `http://${urlHost(config.host)}:${port}${config.path}`,
+    receiverUrl,
     receiverPort: port,
+    consoleUrl,
+    consoleToken,
     store,
     hub,
     faults,
+    replay,
     receiver,
     close() {
       closing ??= (async () => {
+        await consoleServer?.close();
         await receiver.close();
+        await stopWorkers();
         await store.close();
       })();
       return closing;

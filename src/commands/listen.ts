@@ -81,6 +81,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         receiver: app.receiverUrl,
         db: resolve(config.dbPath),
         skipVerify: config.skipVerify,
+        console: app.consoleUrl,
+        forwardTo: config.forward?.to ?? null,
         ...(faults.length > 0 ? { faultRules: faults.map(({ id, line }) => ({ id, line })), seed: app.faults.seed } : {}),
       })}\n`,
     );
@@ -111,6 +113,15 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
   ];
+  if (app.consoleUrl) {
+    lines.push(`  console    ${app.consoleUrl}${app.consoleToken && !config.console?.token ? '   (token generated for this run: the console is not on loopback)' : ''}`);
+  }
+  if (config.forward) {
+    const f = config.forward;
+    lines.push(
+      `  forward    ${printable(f.to, 200)}   (${f.mode === 'sync' ? 'sync: the sender gets the app\'s answer' : `durable outbox, up to ${f.maxTries} tries`}; signed with ${f.secret === config.secrets[0] ? 'the primary secret' : `--forward-secret ${secretHint(f.secret)}`})`,
+    );
+  }
   if (config.skipVerify) {
     lines.push('  SIGNATURES ARE NOT VERIFIED (--skip-verify): anyone who can reach this port can store deliveries');
   } else if (config.devSecret) {

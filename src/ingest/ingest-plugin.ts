@@ -10,7 +10,8 @@ import { verify } from '../core/signature/verify.js';
 import type { EventHub } from '../app/event-hub.js';
 import type { RandomSource } from '../core/seeded-random.js';
 import type { FaultDecider } from '../faults/rules-controller.js';
-import { StoreUnavailableError, type AttemptInput, type AttemptRecord, type DeliveryStore } from '../store/store.js';
+import { pairHeaders, StoreUnavailableError, type AttemptInput, type AttemptRecord, type DeliveryStore } from '../store/store.js';
+import { senderAnswerFor, type Passthrough, type PassthroughResult } from '../relay/passthrough.js';
 import { countSignatureHeaders, identify, readArrival, type Arrival } from './arrival.js';
 import { errorBody, successBody } from './error-envelope.js';
 import { createFaultSockets } from './fault-answer.js';
@@ -34,6 +35,8 @@ export interface IngestOptions {
   hangCapMs?: number;
   /** Draws redirect-chain nonces (default Math.random). */
   random?: RandomSource;
+  /** `--forward-mode sync`: only a 2xx from the app makes the delivery accepted. */
+  passthrough?: Passthrough;
 }
 
 const NO_FAULTS: FaultDecider = {
@@ -136,6 +139,16 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     }
 
     const { envelope } = checked;
+    // Sync passthrough: the app answers first; an id already accepted is not handed on again.
+    let handedOn: PassthroughResult | null = null;
+    if (options.passthrough && !(await store.getDelivery(envelope.id))) {
+      handedOn = await options.passthrough.forward({ id: envelope.id, rawBody: arrival.rawBody, headers: pairHeaders(request.raw.rawHeaders), receivedAt: arrival.receivedAt });
+      const status = handedOn.answer.status;
+      if (status === null || status < 200 || status >= 300) {
+        hub.emit('relay', { deliveryId: envelope.id, status, ok: false, latencyMs: Math.round(handedOn.answer.latencyMs), replay: false, ...(handedOn.answer.error ? { error: handedOn.answer.error } : {}) });
+        return reject(reply, arrival, senderAnswerFor(handedOn.answer), signatureTimestamp);
+      }
+    }
     const attempt: AttemptInput = {
       ...identify(arrival),
       finishedAt: arrival.receivedAt,
@@ -164,6 +177,13 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       const now = clock();
       const duplicate = result.outcome === 'duplicate';
       finish({ ...attempt, finishedAt: now, outcome: result.outcome }, false);
+      if (handedOn) {
+        const { answer, startedAt, finishedAt, target } = handedOn;
+        store
+          .recordRelay({ deliverySeq: result.deliverySeq, startedAt, finishedAt, status: answer.status, error: null, replay: false, target, try: 1, next: null })
+          .catch(() => {});
+        hub.emit('relay', { deliveryId: envelope.id, status: answer.status, ok: true, latencyMs: Math.round(answer.latencyMs), replay: false });
+      }
       if (!duplicate) {
         hub.emit('delivery', {
           delivery: {
@@ -174,8 +194,11 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
           },
         });
       }
+      // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
+      const status = handedOn?.answer.status ?? 200;
+      if (status === 204 || status === 205) return reply.code(status).send();
       return reply
-        .code(200)
+        .code(status)
         .type(JSON_TYPE)
         .send(successBody({ deliveryId: envelope.id, duplicate, ...(checked.apiVersionKnown ? {} : { apiVersionUnknown: envelope.apiVersion }) }, now));
     } catch (err) {

@@ -17,7 +17,7 @@ async function startListen(flags: Record<string, unknown>) {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
   const db = join(dir, 'data', 'hookrelay.db');
-  const resolved = resolveListenConfig({ flags: { port: 0, db, logFormat: 'silent', ...flags }, env: {}, configFile: join(dir, 'none.json') });
+  const resolved = resolveListenConfig({ flags: { port: 0, db, logFormat: 'silent', console: false, ...flags }, env: {}, configFile: join(dir, 'none.json') });
   if (!resolved.ok) throw new Error(resolved.problems.join('; '));
   const app = await buildApp(resolved.config);
   cleanups.push(() => app.close());

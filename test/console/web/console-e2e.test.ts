@@ -40,7 +40,7 @@ async function startListenWithConsole(): Promise<{ app: AppHandle; console: Fast
   const { dir, remove } = tempDir();
   cleanups.push(remove);
   const db = join(dir, 'data', 'hookrelay.db');
-  const resolved = resolveListenConfig({ flags: { port: 0, db, logFormat: 'silent' }, env: {}, configFile: join(dir, 'none.json') });
+  const resolved = resolveListenConfig({ flags: { port: 0, db, logFormat: 'silent', console: false }, env: {}, configFile: join(dir, 'none.json') });
   if (!resolved.ok) throw new Error(resolved.problems.join('; '));
   const app = await buildApp(resolved.config);
   cleanups.push(() => app.close());
