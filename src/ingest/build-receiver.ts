@@ -44,7 +44,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     reply.code(404).type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
   );
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const now = options.clock();
     const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (known) {
@@ -62,7 +62,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
         reason: known.code,
         retryAfter: null,
       };
-      options.store.recordAttempt(record).catch(() => {});
+      await options.store.recordAttempt(record).catch(() => {});
       options.hub.emit('attempt', { attempt: { ...record, seq: 0 }, skipVerify: options.skipVerify });
       return reply.code(known.status).type(JSON_TYPE).send(errorBody(known.code, known.message(options.bodyLimitBytes), now));
     }

@@ -72,19 +72,22 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     done();
   });
 
-  function finish(attempt: AttemptInput, persist: boolean): void {
-    const record: AttemptRecord = { ...attempt, seq: 0 };
+  /**
+   * Announces an attempt; with `persist`, records it first. A refusal's record joins the next
+   * group commit before the answer goes out, so whatever the sender was told can be read back.
+   */
+  async function finish(attempt: AttemptInput, persist: boolean): Promise<void> {
     if (persist) {
-      store.recordAttempt(attempt).catch(() => {
-        /* the store is down: the answer already says so; nothing was acknowledged */
+      await store.recordAttempt(attempt).catch(() => {
+        /* the store is down: the answer says so; nothing was acknowledged */
       });
     }
-    hub.emit('attempt', { attempt: record, skipVerify: options.skipVerify });
+    hub.emit('attempt', { attempt: { ...attempt, seq: 0 } satisfies AttemptRecord, skipVerify: options.skipVerify });
   }
 
-  function reject(reply: FastifyReply, arrival: Arrival, rejection: Rejection, signatureTimestamp: number | null): FastifyReply {
+  async function reject(reply: FastifyReply, arrival: Arrival, rejection: Rejection, signatureTimestamp: number | null): Promise<FastifyReply> {
     const now = clock();
-    finish(
+    await finish(
       { ...identify(arrival), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null },
       true,
     );
@@ -154,7 +157,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       finishedAt: arrival.receivedAt,
       signatureTimestamp,
       outcome: 'accepted',
-      status: 200,
+      status: handedOn?.answer.status ?? 200,
       reason: note,
       retryAfter: null,
     };
@@ -176,7 +179,9 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       );
       const now = clock();
       const duplicate = result.outcome === 'duplicate';
-      finish({ ...attempt, finishedAt: now, outcome: result.outcome }, false);
+      // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
+      const status = handedOn?.answer.status ?? 200;
+      void finish({ ...attempt, finishedAt: now, outcome: result.outcome, status }, false);
       if (handedOn) {
         const { answer, startedAt, finishedAt, target } = handedOn;
         store
@@ -194,8 +199,6 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
           },
         });
       }
-      // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
-      const status = handedOn?.answer.status ?? 200;
       if (status === 204 || status === 205) return reply.code(status).send();
       return reply
         .code(status)
@@ -204,7 +207,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       const now = clock();
-      finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true);
+      await finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true);
       request.log.error({ err }, 'store unavailable');
       return reply.code(503).type(JSON_TYPE).send(errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now));
     }
