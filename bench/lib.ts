@@ -1,0 +1,104 @@
+/** Shared plumbing of the benchmark: pinned processes, readiness, the load generator, medians. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const SECRET = 'whsec_bench_secret_value_0123456789';
+export const PINNED = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+export interface Load {
+  requests: number;
+  ok: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+export interface Server {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Runs `node <args>` on a core (server: 0, load and apps: 1) when taskset is available. */
+export function pinnedSpawn(core: number, args: string[], stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess {
+  const nodeArgs = args[0]!.endsWith('.ts') ? ['--import', 'tsx', ...args] : args;
+  const [cmd, argv] = PINNED ? ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  return spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', stdout, 'inherit'] });
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Polls GET url until it answers 200; bounded. Returns the milliseconds it took. */
+export async function waitReady(url: string, child: ChildProcess, deadlineMs = 20_000): Promise<number> {
+  const started = performance.now();
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  while (performance.now() - started < deadlineMs) {
+    if (exited) throw new Error(`process exited before ${url} answered`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return performance.now() - started;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${url} not ready within ${deadlineMs} ms`);
+}
+
+/** Starts a server process on core 0 listening on `port`, ready once `readyPath` answers 200. */
+export async function startServer(args: string[], port: number, path: string, readyPath = '/healthz'): Promise<Server> {
+  const child = pinnedSpawn(0, args);
+  await waitReady(`http://127.0.0.1:${port}${readyPath}`, child);
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    port,
+    child,
+    peakRssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs a bench script on core 1 and parses the JSON of its last output line. */
+export async function runPinnedScript<T>(args: string[]): Promise<T> {
+  const child = pinnedSpawn(1, args, 'pipe');
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${out}`);
+  return JSON.parse(out.trim().split('\n').pop()!) as T;
+}
+
+export function load(url: string, durationMs: number, connections: number, rate = 0): Promise<Load> {
+  return runPinnedScript<Load>(['bench/load-generator.ts', url, String(connections), String(durationMs), SECRET, String(rate)]);
+}
+
+/** `hookrelay listen` from the compiled build, as users run it. */
+export function listenArgs(port: number, db: string, extra: string[] = []): string[] {
+  return ['dist/cli.js', 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
+}
