@@ -34,6 +34,16 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
   // Distinguishes this process's numbering from a previous run's, for reconnecting pages.
   const epoch = randomBytes(6).toString('base64url');
   let n = 0;
+  // Messages of one event-loop turn travel as one frame (a JSON array): with many consoles and a
+  // busy receiver, a frame per message per client would cost more than the intake itself.
+  let pending: Array<{ n: number; text: string; bytes: number }> = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    const text = batch.length === 1 ? batch[0]!.text : `[${batch.map((m) => m.text).join(',')}]`;
+    const bytes = batch.reduce((sum, m) => sum + m.bytes, batch.length + 1);
+    for (const client of clients) send(client, text, bytes);
+  };
 
   const drop = (client: Client, reason: string) => {
     if (!clients.delete(client)) return;
@@ -74,7 +84,9 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
       }
       backlog.push({ n, text, bytes });
       if (backlog.length > limits.backlog) backlog.shift();
-      for (const client of clients) send(client, text, bytes);
+      if (clients.size === 0) return;
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ n, text, bytes });
     },
 
     attach(ws, resume) {
@@ -93,7 +105,10 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
       const after = known && !resync ? resume.since! : 0;
       const hello = JSON.stringify({ type: 'hello', data: { epoch, n, resync } });
       send(client, hello, Buffer.byteLength(hello));
-      for (const entry of backlog) if (entry.n > after) send(client, entry.text, entry.bytes);
+      // Messages still waiting for this turn's flush reach the new client with it.
+      const flushedUpTo = pending[0] ? pending[0].n - 1 : n;
+      const missed = backlog.filter((entry) => entry.n > after && entry.n <= flushedUpTo);
+      if (missed.length > 0) send(client, `[${missed.map((m) => m.text).join(',')}]`, missed.reduce((sum, m) => sum + m.bytes, missed.length + 1));
     },
 
     clientCount: () => clients.size,

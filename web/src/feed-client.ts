@@ -16,6 +16,8 @@ export interface FeedHandlers {
 const PROTOCOL = 'hookrelay.v1';
 const TOKEN_SAFE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
+type IncomingMessage = { type?: string; n?: number; data?: { epoch?: string; resync?: boolean } };
+
 export function connectFeed(path: string, token: string | null, handlers: FeedHandlers): { close(): void } {
   let since: number | null = null;
   let epoch: string | null = null;
@@ -41,12 +43,17 @@ export function connectFeed(path: string, token: string | null, handlers: FeedHa
       handlers.onState('live');
     };
     ws.onmessage = (event) => {
-      let message: { type?: string; n?: number; data?: { epoch?: string; resync?: boolean } };
+      let parsed: unknown;
       try {
-        message = JSON.parse(String(event.data));
+        parsed = JSON.parse(String(event.data));
       } catch {
         return;
       }
+      // A frame holds one message, or the messages of one moment as an array.
+      for (const message of Array.isArray(parsed) ? parsed : [parsed]) handle(message as IncomingMessage);
+    };
+    const handle = (message: IncomingMessage) => {
+      if (message === null || typeof message !== 'object') return;
       if (message.type === 'hello') {
         if (message.data?.resync) {
           since = null;

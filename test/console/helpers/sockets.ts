@@ -60,12 +60,15 @@ export function collect(ws: WebSocket): Collector {
   ws.on('message', (data) => {
     const text = String(data);
     raw.push(text);
-    const message = JSON.parse(text) as Record<string, unknown>;
-    messages.push(message);
-    for (const waiter of [...waiters]) {
-      if (waiter.test(message)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(message);
+    // A frame holds one message, or the messages of one moment as an array.
+    const parsed = JSON.parse(text) as Record<string, unknown> | Array<Record<string, unknown>>;
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      messages.push(message);
+      for (const waiter of [...waiters]) {
+        if (waiter.test(message)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(message);
+        }
       }
     }
   });
