@@ -119,7 +119,8 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       });
       if (!verdict.ok) {
         let message = verdict.message;
-        if (verdict.reason === 'malformed' && countSignatureHeaders(request.raw.rawHeaders) > 1) {
+        // Node joins repeated headers with ", " — a valid signature header holds no space.
+        if (verdict.reason === 'malformed' && (countSignatureHeaders(request.raw.rawHeaders) > 1 || /, t=/.test(arrival.signatureHeader ?? ''))) {
           message = 'several x-service-signature headers: send exactly one';
         }
         return reject(reply, arrival, signatureRejection(verdict.reason, message), verdict.timestamp ?? null);
