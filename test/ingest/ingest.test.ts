@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createEventHub, type EventHub } from '../../src/app/event-hub.js';
@@ -150,17 +151,18 @@ describe('receiver: every refusal is a 4xx in the error envelope with a code nam
     expect(recorded[0]).toMatchObject({ outcome: 'rejected', status, reason: code, receivedAt: NOW_MS });
   });
 
-  it('names several signature headers as the cause', async () => {
+  it('names several signature headers as the cause (over a real socket: inject cannot send two header lines)', async () => {
     const req = signedRequest();
-    const res = await app.inject({
-      method: 'POST',
-      url: '/webhooks',
-      headers: { ...req.headers, 'x-service-signature': [req.headers['x-service-signature']!, sign(TEST_SECRET, req.body, T0 + 1)] },
-      payload: req.body,
-    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    const flat: string[] = [];
+    for (const [name, value] of Object.entries(req.headers)) if (name !== 'x-service-signature') flat.push(name, value);
+    flat.push('x-service-signature', req.headers['x-service-signature']!, 'x-service-signature', sign(TEST_SECRET, req.body, T0 + 1));
+    const res = await request(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers: flat, body: req.body });
+    const body = (await res.body.json()) as { code: string; error: string };
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'SIGNATURE_MALFORMED' });
-    expect(res.json().error).toMatch(/several x-service-signature headers/);
+    expect(body.code).toBe('SIGNATURE_MALFORMED');
+    expect(body.error).toMatch(/several x-service-signature headers/);
   });
 
   it('never echoes the secret in an error', async () => {
