@@ -14,7 +14,8 @@ export function buildProgram(): Command {
     .description('Receive, verify, store, relay and fake-fail the Compliance API\'s signed webhooks — and send them.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    .exitOverride(); // inherited by every command registered below
   registerListenCommand(program);
   registerVerifyCommand(program);
   registerEventsCommand(program);
@@ -26,9 +27,12 @@ export function buildProgram(): Command {
 }
 
 try {
+  // Usage errors (unknown flag, missing value) exit 2, like every other refused input; help and
+  // --version exit 0.
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  if (!(err instanceof CommanderError)) {
+  if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? 0 : 2;
+  else {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
     process.exitCode = 1;
   }
