@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Starts a throwaway PostgreSQL (scripts/start-postgres.sh) unless HOOKRELAY_TEST_PG_URL is set.
+    globalSetup: ['./test/setup/postgres-global-setup.ts'],
     reporters: ['default', './test/reporters/summary-line.ts'],
   },
 });

@@ -2,6 +2,7 @@
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
 import { Command, CommanderError } from 'commander';
 import { registerCheckCommand } from './commands/check.js';
+import { registerDbCommand } from './commands/db.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerListenCommand } from './commands/listen.js';
 import { registerScheduleCommand } from './commands/schedule.js';
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerScheduleCommand(program);
   registerTriggersCommand(program);
   registerCheckCommand(program);
+  registerDbCommand(program);
   return program;
 }
 

@@ -12,12 +12,16 @@ import { judgeStoredDelivery } from '../conformance/judge-stored.js';
 import { createConsoleServer } from '../console/console-server.js';
 import { DEFAULT_WEB_ROOT } from '../console/static-files.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
-import { buildReceiver } from '../ingest/build-receiver.js';
+import { buildReceiver, type Readiness } from '../ingest/build-receiver.js';
+import { createMetrics, type Metrics } from '../metrics/metrics.js';
 import { createPassthrough, type Passthrough } from '../relay/passthrough.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import { createRelayWorker, type RelayWorker } from '../relay/relay-worker.js';
 import { replayDelivery, type ReplayResult } from '../relay/replay.js';
+import { createPostgresHubBridge, type HubBridge } from '../store/postgres/pg-hub-bridge.js';
+import { createPostgresStore } from '../store/postgres/pg-store.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { formatRetainDuration, startRetention, type Retention } from '../store/retention.js';
 import type { DeliveryStore } from '../store/store.js';
 import { createEventHub, type EventHub } from './event-hub.js';
 import { isLoopbackHost, urlHost } from './hosts.js';
@@ -59,7 +63,20 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const hub = deps.hub ?? createEventHub();
   const forward = config.forward ?? null;
   const store =
-    deps.store ?? (await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async' }));
+    deps.store ??
+    (config.storeUrl
+      ? await createPostgresStore(config.storeUrl, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs })
+      : await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async', onCommit: (c) => hub.emit('commit', c) }));
+  // Several instances on one PostgreSQL database: each shows what all of them receive.
+  let bridge: HubBridge | null = null;
+  if (config.storeUrl && !deps.store) {
+    try {
+      bridge = await createPostgresHubBridge(config.storeUrl, hub);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
   const faults = createFaultRules({ rules: config.faultRules ?? [], seed: config.seed ?? randomInt(2 ** 32), hub });
 
   let relay: RelayWorker | null = null;
@@ -99,10 +116,53 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     clock,
     faults,
     hangCapMs: deps.hangCapMs,
+    readiness: () => readiness(),
     ...(passthrough ? { passthrough } : {}),
   });
 
+  // /readyz: a real write through the store's write path (shared while one is in flight), and the relay worker.
+  let relayStopped = false;
+  let lastWriteFailed = false;
+  hub.on('attempt', ({ attempt, remote }) => {
+    if (remote) return;
+    if (attempt.outcome === 'unavailable') lastWriteFailed = true;
+    else if (attempt.outcome === 'accepted' || attempt.outcome === 'duplicate') lastWriteFailed = false;
+  });
+  let probing: Promise<string | null> | null = null;
+  const probeStore = (): Promise<string | null> =>
+    (probing ??= (store.probe ? store.probe().then(() => null) : Promise.resolve(lastWriteFailed ? 'the last write failed' : null))
+      .catch((err: unknown) => (err as Error).message)
+      .finally(() => (probing = null)));
+  const readiness = async (): Promise<Readiness> => {
+    const storeProblem = await probeStore();
+    const relayState = relay ? (relayStopped ? 'stopped' : 'alive') : 'off';
+    const reasons = [...(storeProblem ? [`the store cannot write: ${storeProblem}`] : []), ...(relayState === 'stopped' ? ['the relay worker has stopped'] : [])];
+    return { ready: reasons.length === 0, store: storeProblem ? 'unavailable' : 'writable', relay: relayState, ...(reasons.length ? { reason: reasons.join('; ') } : {}) };
+  };
+
+  // Retention (--retain): at start, then hourly; never a delivery whose relay is pending.
+  let retention: Retention | null = null;
+  if (config.retainMs) {
+    const window = formatRetainDuration(config.retainMs);
+    retention = startRetention({
+      store,
+      retainMs: config.retainMs,
+      clock,
+      onPrune: (r) => {
+        if (r.deliveries + r.attempts === 0) return;
+        hub.emit('notice', {
+          level: 'info',
+          message: `retention (${window}): pruned ${r.deliveries} deliveries, ${r.attempts} attempts and ${r.relayAttempts} relay tries last seen before ${new Date(r.before).toISOString()}${r.keptPending ? `; kept ${r.keptPending} whose relay is pending` : ''}`,
+        });
+      },
+      onError: (err) => hub.emit('notice', { level: 'warn', message: `retention: cannot prune: ${err.message}` }),
+    });
+  }
+
   const stopWorkers = async () => {
+    relayStopped = true;
+    await retention?.stop();
+    await bridge?.close();
     await relay?.stop();
     await passthrough?.close();
     await replayDispatcher.close();
@@ -120,14 +180,17 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
 
   // The console never shares the receiver's listener: a tunnel to the receiver must not expose it.
   let consoleServer: FastifyInstance | null = null;
+  let metrics: Metrics | null = null;
   let consoleUrl: string | null = null;
   let consoleToken: string | null = null;
   if (config.console) {
     const settings = config.console;
     consoleToken = settings.token ?? (isLoopbackHost(settings.host) ? null : randomBytes(24).toString('base64url'));
     const secrets = [...config.secrets, ...(forward ? [forward.secret] : [])];
+    metrics = createMetrics({ hub, relayCounts: () => store.relayCounts() });
     try {
       consoleServer = await createConsoleServer({
+        metrics,
         store,
         hub,
         status: () => ({
@@ -200,6 +263,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
         await consoleServer?.close();
         await receiver.close();
         await stopWorkers();
+        metrics?.close();
         await store.close();
       })();
       return closing;

@@ -6,13 +6,22 @@ import type { AttemptRecord, StoredDelivery } from '../store/store.js';
 
 export interface HubEvents {
   /** Every arrival, once its record is final (accepted, duplicate, rejected, faulted, unavailable). */
-  attempt: { attempt: AttemptRecord; skipVerify: boolean };
+  attempt: {
+    attempt: AttemptRecord;
+    skipVerify: boolean;
+    /** The receiver's request id (also sent as `x-request-id`). */
+    requestId?: string;
+    /** Set by a bridge for another instance's arrival: shown in consoles, not counted in this instance's metrics or logs. */
+    remote?: boolean;
+  };
   /** A delivery stored for the first time. */
   delivery: { delivery: Omit<StoredDelivery, 'rawBody'> & { bodyBytes: number } };
   /** A relay hand-off finished one try (issue 5 fills this in). */
   relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null };
   /** The fault rules changed (issue 4). */
   rules: { rules: unknown[]; change: string };
+  /** One group commit of the store's writer (metrics): duration, requests in it, and whether it committed. */
+  commit: { ms: number; size: number; ok: boolean };
   /** Something an operator should see (startup, shutdown, warnings). */
   notice: { level: 'info' | 'warn' | 'error'; message: string };
 }

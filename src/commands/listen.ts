@@ -6,6 +6,7 @@ import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
+import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';
 
@@ -70,21 +71,28 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     return;
   }
   const color = Boolean(out.isTTY) && !process.env.NO_COLOR;
-  const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color });
+  const secrets = [...config.secrets, ...(config.forward ? [config.forward.secret] : [])].filter((s) => s.length > 0);
+  const redact = (text: string) => secrets.reduce((line, secret) => (line.includes(secret) ? line.split(secret).join(secretHint(secret)) : line), text);
+  const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
-  else if (config.logFormat === 'json') {
+  else if (reporter.logger) {
     const faults = app.faults.list();
-    out.write(
-      `${JSON.stringify({
-        time: new Date().toISOString(),
+    // Tests and the benchmark read `receiver` from this line: keep it a top-level field.
+    reporter.logger.info(
+      {
         event: 'listening',
         receiver: app.receiverUrl,
+        health: new URL('/healthz', app.receiverUrl).href,
         db: resolve(config.dbPath),
         skipVerify: config.skipVerify,
         console: app.consoleUrl,
+        metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
         forwardTo: config.forward?.to ?? null,
+        retain: config.retainMs ? formatRetainDuration(config.retainMs) : 'off',
+        secretHints: config.secrets.map(secretHint),
         ...(faults.length > 0 ? { faultRules: faults.map(({ id, line }) => ({ id, line })), seed: app.faults.seed } : {}),
-      })}\n`,
+      },
+      'listening',
     );
     warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
   }
@@ -106,15 +114,24 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** The console's /metrics URL, keeping its `?token=` when it has one. */
+function metricsUrl(consoleUrl: string): string {
+  const url = new URL(consoleUrl);
+  url.pathname = '/metrics';
+  return url.href;
+}
+
 function banner(app: AppHandle, config: ListenConfig, warnings: string[]): string {
   const lines = [
     'hookrelay is listening',
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
     `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
+    `  retention  ${config.retainMs ? `${formatRetainDuration(config.retainMs)} (pruned at start and hourly; never a delivery whose relay is pending)` : 'off: everything is kept'}`,
   ];
   if (app.consoleUrl) {
     lines.push(`  console    ${app.consoleUrl}${app.consoleToken && !config.console?.token ? '   (token generated for this run: the console is not on loopback)' : ''}`);
+    lines.push(`  metrics    ${metricsUrl(app.consoleUrl)}   (Prometheus; readiness: GET ${new URL('/readyz', app.receiverUrl).href})`);
   }
   if (config.forward) {
     const f = config.forward;

@@ -2,6 +2,8 @@
 import type { FaultRule } from '../core/faults/index.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
 import { parseForwardHeader } from '../relay/forward-request.js';
+import { parseRetainDuration } from '../store/retention.js';
+import { isPostgresUrl } from '../store/postgres/pg-connection.js';
 import { dataDirOf, ensureDevSecret } from './data-dir.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
@@ -14,9 +16,13 @@ export interface ListenConfig {
   secrets: string[];
   toleranceSeconds: number;
   dbPath: string;
+  /** `--store postgres://…`: the shared PostgreSQL store instead of the SQLite file. */
+  storeUrl?: string;
   skipVerify: boolean;
   bodyLimitBytes: number;
   logFormat: 'pretty' | 'json' | 'silent';
+  /** `--retain`: prune what was last seen longer ago than this (ms); absent or null: keep everything. */
+  retainMs?: number | null;
   /** Set when the secret is the development secret kept in the data folder. */
   devSecret: { created: boolean; file: string } | null;
   /** Fault rules at startup, in evaluation order (`--fault` ones, then the `--fault-file` ones). */
@@ -93,6 +99,10 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   if (values.console && values.port === values.consolePort && values.port !== 0) {
     problems.push(`--console-port: the console needs its own port, not the receiver's (${String(values.port)}): a tunnel to the receiver must not expose the console`);
   }
+  const storeUrl = values.store as string | undefined;
+  if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
+  const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
+  if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   if (problems.length > 0) return { ok: false, problems };
 
   const dbPath = values.db as string;
@@ -113,9 +123,11 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       secrets,
       toleranceSeconds: values.tolerance as number,
       dbPath,
+      ...(storeUrl !== undefined ? { storeUrl } : {}),
       skipVerify: values.skipVerify as boolean,
       bodyLimitBytes: values.bodyLimit as number,
       logFormat: values.logFormat as ListenConfig['logFormat'],
+      retainMs: retain.ok ? retain.ms : null,
       devSecret,
       faultRules: faults.rules,
       forward:

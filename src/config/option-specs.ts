@@ -30,6 +30,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'secret', flag: '--secret', env: 'HOOKRELAY_SECRET', kind: { type: 'strings' }, default: [], description: 'signing secret; repeat for rotation (env: comma-separated)' },
   { key: 'tolerance', flag: '--tolerance', env: 'HOOKRELAY_TOLERANCE', kind: { type: 'int', min: 1, max: 86_400 }, default: 300, description: 'seconds a signature timestamp may be in the past or the future' },
   { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: '.hookrelay/hookrelay.db', description: 'SQLite file; its folder is the data folder' },
+  { key: 'store', flag: '--store', env: 'HOOKRELAY_STORE', kind: { type: 'string' }, description: 'a postgres:// URL: several instances share one PostgreSQL database (docs/deploy.md); default: the SQLite file of --db' },
   { key: 'skipVerify', flag: '--skip-verify', env: 'HOOKRELAY_SKIP_VERIFY', kind: { type: 'bool' }, default: false, description: 'accept unsigned or wrongly signed deliveries (UNSAFE: for local experiments only)' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: 64 * 1024 * 1024 }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },
   { key: 'fault', flag: '--fault', env: 'HOOKRELAY_FAULT', kind: { type: 'strings' }, default: [], description: "fault rule, e.g. '503 retry-after=120 attempt=1' (docs/faults.md); repeatable, tried in order (env: one rule per line)" },
@@ -46,5 +47,6 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'consoleHost', flag: '--console-host', env: 'HOOKRELAY_CONSOLE_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'console address to bind; anything but loopback requires a token' },
   { key: 'consoleAllowedHost', flag: '--console-allowed-host', env: 'HOOKRELAY_CONSOLE_ALLOWED_HOST', kind: { type: 'strings' }, default: [], description: 'extra Host name the console answers to (name or name:port); repeatable' },
   { key: 'consoleToken', flag: '--console-token', env: 'HOOKRELAY_CONSOLE_TOKEN', kind: { type: 'string' }, description: 'token the console requires (default: none on loopback, generated and printed otherwise)' },
+  { key: 'retain', flag: '--retain', env: 'HOOKRELAY_RETAIN', kind: { type: 'string' }, default: '30d', description: 'prune deliveries last seen longer ago than this (30d, 72h, …; 0 or off: keep all), at start and hourly; never one whose relay is pending' },
   { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
 ];

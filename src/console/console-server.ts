@@ -17,6 +17,8 @@ import { bridgeHubToFeed } from './hub-bridge.js';
 import { STATIC_ROUTE, checkRequest, setSecurityHeaders } from './request-guard.js';
 import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
 import { statusView } from './views.js';
+import { checkMetricsRequest } from '../metrics/metrics-guard.js';
+import { METRICS_PATH, type Metrics } from '../metrics/metrics.js';
 
 /** Control API request bodies are rules and replay targets: small. */
 const API_BODY_LIMIT = 64 * 1024;
@@ -39,7 +41,10 @@ function parseJsonBody(text: string): unknown {
   });
 }
 
-export async function createConsoleServer(options: ConsoleServerOptions): Promise<FastifyInstance> {
+/** `/metrics` (Prometheus text) rides on the console listener, under the console's Host and token rules. */
+export type ConsoleServerSettings = ConsoleServerOptions & { metrics?: Metrics };
+
+export async function createConsoleServer(options: ConsoleServerSettings): Promise<FastifyInstance> {
   if (options.token === null && !isLoopbackHost(options.listenHost)) {
     throw new ConsoleConfigError(
       `the console is bound to ${options.listenHost}, beyond loopback: it needs a token (--console-token, or let listen generate one)`,
@@ -91,7 +96,8 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
 
   app.addHook('onRequest', async (request, reply) => {
     setSecurityHeaders(reply);
-    checkRequest(request, { hosts, token: options.token });
+    if (options.metrics && request.routeOptions.url === METRICS_PATH) checkMetricsRequest(request, { hosts, token: options.token });
+    else checkRequest(request, { hosts, token: options.token });
   });
 
   app.setErrorHandler((err: FastifyError | ConsoleApiError, _request, reply) => {
@@ -126,6 +132,11 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
       now(),
     );
   });
+  if (options.metrics) {
+    const metrics = options.metrics;
+    metrics.setConsoleClients(() => feed.clientCount());
+    app.get(METRICS_PATH, async (_request, reply) => reply.type(metrics.contentType).header('cache-control', 'no-store').send(await metrics.render()));
+  }
   registerDeliveryRoutes(app, ctx);
   registerFaultRoutes(app, ctx);
 

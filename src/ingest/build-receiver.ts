@@ -2,6 +2,7 @@
  * The public receiver listener: the ingest route, /healthz, and nothing else — the console
  * never shares it, so a tunnel to the receiver cannot expose the console.
  */
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { parseAttemptHeader } from './arrival.js';
 import { errorBody } from './error-envelope.js';
@@ -12,6 +13,22 @@ export interface ReceiverOptions extends IngestOptions {
   requestTimeoutMs?: number;
   /** Time allowed to receive the headers (slowloris defence). */
   headersTimeoutMs?: number;
+  /** `GET /readyz`: can the store write, is the relay worker alive (absent: ready while listening). */
+  readiness?: () => Promise<Readiness>;
+}
+
+/** What `/readyz` reports; `reason` says what is wrong when not ready. */
+export interface Readiness {
+  ready: boolean;
+  store: 'writable' | 'unavailable';
+  relay: 'alive' | 'stopped' | 'off';
+  reason?: string;
+}
+
+/** A request id from a proxy in front (`x-request-id`) is kept when it is short and plain; else one is made. */
+const PLAIN_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export function requestIdFor(header: string | string[] | undefined): string {
+  return typeof header === 'string' && PLAIN_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -31,12 +48,32 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
   });
   app.server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  // Every answer names its request id, as every log line about it does.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
 
   app.get('/healthz', async (_request, reply) =>
     reply.type(JSON_TYPE).send(`{"success":true,"data":{"status":"ok"},"timestamp":"${new Date(options.clock()).toISOString()}"}`),
   );
+
+  // Readiness, unlike /healthz (liveness): 503 while the store cannot write or the relay worker has stopped.
+  app.get('/readyz', async (_request, reply) => {
+    const now = options.clock();
+    let state: Readiness;
+    try {
+      state = options.readiness ? await options.readiness() : { ready: true, store: 'writable', relay: 'off' };
+    } catch (err) {
+      state = { ready: false, store: 'unavailable', relay: 'off', reason: (err as Error).message };
+    }
+    const { ready, reason, ...data } = state;
+    if (ready) return reply.type(JSON_TYPE).send({ success: true, data, timestamp: new Date(now).toISOString() });
+    return reply.code(503).type(JSON_TYPE).send(errorBody('NOT_READY', reason ?? 'not ready', now, data));
+  });
 
   app.register(ingestPlugin, options);
 
@@ -63,7 +100,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
         retryAfter: null,
       };
       await options.store.recordAttempt(record).catch(() => {});
-      options.hub.emit('attempt', { attempt: { ...record, seq: 0 }, skipVerify: options.skipVerify });
+      options.hub.emit('attempt', { attempt: { ...record, seq: 0 }, skipVerify: options.skipVerify, requestId: request.id });
       return reply.code(known.status).type(JSON_TYPE).send(errorBody(known.code, known.message(options.bodyLimitBytes), now));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {

@@ -80,7 +80,7 @@ export function createFaultStage(options: FaultStageOptions): FaultStage {
     return count;
   }
 
-  async function record(arrival: Arrival, fault: FaultPlan, finishedAt: number, signatureTimestamp: number | null, status = fault.status): Promise<void> {
+  async function record(arrival: Arrival, fault: FaultPlan, finishedAt: number, signatureTimestamp: number | null, status = fault.status, requestId?: string): Promise<void> {
     const attempt: AttemptInput = {
       ...identify(arrival),
       finishedAt,
@@ -95,7 +95,7 @@ export function createFaultStage(options: FaultStageOptions): FaultStage {
     } catch {
       /* the store is down: the fault is answered all the same */
     }
-    hub.emit('attempt', { attempt: { ...attempt, seq: 0 }, skipVerify: options.skipVerify });
+    hub.emit('attempt', { attempt: { ...attempt, seq: 0 }, skipVerify: options.skipVerify, requestId });
   }
 
   async function carryOut(reply: FastifyReply, arrival: Arrival, fault: FaultPlan, signatureTimestamp: number | null): Promise<StageVerdict> {
@@ -107,30 +107,30 @@ export function createFaultStage(options: FaultStageOptions): FaultStage {
         if (await sockets.delay(reply, plan.ms)) return { handled: false, fired: true, note: fault.reason };
         // The client gave up while we waited: to the sender this attempt timed out.
         reply.hijack();
-        await record(arrival, fault, clock(), signatureTimestamp, null);
+        await record(arrival, fault, clock(), signatureTimestamp, null, reply.request.id);
         return HANDLED;
       }
       case 'hang': {
         const finishedAt = await sockets.hang(reply, plan.statusLine);
-        await record(arrival, fault, finishedAt, signatureTimestamp);
+        await record(arrival, fault, finishedAt, signatureTimestamp, fault.status, reply.request.id);
         return HANDLED;
       }
       // The record is committed before the answer leaves, as for an accepted delivery: whoever
       // reads the store after the sender saw the answer finds the attempt.
       case 'reset':
-        await record(arrival, fault, clock(), signatureTimestamp);
+        await record(arrival, fault, clock(), signatureTimestamp, fault.status, reply.request.id);
         sockets.reset(reply);
         return HANDLED;
       case 'close':
-        await record(arrival, fault, clock(), signatureTimestamp);
+        await record(arrival, fault, clock(), signatureTimestamp, fault.status, reply.request.id);
         sockets.close(reply);
         return HANDLED;
       case 'respond':
-        await record(arrival, fault, clock(), signatureTimestamp);
+        await record(arrival, fault, clock(), signatureTimestamp, fault.status, reply.request.id);
         sockets.respond(reply, plan.status, plan.headers, plan.body);
         return HANDLED;
       case 'redirect': {
-        await record(arrival, fault, clock(), signatureTimestamp);
+        await record(arrival, fault, clock(), signatureTimestamp, fault.status, reply.request.id);
         const headers: Array<[string, string]> = plan.location === null ? [] : [['location', plan.location]];
         headers.push([FAULT_HEADER, headerSafe(fault.reason)]);
         sockets.respond(reply, plan.status, headers, '');

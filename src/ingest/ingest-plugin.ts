@@ -76,13 +76,13 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
    * Announces an attempt; with `persist`, records it first. A refusal's record joins the next
    * group commit before the answer goes out, so whatever the sender was told can be read back.
    */
-  async function finish(attempt: AttemptInput, persist: boolean): Promise<void> {
+  async function finish(attempt: AttemptInput, persist: boolean, requestId?: string): Promise<void> {
     if (persist) {
       await store.recordAttempt(attempt).catch(() => {
         /* the store is down: the answer says so; nothing was acknowledged */
       });
     }
-    hub.emit('attempt', { attempt: { ...attempt, seq: 0 } satisfies AttemptRecord, skipVerify: options.skipVerify });
+    hub.emit('attempt', { attempt: { ...attempt, seq: 0 } satisfies AttemptRecord, skipVerify: options.skipVerify, requestId });
   }
 
   async function reject(reply: FastifyReply, arrival: Arrival, rejection: Rejection, signatureTimestamp: number | null): Promise<FastifyReply> {
@@ -90,6 +90,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     await finish(
       { ...identify(arrival), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null },
       true,
+      reply.request.id,
     );
     return reply.code(rejection.status).type(JSON_TYPE).send(errorBody(rejection.code, rejection.message, now));
   }
@@ -182,7 +183,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       const duplicate = result.outcome === 'duplicate';
       // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
       const status = handedOn?.answer.status ?? 200;
-      void finish({ ...attempt, finishedAt: now, outcome: result.outcome, status }, false);
+      void finish({ ...attempt, finishedAt: now, outcome: result.outcome, status }, false, request.id);
       if (handedOn) {
         const { answer, startedAt, finishedAt, target } = handedOn;
         store
@@ -208,7 +209,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       const now = clock();
-      await finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true);
+      await finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true, request.id);
       request.log.error({ err }, 'store unavailable');
       return reply.code(503).type(JSON_TYPE).send(errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now));
     }

@@ -94,7 +94,8 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         again = false;
         const free = concurrency - inFlight.size;
         if (free <= 0) break;
-        const due = await store.dueRelayJobs(clock(), free + inFlight.size);
+        // A claiming store never returns jobs in flight, and leases all it returns: ask for no more than can start.
+        const due = await store.dueRelayJobs(clock(), store.claimsRelayJobs ? free : free + inFlight.size);
         for (const { job, delivery } of due) {
           if (inFlight.has(job.deliverySeq) || inFlight.size >= concurrency || stopped) continue;
           const running = handOff(job, delivery).finally(() => {

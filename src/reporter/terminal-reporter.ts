@@ -1,7 +1,9 @@
 /** The terminal subscriber: one readable line (or one JSON line) per attempt, and notices. */
 import type { EventHub } from '../app/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
+import type { Logger } from 'pino';
 import { batchedWriter } from './batched-writer.js';
+import { createJsonLogger } from './json-logger.js';
 import { printable } from './printable.js';
 
 export type LogFormat = 'pretty' | 'json' | 'silent';
@@ -10,6 +12,15 @@ export interface ReporterOptions {
   format: LogFormat;
   out: NodeJS.WritableStream;
   color: boolean;
+  /** Replaces configured secrets in JSON lines (by their hints). */
+  redact?: (text: string) => string;
+}
+
+export interface TerminalReporter {
+  flush(): void;
+  detach(): void;
+  /** The pino logger of `--log-format json` (null otherwise): for lines of the command itself. */
+  logger: Logger | null;
 }
 
 const paint = (on: boolean, code: number, text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -34,19 +45,12 @@ export function formatAttemptLine(attempt: AttemptRecord, color: boolean, skipVe
   return parts.join('  ');
 }
 
-export function attachTerminalReporter(hub: EventHub, options: ReporterOptions): { flush(): void; detach(): void } {
-  if (options.format === 'silent') return { flush() {}, detach() {} };
+export function attachTerminalReporter(hub: EventHub, options: ReporterOptions): TerminalReporter {
+  if (options.format === 'silent') return { flush() {}, detach() {}, logger: null };
+  if (options.format === 'json') return createJsonLogger(hub, { out: options.out, redact: options.redact });
   const sink = batchedWriter(options.out);
   const offs: Array<() => void> = [];
-  if (options.format === 'json') {
-    offs.push(hub.on('attempt', ({ attempt, skipVerify }) => {
-      const { seq: _seq, ...fields } = attempt;
-      sink.write(JSON.stringify({ time: new Date(attempt.receivedAt).toISOString(), event: 'attempt', ...fields, ...(skipVerify ? { verified: false } : {}) }));
-    }));
-    offs.push(hub.on('notice', ({ level, message }) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'notice', level, message }))));
-    offs.push(hub.on('relay', (relay) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'relay', ...relay }))));
-    offs.push(hub.on('rules', ({ change }) => sink.write(JSON.stringify({ time: new Date().toISOString(), event: 'rules', change }))));
-  } else {
+  {
     offs.push(hub.on('attempt', ({ attempt, skipVerify }) => sink.write(formatAttemptLine(attempt, options.color, skipVerify))));
     offs.push(hub.on('notice', ({ level, message }) =>
       sink.write(level === 'info' ? message : paint(options.color, level === 'warn' ? 33 : 31, `${level}: ${message}`)),
@@ -58,5 +62,5 @@ export function attachTerminalReporter(hub: EventHub, options: ReporterOptions):
     ));
     offs.push(hub.on('rules', ({ change }) => sink.write(`fault rules: ${printable(change, 200)}`)));
   }
-  return { flush: sink.flush, detach: () => offs.forEach((off) => off()) };
+  return { flush: sink.flush, detach: () => offs.forEach((off) => off()), logger: null };
 }

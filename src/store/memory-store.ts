@@ -4,8 +4,10 @@ import {
   type AcceptResult,
   type AttemptInput,
   type AttemptRecord,
+  type AttemptOutcome,
   type DeliveryStore,
   type NewDelivery,
+  type PruneResult,
   type RelayAttemptRecord,
   type RelayJob,
   type StoredDelivery,
@@ -147,6 +149,55 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       jobs.delete(delivery.seq);
       return true;
     },
+
+    async prune(before, { dryRun = false } = {}): Promise<PruneResult> {
+      const pruned = new Set<StoredDelivery>();
+      let keptPending = 0;
+      for (const d of deliveries) {
+        if (d.lastAttemptAt >= before) continue;
+        if (jobs.get(d.seq)?.state === 'pending') keptPending++;
+        else pruned.add(d);
+      }
+      const prunedIds = new Set([...pruned].map((d) => d.id));
+      const prunedSeqs = new Set([...pruned].map((d) => d.seq));
+      const linked = (a: AttemptRecord) => a.outcome === 'accepted' || a.outcome === 'duplicate';
+      // Refused attempts go by their own age, unless they claim an id still stored.
+      const goes = (a: AttemptRecord) =>
+        linked(a) ? a.deliveryId !== null && prunedIds.has(a.deliveryId) : a.receivedAt < before && !(a.deliveryId !== null && byId.has(a.deliveryId) && !prunedIds.has(a.deliveryId));
+      const result: PruneResult = {
+        before,
+        deliveries: pruned.size,
+        attempts: attempts.filter(goes).length,
+        relayAttempts: relayAttempts.filter((a) => prunedSeqs.has(a.deliverySeq)).length,
+        keptPending,
+        dryRun,
+      };
+      if (dryRun) return result;
+      deliveries = deliveries.filter((d) => !pruned.has(d));
+      for (const d of pruned) {
+        byId.delete(d.id);
+        jobs.delete(d.seq);
+      }
+      attempts = attempts.filter((a) => !goes(a));
+      relayAttempts = relayAttempts.filter((a) => !prunedSeqs.has(a.deliverySeq));
+      return result;
+    },
+
+    async stats() {
+      const byOutcome: Record<AttemptOutcome, number> = { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 };
+      for (const a of attempts) byOutcome[a.outcome]++;
+      const relayJobs = { pending: 0, done: 0, dead: 0 };
+      for (const job of jobs.values()) relayJobs[job.state]++;
+      return {
+        deliveries: deliveries.length,
+        attempts: byOutcome,
+        relayJobs,
+        oldestReceivedAt: deliveries.reduce<number | null>((min, d) => (min === null || d.receivedAt < min ? d.receivedAt : min), null),
+        newestReceivedAt: deliveries.reduce<number | null>((max, d) => (max === null || d.receivedAt > max ? d.receivedAt : max), null),
+      };
+    },
+
+    async probe() {},
 
     async close() {},
   };

@@ -133,6 +133,29 @@ export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
   next: { state: 'done' } | { state: 'pending'; nextAt: number } | { state: 'dead' } | null;
 }
 
+/** What a prune removed (or, dry, would remove). */
+export interface PruneResult {
+  /** Deliveries last seen before this time (ms since the epoch) were candidates. */
+  before: number;
+  deliveries: number;
+  /** Attempts removed: those of the removed deliveries, and refused ones (no stored delivery) as old. */
+  attempts: number;
+  relayAttempts: number;
+  /** Old deliveries kept because their relay job is still pending. */
+  keptPending: number;
+  dryRun: boolean;
+}
+
+/** Counts for `db stats` and operators. */
+export interface StoreStats {
+  deliveries: number;
+  attempts: Record<AttemptOutcome, number>;
+  relayJobs: { pending: number; done: number; dead: number };
+  /** Received time of the oldest and newest stored delivery (ms since the epoch); null when empty. */
+  oldestReceivedAt: number | null;
+  newestReceivedAt: number | null;
+}
+
 export interface DeliveryStore {
   /**
    * Stores `delivery` unless a delivery with its id is stored already, and records `attempt`
@@ -148,8 +171,18 @@ export interface DeliveryStore {
   listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
   /** How many arrivals were recorded for this delivery id, whatever their outcome (survives restarts). */
   countArrivals(deliveryId: string): Promise<number>;
-  /** Pending relay jobs due at `now`, oldest first, with their deliveries. */
+  /**
+   * Pending relay jobs due at `now`, oldest first, with their deliveries. A store shared by
+   * several instances (`claimsRelayJobs`) claims what it returns: a lease from `now`, during
+   * which no caller gets the job again; `recordRelay` ends the lease, and a crashed claimant's
+   * jobs come back once it runs out.
+   */
   dueRelayJobs(now: number, limit: number): Promise<Array<{ job: RelayJob; delivery: StoredDelivery }>>;
+  /**
+   * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, so a
+   * worker asks only for as many as it can start. Absent: they are, and it asks for more.
+   */
+  readonly claimsRelayJobs?: boolean;
   /** Records a relay try and moves its job, durably. */
   recordRelay(outcome: RelayOutcome): Promise<void>;
   /** The job and every relay try of a delivery, oldest first. */
@@ -159,6 +192,18 @@ export interface DeliveryStore {
   relayCounts(): Promise<{ pending: number; done: number; dead: number }>;
   /** Removes a delivery with its attempts and relay history. False when it was not stored. */
   deleteDelivery(id: string): Promise<boolean>;
+  /**
+   * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
+   * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
+   * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
+   * window stays deduped. `dryRun` only counts. Optional while drivers catch up; the contract
+   * suite requires it.
+   */
+  prune?(before: number, options?: { dryRun?: boolean }): Promise<PruneResult>;
+  /** Counts of what is stored. Optional while drivers catch up; the contract suite requires it. */
+  stats?(): Promise<StoreStats>;
+  /** Readiness (`/readyz`): one small real write through the write path; rejects when the store cannot write. */
+  probe?(): Promise<void>;
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }

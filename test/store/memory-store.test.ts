@@ -1,5 +1,6 @@
 import { createMemoryStore } from '../../src/store/memory-store.js';
-import { describeRelayContract, describeStoreContract } from './store-contract.js';
+import { describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
 
 describeStoreContract('memory', async (options) => createMemoryStore(options));
 describeRelayContract('memory', async (options) => createMemoryStore(options));
+describeRetentionContract('memory', async (options) => createMemoryStore(options));

@@ -7,7 +7,7 @@ import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { describeRelayContract, describeStoreContract } from './store-contract.js';
+import { describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
 
 const dirs: Array<() => void> = [];
 afterEach(() => dirs.splice(0).forEach((remove) => remove()));
@@ -19,6 +19,7 @@ function dbPath(): string {
 
 describeStoreContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 describeRelayContract('sqlite', (options) => createSqliteStore(dbPath(), options));
+describeRetentionContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 
 describe('sqlite store', () => {
   it('runs in WAL with synchronous=FULL, read back from the file', async () => {
@@ -58,6 +59,23 @@ describe('sqlite store', () => {
     expect(await store.getDelivery(delivery.id)).toBeUndefined();
     // Recovers without a restart once the lock is gone.
     expect((await store.accept(delivery, attemptFor(delivery))).outcome).toBe('accepted');
+    await store.close();
+  });
+
+  it('prunes in chunks across many rows, and reports each commit', async () => {
+    const commits: Array<{ ms: number; size: number; ok: boolean }> = [];
+    const store = await createSqliteStore(dbPath(), { onCommit: (c) => commits.push(c) });
+    const old = Array.from({ length: 1234 }, () => makeDelivery({ receivedAt: 1_000 }));
+    await Promise.all(old.map((d) => store.accept(d, attemptFor(d, { receivedAt: 1_000 }))));
+    await Promise.all(old.slice(0, 700).map((d) => store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, receivedAt: 1_000 }))));
+    const fresh = makeDelivery({ receivedAt: 5_000 });
+    await store.accept(fresh, attemptFor(fresh, { receivedAt: 5_000 }));
+    expect(commits.length).toBeGreaterThan(0);
+    expect(commits.reduce((n, c) => n + c.size, 0)).toBe(1234 + 700 + 1);
+    expect(commits.every((c) => c.ok && c.ms >= 0)).toBe(true);
+    expect(await store.prune(2_000)).toEqual({ before: 2_000, deliveries: 1234, attempts: 1934, relayAttempts: 0, keptPending: 0, dryRun: false });
+    expect((await store.stats()).deliveries).toBe(1);
+    expect(await store.getDelivery(fresh.id)).toBeDefined();
     await store.close();
   });
 

@@ -178,3 +178,110 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
     });
   });
 }
+
+const DAY = 86_400_000;
+
+/** Retention (`prune`) and `stats`: every driver must offer both. */
+export function describeRetentionContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+  describe(`${name}: retention and stats contract`, () => {
+    let store: DeliveryStore;
+    beforeEach(async () => {
+      store = await open({ outbox: true });
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const at = (receivedAt: number) => makeDelivery({ receivedAt });
+    const accept = async (d: ReturnType<typeof makeDelivery>, receivedAt = d.receivedAt) =>
+      store.accept(d, attemptFor(d, { receivedAt, finishedAt: receivedAt + 1 }));
+    const T = 1_763_719_200_000;
+
+    it('offers prune and stats', () => {
+      expect(typeof store.prune).toBe('function');
+      expect(typeof store.stats).toBe('function');
+    });
+
+    it('prunes old deliveries with their attempts and relay history, never one whose relay is pending', async () => {
+      const target = 'http://127.0.0.1:1/hook';
+      const done = at(T - 40 * DAY);
+      const dead = at(T - 40 * DAY);
+      const pending = at(T - 40 * DAY);
+      const recent = at(T - DAY);
+      const doneSeq = (await accept(done)).deliverySeq;
+      await store.recordRelay({ deliverySeq: doneSeq, startedAt: done.receivedAt, finishedAt: done.receivedAt + 3, status: 204, error: null, replay: false, target, try: 1, next: { state: 'done' } });
+      const deadSeq = (await accept(dead)).deliverySeq;
+      await store.recordRelay({ deliverySeq: deadSeq, startedAt: dead.receivedAt, finishedAt: dead.receivedAt + 3, status: 500, error: null, replay: false, target, try: 1, next: { state: 'dead' } });
+      await accept(dead, dead.receivedAt + 60_000); // a duplicate: one more attempt that goes with it
+      await accept(pending);
+      await store.recordAttempt(attemptFor(pending, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: T - 41 * DAY }));
+      await store.recordAttempt(attemptFor(at(0), { deliveryId: 'ghost', outcome: 'rejected', status: 400, reason: 'TIMESTAMP_TOO_OLD', receivedAt: T - 40 * DAY }));
+      await accept(recent);
+      await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISSING', receivedAt: T }));
+
+      const before = T - 30 * DAY;
+      const expected = { before, deliveries: 2, attempts: 4, relayAttempts: 2, keptPending: 1 };
+      expect(await store.prune!(before, { dryRun: true })).toEqual({ ...expected, dryRun: true });
+      expect((await store.stats!()).deliveries).toBe(4);
+
+      expect(await store.prune!(before)).toEqual({ ...expected, dryRun: false });
+      expect(await store.getDelivery(done.id)).toBeUndefined();
+      expect(await store.getDelivery(dead.id)).toBeUndefined();
+      expect(await store.getDelivery(pending.id)).toBeDefined();
+      expect(await store.getDelivery(recent.id)).toBeDefined();
+      expect(await store.listAttempts({ deliveryId: dead.id, limit: 10 })).toEqual([]);
+      expect(await store.listAttempts({ deliveryId: 'ghost', limit: 10 })).toEqual([]);
+      // The pending delivery keeps its whole history, the refused attempt that claims it too.
+      expect((await store.listAttempts({ deliveryId: pending.id, limit: 10 })).map((a) => a.outcome)).toEqual(['rejected', 'accepted']);
+      expect((await store.relayHistory(pending.id)).job).toMatchObject({ state: 'pending' });
+      expect((await store.relayHistory(done.id)).attempts).toEqual([]);
+      expect((await store.listAttempts({ outcomes: ['rejected'], limit: 10 })).map((a) => a.reason)).toEqual(['SIGNATURE_MISSING', 'SIGNATURE_MISMATCH']);
+      expect(await store.relayCounts()).toEqual({ pending: 2, done: 0, dead: 0 });
+      // Nothing left to remove; the pending one is still owed to the target.
+      expect(await store.prune!(before)).toEqual({ before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 1, dryRun: false });
+      // A done relay releases it.
+      await store.recordRelay({ deliverySeq: (await store.getDelivery(pending.id))!.seq, startedAt: T, finishedAt: T + 1, status: 200, error: null, replay: false, target, try: 1, next: { state: 'done' } });
+      expect(await store.prune!(before)).toMatchObject({ deliveries: 1, attempts: 2, relayAttempts: 1, keptPending: 0 });
+    });
+
+    it('keeps dedupe within the window: a retry 72 h later is still a duplicate, and a delivery seen lately stays', async () => {
+      const retention = 30 * DAY;
+      const first = at(T);
+      await accept(first);
+      const retryAt = T + 72 * 3_600_000;
+      expect(await store.prune!(retryAt - retention)).toMatchObject({ deliveries: 0 });
+      expect((await accept(first, retryAt)).outcome).toBe('duplicate');
+      // Received 40 days before, retried yesterday: last seen within the window, kept.
+      const old = at(T - 40 * DAY);
+      await accept(old);
+      await store.recordRelay({ deliverySeq: (await store.getDelivery(old.id))!.seq, startedAt: T, finishedAt: T, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/', try: 1, next: { state: 'done' } });
+      await accept(old, T - DAY);
+      expect(await store.prune!(T - retention)).toMatchObject({ deliveries: 0 });
+      expect((await accept(old, T)).outcome).toBe('duplicate');
+    });
+
+    it('counts what is stored', async () => {
+      expect(await store.stats!()).toEqual({
+        deliveries: 0,
+        attempts: { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 },
+        relayJobs: { pending: 0, done: 0, dead: 0 },
+        oldestReceivedAt: null,
+        newestReceivedAt: null,
+      });
+      const a = at(T - DAY);
+      const b = at(T);
+      await accept(a);
+      await accept(b);
+      await accept(b, T + 5);
+      await store.recordAttempt(attemptFor(null, { outcome: 'faulted', status: 503, receivedAt: T }));
+      await store.recordAttempt(attemptFor(null, { outcome: 'unavailable', status: 503, receivedAt: T }));
+      expect(await store.stats!()).toEqual({
+        deliveries: 2,
+        attempts: { accepted: 2, duplicate: 1, rejected: 0, faulted: 1, unavailable: 1 },
+        relayJobs: { pending: 2, done: 0, dead: 0 },
+        oldestReceivedAt: T - DAY,
+        newestReceivedAt: T,
+      });
+    });
+  });
+}

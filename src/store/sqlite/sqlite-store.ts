@@ -11,15 +11,18 @@ import {
   type AttemptInput,
   type DeliveryStore,
   type NewDelivery,
+  type PruneResult,
 } from '../store.js';
 import { openDatabase } from './open-database.js';
+import type { PruneChunk } from './prune-chunk.js';
 import { createSqliteReader } from './sqlite-reader.js';
+import { readStoreStats } from './sqlite-stats.js';
 import { spawnWorker } from './spawn-worker.js';
 import { encodeBatch, type StoreOpName, type WriteRequest } from './batch-codec.js';
-import { OUTCOME_CODES, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
+import { OUTCOME_CODES, type CommitStats, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
 type WriteResult =
-  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number }
+  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number; detail?: unknown }
   | { ticket: number; ok: false; error: string };
 
 export interface SqliteStoreOptions {
@@ -33,10 +36,18 @@ export interface SqliteStoreOptions {
   commitDelayMs?: number;
   /** Write a relay outbox job with every accepted delivery (forwarding is on). */
   outbox?: boolean;
+  /** Called once per group commit (metrics: commit latency and batch size); ok false when it rolled back. */
+  onCommit?: (stats: CommitStats & { ok: boolean }) => void;
 }
+
+/** Deliveries (or attempts) looked at per prune transaction: intake commits run in between. */
+const PRUNE_CHUNK = 500;
 
 export interface SqliteStore extends DeliveryStore {
   readonly path: string;
+  prune: NonNullable<DeliveryStore['prune']>;
+  stats: NonNullable<DeliveryStore['stats']>;
+  probe: NonNullable<DeliveryStore['probe']>;
 }
 
 /** Omit that keeps a union a union. */
@@ -71,6 +82,13 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
           break;
         case 'results':
           settleAll(message.results);
+          if (message.commit && options.onCommit) {
+            try {
+              options.onCommit({ ...message.commit, ok: message.results.error === null });
+            } catch {
+              /* an observer never breaks intake */
+            }
+          }
           break;
         case 'closed':
           closedResolve?.();
@@ -106,10 +124,10 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   }
 
   function settleAll(results: WriteResults): void {
-    const { tickets, outcomes, deliverySeqs, error } = results;
+    const { tickets, outcomes, deliverySeqs, error, details } = results;
     for (let i = 0; i < tickets.length; i++) {
       if (error !== null) settle({ ticket: tickets[i]!, ok: false, error });
-      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]! });
+      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]!, ...(details?.[i] !== undefined ? { detail: details[i] } : {}) });
     }
   }
 
@@ -198,6 +216,31 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     },
     async deleteDelivery(id) {
       return (await op('deleteDelivery', id)) > 0;
+    },
+
+    async prune(before, { dryRun = false } = {}): Promise<PruneResult> {
+      const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
+      for (const phase of [1, 2] as const) {
+        for (let after = 0, done = false; !done; ) {
+          const result = await write({ kind: 'op', name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun] });
+          if (!result.ok) throw new StoreUnavailableError(`the store could not prune: ${result.error}`);
+          const chunk = result.detail as PruneChunk;
+          total.deliveries += chunk.deliveries;
+          total.attempts += chunk.attempts;
+          total.relayAttempts += chunk.relayAttempts;
+          total.keptPending += chunk.keptPending;
+          ({ after, done } = chunk);
+        }
+      }
+      return total;
+    },
+
+    async stats() {
+      return readStoreStats(readDb);
+    },
+
+    async probe() {
+      await op('probe');
     },
 
     close(): Promise<void> {

@@ -9,6 +9,14 @@ export interface WriteResults {
   deliverySeqs: number[];
   /** Set when the whole batch failed (it rolled back: nothing in it is stored). */
   error: string | null;
+  /** By index: what an operation returned when it is more than a number (a prune chunk). */
+  details?: Record<number, unknown>;
+}
+
+/** One group commit, for metrics: its duration (retries and the test delay included) and how many requests it held. */
+export interface CommitStats {
+  ms: number;
+  size: number;
 }
 
 export const OUTCOME_CODES = ['failed', 'accepted', 'duplicate', 'recorded'] as const;
@@ -18,7 +26,7 @@ export type ToWriter = { type: 'batch'; packed: Uint8Array } | { type: 'close' }
 export type FromWriter =
   | { type: 'ready' }
   | { type: 'fatal'; error: string }
-  | { type: 'results'; results: WriteResults }
+  | { type: 'results'; results: WriteResults; commit?: CommitStats }
   | { type: 'closed' };
 
 export interface WriterData {

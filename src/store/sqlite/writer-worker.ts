@@ -8,6 +8,7 @@ import { deliveryKey } from '../delivery-key.js';
 import type { AttemptInput, RelayOutcome } from '../store.js';
 import { decodeBatch, type DecodedRequest } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
+import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
 import type { FromWriter, ToWriter, WriteResults, WriterData } from './writer-protocol.js';
 
@@ -55,8 +56,18 @@ const deleteStatements = [
   'DELETE FROM deliveries WHERE seq = @seq',
 ].map((sql) => db.prepare(sql));
 
-/** Named operations; each returns a number for the caller (a count, or 0/1). */
-const OPS: Record<string, (...args: never[]) => number> = {
+const pruneChunk = createPruner(db);
+
+/** Named operations; each returns a number for the caller (a count, or 0/1), or a detail object. */
+const OPS: Record<string, (...args: never[]) => number | object> = {
+  // Rewrites the header page: a real write (and fsync) through the group commit.
+  probe(): number {
+    db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
+    return 1;
+  },
+  prune(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean): object {
+    return pruneChunk(before, phase, after, limit, dryRun);
+  },
   recordRelay(o: RelayOutcome): number {
     insertRelayAttempt.run(o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try);
     if (o.next) {
@@ -102,8 +113,13 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   if (request.kind === 'op') {
     const op = OPS[request.name];
     if (!op) throw new Error(`unknown store operation ${request.name}`);
+    const value = op(...(request.args as never[]));
     results.outcomes.push(3);
-    results.deliverySeqs.push(op(...(request.args as never[])));
+    if (typeof value === 'number') results.deliverySeqs.push(value);
+    else {
+      results.deliverySeqs.push(0);
+      (results.details ??= {})[results.tickets.length - 1] = value;
+    }
     return;
   }
   if (request.kind === 'attempt') {
@@ -145,6 +161,7 @@ const BUSY_RETRY_MS = 10;
 const BUSY_GIVE_UP_MS = 2000;
 
 function commit(requests: DecodedRequest[]): void {
+  const started = performance.now();
   if (commitDelayMs > 0) sleep(commitDelayMs);
   let results: WriteResults | null = null;
   let error = '';
@@ -161,7 +178,11 @@ function commit(requests: DecodedRequest[]): void {
     }
   }
   // On failure the whole transaction rolled back: nothing in it is stored or acknowledged.
-  send({ type: 'results', results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], error } });
+  send({
+    type: 'results',
+    results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], error },
+    commit: { ms: performance.now() - started, size: requests.length },
+  });
 }
 
 const unpack = (packed: Uint8Array) => decodeBatch(Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength));

@@ -1,0 +1,189 @@
+/**
+ * `hookrelay db backup | stats | prune`: operate the SQLite file, also while `listen` runs.
+ * A backup uses SQLite's online backup API on a connection of its own (a file copy of a live
+ * WAL database can be torn); a prune goes through the store's writer, in short transactions.
+ */
+import type { Command } from 'commander';
+import Database from 'better-sqlite3';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openDatabase } from '../store/sqlite/open-database.js';
+import { SCHEMA_VERSION } from '../store/sqlite/schema.js';
+import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { readStoreStats } from '../store/sqlite/sqlite-stats.js';
+import { DEFAULT_RETAIN, parseRetainDuration } from '../store/retention.js';
+import type { PruneResult } from '../store/store.js';
+import { reportProblems, resolveDbPath } from './shared-options.js';
+
+type DbFlags = { db?: string; config?: string };
+
+/** The database file named by --db / HOOKRELAY_DB / the config file, when it exists; else reports why and returns null. */
+function existingDb(flags: DbFlags): string | null {
+  const db = resolveDbPath(flags);
+  if (!db.ok) {
+    reportProblems(db.problems);
+    process.exitCode = 2;
+    return null;
+  }
+  const file = resolve(db.dbPath);
+  if (!existsSync(file)) {
+    process.stderr.write(`hookrelay: no database at ${file}: start \`hookrelay listen\` first, or pass --db\n`);
+    process.exitCode = 2;
+    return null;
+  }
+  return file;
+}
+
+const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let unit = -1;
+  while (v >= 1024 && unit < units.length - 1) {
+    v /= 1024;
+    unit++;
+  }
+  return `${v.toFixed(1)} ${units[unit]}`;
+}
+
+function withDbOptions(command: Command): Command {
+  return command
+    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from');
+}
+
+export function registerDbCommand(program: Command): void {
+  const db = program.command('db').description('back up, inspect and prune the SQLite store (also while listen runs)');
+
+  withDbOptions(
+    db
+      .command('backup')
+      .description("an online backup to FILE with SQLite's backup API (consistent while listen writes); never a file copy")
+      .argument('<file>', 'where to write the backup')
+      .option('--force', 'replace FILE if it exists'),
+  ).action(async (target: string, flags: DbFlags & { force?: boolean }) => {
+    const file = existingDb(flags);
+    if (!file) return;
+    const destination = resolve(target);
+    if (destination === file) {
+      process.stderr.write('hookrelay: the backup must go to another file than the database itself\n');
+      process.exitCode = 2;
+      return;
+    }
+    if (existsSync(destination) && !flags.force) {
+      process.stderr.write(`hookrelay: ${destination} exists: pass --force to replace it, or pick another name\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const source = openDatabase(file, { readonly: true });
+    try {
+      const progress = await source.backup(destination);
+      const copy = new Database(destination, { readonly: true, fileMustExist: true });
+      let check: string;
+      try {
+        check = String(copy.pragma('quick_check', { simple: true }));
+      } finally {
+        copy.close();
+      }
+      if (check !== 'ok') {
+        process.stderr.write(`hookrelay: the backup at ${destination} does not pass quick_check: ${check}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(`backed up ${file}\n      to ${destination} (${progress.totalPages} pages, ${bytes(sizeOf(destination))}; quick_check ok)\n`);
+    } catch (err) {
+      process.stderr.write(`hookrelay: backup failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    } finally {
+      source.close();
+    }
+  });
+
+  withDbOptions(db.command('stats').description('deliveries, attempts by outcome, relay jobs by state, file sizes, schema version').option('--json', 'print JSON')).action(
+    (flags: DbFlags & { json?: boolean }) => {
+      const file = existingDb(flags);
+      if (!file) return;
+      const handle = openDatabase(file, { readonly: true });
+      let report;
+      try {
+        const stats = readStoreStats(handle);
+        report = {
+          file,
+          schemaVersion: handle.pragma('user_version', { simple: true }) as number,
+          knownSchemaVersion: SCHEMA_VERSION,
+          files: { db: sizeOf(file), wal: sizeOf(`${file}-wal`), shm: sizeOf(`${file}-shm`) },
+          pageSize: handle.pragma('page_size', { simple: true }) as number,
+          freePages: handle.pragma('freelist_count', { simple: true }) as number,
+          ...stats,
+          oldestReceivedAt: iso(stats.oldestReceivedAt),
+          newestReceivedAt: iso(stats.newestReceivedAt),
+        };
+      } finally {
+        handle.close();
+      }
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        return;
+      }
+      const a = report.attempts;
+      const j = report.relayJobs;
+      process.stdout.write(
+        [
+          `database     ${report.file}`,
+          `schema       version ${report.schemaVersion}${report.schemaVersion === SCHEMA_VERSION ? '' : ` (this hookrelay knows ${SCHEMA_VERSION})`}`,
+          `files        db ${bytes(report.files.db)}, wal ${bytes(report.files.wal)}, shm ${bytes(report.files.shm)} (free pages: ${report.freePages})`,
+          `deliveries   ${report.deliveries}${report.oldestReceivedAt ? `   oldest ${report.oldestReceivedAt}, newest ${report.newestReceivedAt}` : ''}`,
+          `attempts     accepted ${a.accepted}, duplicate ${a.duplicate}, rejected ${a.rejected}, faulted ${a.faulted}, unavailable ${a.unavailable}`,
+          `relay jobs   pending ${j.pending}, done ${j.done}, dead ${j.dead}`,
+          '',
+        ].join('\n'),
+      );
+    },
+  );
+
+  withDbOptions(
+    db
+      .command('prune')
+      .description('delete deliveries (with their attempts and relay history) last seen longer ago than --older-than; never one whose relay is pending')
+      .option('--older-than <duration>', 'e.g. 30d, 72h, 90m', DEFAULT_RETAIN)
+      .option('--dry-run', 'only count what would be removed')
+      .option('--json', 'print JSON'),
+  ).action(async (flags: DbFlags & { olderThan: string; dryRun?: boolean; json?: boolean }) => {
+    const window = parseRetainDuration(flags.olderThan);
+    if (!window.ok || window.ms === null) {
+      reportProblems([`--older-than: ${window.ok ? 'must be a duration such as 30d or 72h (0/off would prune nothing)' : window.message}`]);
+      process.exitCode = 2;
+      return;
+    }
+    const file = existingDb(flags);
+    if (!file) return;
+    let result: PruneResult;
+    const store = await createSqliteStore(file).catch((err: Error) => {
+      process.stderr.write(`hookrelay: ${err.message}\n`);
+      process.exitCode = 1;
+      return null;
+    });
+    if (!store) return;
+    try {
+      result = await store.prune(Date.now() - window.ms, { dryRun: flags.dryRun ?? false });
+    } catch (err) {
+      process.stderr.write(`hookrelay: prune failed: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    } finally {
+      await store.close();
+    }
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify({ ...result, before: iso(result.before) }, null, 2)}\n`);
+      return;
+    }
+    const verb = result.dryRun ? 'would remove' : 'removed';
+    process.stdout.write(
+      `${verb} ${result.deliveries} deliveries, ${result.attempts} attempts and ${result.relayAttempts} relay tries last seen before ${iso(result.before)}\n` +
+        (result.keptPending ? `kept ${result.keptPending} older deliveries whose relay is still pending\n` : ''),
+    );
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * Prometheus metrics (served as text on the console listener, never on the receiver). A
+ * subscriber of the event hub like the terminal and the console: intake does no metrics work of
+ * its own beyond the hub's emit. Its own Registry, never prom-client's global one, so that
+ * several apps in one process (tests) do not share counters.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventHub } from '../app/event-hub.js';
+import { faultAnswerLabel, reasonLabel, statusClass } from './labels.js';
+
+export interface MetricsOptions {
+  hub: EventHub;
+  /** Relay jobs by state, read at scrape time (the queue depth); absent when forwarding is off. */
+  relayCounts?: () => Promise<{ pending: number; done: number; dead: number }>;
+  /** Process metrics (memory, CPU, event-loop lag, GC): on by default. */
+  processMetrics?: boolean;
+}
+
+export interface Metrics {
+  readonly contentType: string;
+  /** The exposition text. */
+  render(): Promise<string>;
+  /** The console tells how many feed clients it has (read at scrape time). */
+  setConsoleClients(count: () => number): void;
+  /** Unsubscribes from the hub. */
+  close(): void;
+}
+
+export const METRICS_PATH = '/metrics';
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const attempts = new Counter({
+    name: 'hookrelay_attempts_total',
+    help: 'Arrivals at the receiver by outcome (accepted, duplicate, rejected, faulted, unavailable) and reason (an error code, fault, none)',
+    labelNames: ['outcome', 'reason'] as const,
+    registers,
+  });
+  const accepted = new Counter({ name: 'hookrelay_accepted_total', help: 'Deliveries stored for the first time', registers });
+  const duplicates = new Counter({ name: 'hookrelay_duplicates_total', help: 'Arrivals of a delivery id already stored (answered 2xx, not handed on again)', registers });
+  const rejected = new Counter({ name: 'hookrelay_rejected_total', help: 'Arrivals refused before storing, by reason (error code)', labelNames: ['reason'] as const, registers });
+  const unavailable = new Counter({ name: 'hookrelay_unavailable_total', help: 'Arrivals answered 503 because the store could not write', registers });
+  const faults = new Counter({
+    name: 'hookrelay_faults_fired_total',
+    help: 'Fault rules that fired, by answer (a status, no_response, or pass for delay/accept)',
+    labelNames: ['answer'] as const,
+    registers,
+  });
+  const commitSeconds = new Histogram({
+    name: 'hookrelay_store_commit_seconds',
+    help: 'Duration of one group commit of the store writer (busy retries included)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const commitBatch = new Histogram({
+    name: 'hookrelay_store_commit_batch_size',
+    help: 'Write requests in one group commit',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    registers,
+  });
+  const commitFailures = new Counter({ name: 'hookrelay_store_commit_failures_total', help: 'Group commits that rolled back (every request in them answered 503)', registers });
+  const relaySeconds = new Histogram({
+    name: 'hookrelay_relay_seconds',
+    help: 'Latency of one hand-off to the forward target, by outcome (ok, failed) and replay',
+    labelNames: ['outcome', 'replay'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  const relays = new Counter({
+    name: 'hookrelay_relay_total',
+    help: 'Hand-offs to the forward target by outcome (ok, failed), status class (2xx … or none) and replay',
+    labelNames: ['outcome', 'status_class', 'replay'] as const,
+    registers,
+  });
+
+  // Both relay gauges collect in the same scrape, concurrently: they share one read.
+  type RelayCounts = { pending: number; done: number; dead: number } | null;
+  let reading: Promise<RelayCounts> | null = null;
+  const readRelay = (): Promise<RelayCounts> => {
+    if (!options.relayCounts) return Promise.resolve(null);
+    reading ??= options.relayCounts().catch(() => null).finally(() => (reading = null));
+    return reading;
+  };
+  new Gauge({
+    name: 'hookrelay_relay_queue_depth',
+    help: 'Relay jobs waiting to be handed on (pending), read from the store at scrape time',
+    registers,
+    async collect() {
+      this.set((await readRelay())?.pending ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'hookrelay_relay_jobs',
+    help: 'Relay jobs by state (pending, done, dead), read from the store at scrape time',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      const counts = await readRelay();
+      for (const state of ['pending', 'done', 'dead'] as const) this.labels(state).set(counts?.[state] ?? 0);
+    },
+  });
+  let consoleClients: () => number = () => 0;
+  new Gauge({
+    name: 'hookrelay_console_clients',
+    help: 'Browser consoles connected to the feed',
+    registers,
+    collect() {
+      this.set(consoleClients());
+    },
+  });
+
+  const offs = [
+    options.hub.on('attempt', ({ attempt, remote }) => {
+      if (remote) return;
+      const reason = reasonLabel(attempt.reason);
+      attempts.labels(attempt.outcome, reason).inc();
+      if (attempt.outcome === 'accepted') accepted.inc();
+      else if (attempt.outcome === 'duplicate') duplicates.inc();
+      else if (attempt.outcome === 'rejected') rejected.labels(reason).inc();
+      else if (attempt.outcome === 'unavailable') unavailable.inc();
+      const fault = faultAnswerLabel(attempt);
+      if (fault !== null) faults.labels(fault).inc();
+    }),
+    options.hub.on('commit', ({ ms, size, ok }) => {
+      commitSeconds.observe(ms / 1000);
+      commitBatch.observe(size);
+      if (!ok) commitFailures.inc();
+    }),
+    options.hub.on('relay', (r) => {
+      const outcome = r.ok ? 'ok' : 'failed';
+      const replay = r.replay ? 'true' : 'false';
+      relaySeconds.labels(outcome, replay).observe(r.latencyMs / 1000);
+      relays.labels(outcome, statusClass(r.status), replay).inc();
+    }),
+  ];
+
+  return {
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    setConsoleClients(count) {
+      consoleClients = count;
+    },
+    close() {
+      offs.forEach((off) => off());
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * `--log-format json`: pino lines (`level`, `time`, `msg` and fields), one per attempt, relay
+ * try, rule change and notice. Secrets never reach the output: pino's `redact` blanks the
+ * structured places a secret or signature could sit, and every line also passes a plain
+ * replacement of the configured secrets by their hints, as the console's `redact` does.
+ * Lines are collected per event-loop turn and written in one go (one syscall for many attempts).
+ */
+import { pino, type Logger } from 'pino';
+import type { EventHub } from '../app/event-hub.js';
+import { batchedWriter } from './batched-writer.js';
+
+export interface JsonLoggerOptions {
+  out: NodeJS.WritableStream;
+  /** Replaces configured secrets in a finished line (by their hints). */
+  redact?: (text: string) => string;
+}
+
+export interface JsonLogger {
+  logger: Logger;
+  flush(): void;
+  detach(): void;
+}
+
+/** Paths pino blanks wherever they appear in a line's fields. */
+export const REDACT_PATHS = [
+  'secret',
+  'secrets',
+  'forwardSecret',
+  'signature',
+  'headers["x-service-signature"]',
+  '*.secret',
+  '*.secrets',
+  '*.signature',
+  '*.headers["x-service-signature"]',
+];
+
+const OUTCOME_LEVEL = { accepted: 'info', duplicate: 'info', faulted: 'info', rejected: 'warn', unavailable: 'error' } as const;
+
+export function createJsonLogger(hub: EventHub, options: JsonLoggerOptions): JsonLogger {
+  const sink = batchedWriter(options.out);
+  const redact = options.redact ?? ((text: string) => text);
+  const destination = {
+    // pino ends each line with "\n"; the sink adds its own.
+    write: (line: string) => sink.write(redact(line.endsWith('\n') ? line.slice(0, -1) : line)),
+  };
+  const logger = pino(
+    {
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    },
+    destination,
+  );
+  const offs = [
+    hub.on('attempt', ({ attempt, skipVerify, requestId, remote }) => {
+      if (remote) return;
+      const { seq: _seq, ...fields } = attempt;
+      logger[OUTCOME_LEVEL[attempt.outcome] ?? 'info'](
+        { event: 'attempt', requestId, ...fields, ...(skipVerify ? { verified: false } : {}) },
+        `${attempt.status ?? '---'} ${attempt.outcome}`,
+      );
+    }),
+    hub.on('notice', ({ level, message }) => logger[level]({ event: 'notice' }, message)),
+    hub.on('relay', (relay) => logger[relay.ok ? 'info' : 'warn']({ event: 'relay', ...relay }, `relay ${relay.ok ? 'forwarded' : 'failed'}`)),
+    hub.on('rules', ({ change }) => logger.info({ event: 'rules', change }, 'fault rules changed')),
+  ];
+  return { logger, flush: sink.flush, detach: () => offs.forEach((off) => off()) };
+}

@@ -1,0 +1,101 @@
+/** The `--store postgres://…` URL, the bounded pool, and how BIGINT values arrive. */
+import pg from 'pg';
+
+/** hookrelay's own settings in the store URL's query; removed before the URL reaches `pg`. */
+export interface PostgresUrlSettings {
+  /** The URL as `pg` gets it (libpq parameters such as `sslmode` or `options` stay). */
+  connectionString: string;
+  /** `relay_lease_ms`: how long a claimed relay job is reserved for the instance that claimed it. */
+  relayLeaseMs?: number;
+  /** `pool_max`: connections of this instance's pool. */
+  poolMax?: number;
+}
+
+export type PostgresUrlResult = { ok: true; settings: PostgresUrlSettings } | { ok: false; message: string };
+
+const OWN_PARAMS = { relay_lease_ms: [100, 86_400_000], pool_max: [1, 100] } as const;
+
+/** True for a `postgres://` or `postgresql://` URL (the store selector's test). */
+export function isPostgresUrl(text: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(text);
+}
+
+/** Splits hookrelay's own query parameters from the connection URL; refuses bad values, naming them. */
+export function parsePostgresUrl(text: string): PostgresUrlResult {
+  if (!isPostgresUrl(text)) return { ok: false, message: 'must start with postgres:// or postgresql://' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, message: 'is not a valid URL' };
+  }
+  const settings: PostgresUrlSettings = { connectionString: '' };
+  for (const [name, [min, max]] of Object.entries(OWN_PARAMS)) {
+    const raw = url.searchParams.get(name);
+    if (raw === null) continue;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) return { ok: false, message: `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}` };
+    url.searchParams.delete(name);
+    if (name === 'relay_lease_ms') settings.relayLeaseMs = value;
+    else settings.poolMax = value;
+  }
+  settings.connectionString = url.href;
+  return { ok: true, settings };
+}
+
+/** The URL with its password replaced, for banners and errors. */
+export function redactPostgresUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password) url.password = '***';
+    return url.href;
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/**
+ * BIGINT (int8) and COUNT(*) arrive as strings by default; every BIGINT here is a time in ms
+ * or a sequence number, well inside the safe-integer range, so they are read as numbers. Set
+ * per pool, never on the global `pg.types`.
+ */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface PoolOptions {
+  max: number;
+  /** Give up waiting for a connection (or for the server to answer a connect) after this long. */
+  connectionTimeoutMs?: number;
+  /** Give up on one query after this long: a hung server answers 503, it does not hold requests forever. */
+  queryTimeoutMs?: number;
+  applicationName?: string;
+}
+
+/** A bounded pool; idle connections that break are dropped quietly (the next query reconnects). */
+export function createPool(connectionString: string, options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    query_timeout: options.queryTimeoutMs ?? 15_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: options.applicationName ?? 'hookrelay',
+    types: TYPES,
+  });
+  // A client whose server went away emits 'error' (on the pool when idle, on itself when checked
+  // out between queries); unhandled, it would crash the process. The query in flight, if any,
+  // rejects on its own, and the pool drops the broken client.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/** A one-line description of a driver error: code and message, never the URL. */
+export function describePgError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const message = e?.message ?? String(err);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}

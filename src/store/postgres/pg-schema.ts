@@ -1,0 +1,111 @@
+/**
+ * Versioned migrations of the PostgreSQL store. Several instances may start at once: the
+ * migrations run under a session advisory lock, so exactly one applies each version and the
+ * others wait, then find it applied. Append only: never edit a migration that has shipped.
+ */
+import type { PoolClient } from 'pg';
+
+/** Key of the advisory lock that serialises migrations (any constant; "hookrelay" in ASCII). */
+export const MIGRATION_LOCK_KEY = 0x686f6f6b72656c61n;
+
+const MIGRATIONS: readonly string[] = [
+  // 1: deliveries, attempts, the relay outbox (with its lease) and its history. Times are ms since the epoch.
+  `
+  CREATE TABLE deliveries (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    trigger TEXT NOT NULL,
+    api_version TEXT NOT NULL,
+    api_version_known BOOLEAN NOT NULL,
+    received_at BIGINT NOT NULL,
+    signature TEXT NOT NULL,
+    secret_index INTEGER,
+    signature_t BIGINT,
+    -- flat name, value, name, value… in arrival order (an array keeps order; JSONB objects do not)
+    headers TEXT[] NOT NULL,
+    raw_body BYTEA NOT NULL,
+    duplicate_count INTEGER NOT NULL DEFAULT 0,
+    last_attempt_at BIGINT NOT NULL
+  );
+  CREATE INDEX deliveries_by_trigger ON deliveries (trigger, seq);
+  CREATE TABLE attempts (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    delivery_seq BIGINT,
+    delivery_id TEXT,
+    trigger TEXT,
+    received_at BIGINT NOT NULL,
+    finished_at BIGINT NOT NULL,
+    attempt_header INTEGER,
+    signature_t BIGINT,
+    body_sha256 TEXT NOT NULL,
+    body_bytes INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    status INTEGER,
+    reason TEXT,
+    retry_after TEXT
+  );
+  -- As in SQLite: attempts that stored a delivery point at it; the others are found by the id they claimed.
+  CREATE INDEX attempts_by_delivery ON attempts (delivery_seq) WHERE delivery_seq IS NOT NULL;
+  CREATE INDEX attempts_by_claimed_id ON attempts (delivery_id) WHERE delivery_seq IS NULL;
+  CREATE INDEX attempts_by_received ON attempts (received_at);
+  CREATE TABLE relay_jobs (
+    delivery_seq BIGINT PRIMARY KEY,
+    state TEXT NOT NULL,
+    tries INTEGER NOT NULL DEFAULT 0,
+    next_at BIGINT NOT NULL,
+    last_status INTEGER,
+    last_error TEXT,
+    updated_at BIGINT NOT NULL,
+    -- The claim of one worker (dueRelayJobs): no other instance takes the job before this time.
+    leased_until BIGINT,
+    leased_by TEXT
+  );
+  CREATE INDEX relay_jobs_due ON relay_jobs (next_at) WHERE state = 'pending';
+  CREATE TABLE relay_attempts (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    delivery_seq BIGINT NOT NULL,
+    started_at BIGINT NOT NULL,
+    finished_at BIGINT NOT NULL,
+    status INTEGER,
+    error TEXT,
+    replay BOOLEAN NOT NULL,
+    target TEXT NOT NULL,
+    try INTEGER NOT NULL
+  );
+  CREATE INDEX relay_attempts_by_delivery ON relay_attempts (delivery_seq);
+  `,
+];
+
+export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the current schema (the connection's search_path) up to PG_SCHEMA_VERSION under the
+ * advisory lock; refuses a schema made by a newer hookrelay.
+ */
+export async function migratePostgres(client: PoolClient): Promise<void> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
+  try {
+    await client.query('CREATE TABLE IF NOT EXISTS hookrelay_schema (version INTEGER NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM hookrelay_schema');
+    const current = rows[0]?.version ?? 0;
+    if (current > PG_SCHEMA_VERSION) {
+      throw new Error(
+        `the database is at schema version ${current}, newer than this hookrelay understands (${PG_SCHEMA_VERSION}); upgrade hookrelay or use another --store`,
+      );
+    }
+    for (let version = current; version < PG_SCHEMA_VERSION; version++) {
+      await client.query('BEGIN');
+      try {
+        await client.query(MIGRATIONS[version]!);
+        await client.query('DELETE FROM hookrelay_schema');
+        await client.query('INSERT INTO hookrelay_schema (version) VALUES ($1)', [version + 1]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]).catch(() => {});
+  }
+}

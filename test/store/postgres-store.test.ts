@@ -1,0 +1,140 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
+import { PG_SCHEMA_VERSION } from '../../src/store/postgres/pg-schema.js';
+import { StoreUnavailableError } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { startThrowawayPostgres } from '../setup/postgres-global-setup.js';
+import { useTestPostgres } from '../setup/postgres-test-url.js';
+import { describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
+
+const server = useTestPostgres();
+
+describeStoreContract('postgres', async (options) => createPostgresStore(await server.freshSchema(), options));
+describeRelayContract('postgres', async (options) => createPostgresStore(await server.freshSchema(), options));
+describeRetentionContract('postgres', async (options) => createPostgresStore(await server.freshSchema(), options));
+
+const opened: PostgresStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+async function open(url: string, options: Parameters<typeof createPostgresStore>[1] = {}): Promise<PostgresStore> {
+  const store = await createPostgresStore(url, options);
+  opened.push(store);
+  return store;
+}
+
+describe('postgres store', () => {
+  it('migrates once when several instances start at once, and records the version', async () => {
+    const url = await server.freshSchema();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => open(url)));
+    const delivery = makeDelivery();
+    await stores[0]!.accept(delivery, attemptFor(delivery));
+    expect((await stores[3]!.getDelivery(delivery.id))?.id).toBe(delivery.id);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query('SELECT version FROM hookrelay_schema');
+    await client.end();
+    expect(rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+  });
+
+  it('refuses a schema from a newer hookrelay', async () => {
+    const url = await server.freshSchema();
+    await (await open(url)).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('UPDATE hookrelay_schema SET version = 99');
+    await client.end();
+    await expect(createPostgresStore(url)).rejects.toThrow(/schema version 99/);
+  });
+
+  it('makes one accepted delivery from copies of one id racing on different instances', async () => {
+    const url = await server.freshSchema();
+    const stores = await Promise.all([open(url, { outbox: true }), open(url, { outbox: true }), open(url, { outbox: true })]);
+    const delivery = makeDelivery();
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 3]!.accept(delivery, attemptFor(delivery, { attemptHeader: i + 1 }))));
+    expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(1);
+    expect((await stores[1]!.getDelivery(delivery.id))!.duplicateCount).toBe(29);
+    expect(await stores[2]!.countArrivals(delivery.id)).toBe(30);
+    expect(await stores[0]!.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
+  });
+
+  it('hands each due job to exactly one of several claiming instances', async () => {
+    const url = await server.freshSchema();
+    const stores = await Promise.all([open(url, { outbox: true }), open(url, { outbox: true }), open(url, { outbox: true })]);
+    const ids = new Set<string>();
+    for (let i = 0; i < 60; i++) {
+      const d = makeDelivery();
+      ids.add(d.id);
+      await stores[i % 3]!.accept(d, attemptFor(d));
+    }
+    const now = makeDelivery().receivedAt;
+    const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.dueRelayJobs(now, 7)));
+    const claimed = claims.flat().map((c) => c.delivery.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    const rest = await stores[0]!.dueRelayJobs(now, 100);
+    expect(new Set([...claimed, ...rest.map((c) => c.delivery.id)])).toEqual(ids);
+    // Nothing is left to claim while the leases run.
+    expect(await stores[1]!.dueRelayJobs(now, 100)).toEqual([]);
+  });
+
+  it('gives a crashed instance\'s claims to another once the lease ends, and a stale worker never undoes a done', async () => {
+    const url = await server.freshSchema();
+    const crashed = await open(url, { outbox: true, relayLeaseMs: 5_000 });
+    const survivor = await open(url, { outbox: true, relayLeaseMs: 5_000 });
+    const delivery = makeDelivery();
+    const { deliverySeq } = await crashed.accept(delivery, attemptFor(delivery));
+    const t = delivery.receivedAt;
+    expect(await crashed.dueRelayJobs(t, 10)).toHaveLength(1);
+    expect(await survivor.dueRelayJobs(t + 4_999, 10)).toEqual([]);
+    const taken = await survivor.dueRelayJobs(t + 5_000, 10);
+    expect(taken.map((c) => c.job.deliveryId)).toEqual([delivery.id]);
+    const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook', error: null };
+    await survivor.recordRelay({ ...base, startedAt: t + 5_000, finishedAt: t + 5_001, status: 204, try: 1, next: { state: 'done' } });
+    // The first claimant comes back late with a failure: recorded in the history, the job stays done.
+    await crashed.recordRelay({ ...base, startedAt: t, finishedAt: t + 6_000, status: 500, try: 1, next: { state: 'pending', nextAt: t + 7_000 } });
+    expect(await survivor.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    const history = await survivor.relayHistory(delivery.id);
+    expect(history.job).toMatchObject({ state: 'done', lastStatus: 204 });
+    expect(history.attempts.map((a) => a.status)).toEqual([204, 500]);
+  });
+
+  it('keeps a text with U+0000 findable and the body byte for byte', async () => {
+    const store = await open(await server.freshSchema());
+    const body = Buffer.from([0, 1, 2, 0xff, 0x00, 0x7b]);
+    const delivery = makeDelivery({ apiVersion: 'x\u0000y', rawBody: body, rawHeaders: ['X-A', 'é', 'X-B', ''] });
+    await store.accept(delivery, attemptFor(delivery));
+    const stored = await store.getDelivery(delivery.id);
+    expect(stored!.rawBody.equals(body)).toBe(true);
+    expect(stored!.apiVersion).toBe('x\uFFFDy');
+    expect(stored!.headers).toEqual([['X-A', 'é'], ['X-B', '']]);
+    expect((await store.listDeliveries({ limit: 5, text: '\u00ff' })).items).toHaveLength(1);
+  });
+
+  it('refuses a URL that is not postgres:// or has a bad hookrelay parameter', async () => {
+    await expect(createPostgresStore('mysql://x')).rejects.toThrow(/postgres:\/\//);
+    await expect(createPostgresStore(`${server.url()}?relay_lease_ms=abc`)).rejects.toThrow(/relay_lease_ms/);
+  });
+});
+
+describe('postgres store: losing the server', () => {
+  it('rejects every write with StoreUnavailableError while the server is down, and recovers when it is back', async () => {
+    const own = startThrowawayPostgres();
+    try {
+      const store = await open(own.url, { queryTimeoutMs: 5_000 });
+      const first = makeDelivery();
+      expect((await store.accept(first, attemptFor(first))).outcome).toBe('accepted');
+      own.crash();
+      const lost = makeDelivery();
+      await expect(store.accept(lost, attemptFor(lost))).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.recordAttempt(attemptFor(lost, { outcome: 'rejected', status: 400 }))).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.dueRelayJobs(Date.now(), 5)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.getDelivery(first.id)).rejects.toThrow(/PostgreSQL store cannot read/);
+      own.restart();
+      expect((await store.accept(lost, attemptFor(lost))).outcome).toBe('accepted');
+      expect((await store.getDelivery(first.id))?.id).toBe(first.id);
+    } finally {
+      own.stop();
+    }
+  }, 60_000);
+});
