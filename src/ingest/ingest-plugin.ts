@@ -209,7 +209,9 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       const now = clock();
-      await finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true, request.id);
+      // Not awaited: recording into the store that just failed would hold the 503 back until the
+      // write times out, past the sender's 10 s attempt timeout.
+      void finish({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, true, request.id);
       request.log.error({ err }, 'store unavailable');
       return reply.code(503).type(JSON_TYPE).send(errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now));
     }

@@ -51,7 +51,7 @@ export function attachTerminalReporter(hub: EventHub, options: ReporterOptions):
   const sink = batchedWriter(options.out);
   const offs: Array<() => void> = [];
   {
-    offs.push(hub.on('attempt', ({ attempt, skipVerify }) => sink.write(formatAttemptLine(attempt, options.color, skipVerify))));
+    offs.push(hub.on('attempt', ({ attempt, skipVerify, remote }) => remote || sink.write(formatAttemptLine(attempt, options.color, skipVerify))));
     offs.push(hub.on('notice', ({ level, message }) =>
       sink.write(level === 'info' ? message : paint(options.color, level === 'warn' ? 33 : 31, `${level}: ${message}`)),
     ));

@@ -75,7 +75,9 @@ export async function createPostgresHubBridge(url: string, hub: EventHub, option
       if (!isMessage(parsedMessage) || parsedMessage.o === origin) return;
       reemitting = true;
       try {
-        hub.emit(parsedMessage.k, parsedMessage.p as never);
+        // Marked remote: this instance's metrics, logs and terminal count only its own arrivals.
+        const payload = parsedMessage.k === 'attempt' ? { ...(parsedMessage.p as object), remote: true } : parsedMessage.p;
+        hub.emit(parsedMessage.k, payload as never);
       } finally {
         reemitting = false;
       }

@@ -19,7 +19,18 @@ function walSize(): number {
 
 const timer = setInterval(() => {
   try {
-    db.pragma(walSize() > walLimitBytes ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+    if (walSize() > walLimitBytes) {
+      // RESTART holds new writers back while it waits for readers: it must not wait at all, or
+      // an open console query would turn intake into 503s. Busy now: the next tick tries again.
+      db.pragma('busy_timeout = 0');
+      try {
+        db.pragma('wal_checkpoint(RESTART)');
+      } finally {
+        db.pragma('busy_timeout = 5000');
+      }
+    } else {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    }
   } catch {
     /* busy: the next tick tries again */
   }

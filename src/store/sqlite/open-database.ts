@@ -22,6 +22,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database.
     db.pragma('wal_autocheckpoint = 0');
     db.pragma('cache_size = -8192');
     db.pragma('temp_store = MEMORY');
+    // After a checkpoint resets the WAL, shrink a file that grew past this (a long reader held it).
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     const synchronous = db.pragma('synchronous', { simple: true });
     if (mode !== 'wal' || synchronous !== 2) {
       throw new Error(`durability check failed: journal_mode=${String(mode)} synchronous=${String(synchronous)} (need wal and FULL=2)`);

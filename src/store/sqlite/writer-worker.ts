@@ -167,13 +167,14 @@ function commit(requests: DecodedRequest[]): void {
   let error = '';
   // A checkpoint may hold the lock for a moment; a busy commit is retried briefly before the
   // batch is refused (503: retryable, never a 2xx).
-  for (let waited = 0; results === null; waited += BUSY_RETRY_MS) {
+  // Give up by elapsed time, not a count of tries: one try can itself wait out SQLite's busy timeout.
+  while (results === null) {
     try {
       results = commitBatch(requests);
     } catch (err) {
       const e = err as { code?: string; message?: string };
       error = e.code ? `${e.code}: ${e.message ?? ''}` : String(e.message ?? err);
-      if (!e.code?.startsWith('SQLITE_BUSY') || waited >= BUSY_GIVE_UP_MS) break;
+      if (!e.code?.startsWith('SQLITE_BUSY') || performance.now() - started >= BUSY_GIVE_UP_MS) break;
       sleep(BUSY_RETRY_MS);
     }
   }
