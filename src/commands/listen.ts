@@ -6,6 +6,7 @@ import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
+import { redactPostgresUrl } from '../store/postgres/pg-connection.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';
@@ -83,7 +84,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         event: 'listening',
         receiver: app.receiverUrl,
         health: new URL('/healthz', app.receiverUrl).href,
-        db: resolve(config.dbPath),
+        db: config.storeUrl ? redactPostgresUrl(config.storeUrl) : resolve(config.dbPath),
         skipVerify: config.skipVerify,
         console: app.consoleUrl,
         metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
@@ -125,7 +126,9 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   const lines = [
     'hookrelay is listening',
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
-    `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
+    config.storeUrl
+      ? `  database   ${redactPostgresUrl(config.storeUrl)}   (PostgreSQL, shared by every instance on it)`
+      : `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
     `  retention  ${config.retainMs ? `${formatRetainDuration(config.retainMs)} (pruned at start and hourly; never a delivery whose relay is pending)` : 'off: everything is kept'}`,
   ];

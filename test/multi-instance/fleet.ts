@@ -9,7 +9,8 @@ import { startListenProcess, type ListenProcess } from '../helpers/listen-proces
 /** Starts `listen` on the shared store; with --forward-to, `name` goes out on every hand-off as `x-instance`. */
 export function startInstance(storeUrl: string, name: string, extra: string[] = []): Promise<ListenProcess> {
   const tag = extra.includes('--forward-to') ? ['--forward-header', `X-Instance: ${name}`] : [];
-  return startListenProcess(['--store', storeUrl, '--secret', TEST_SECRET, '--no-console', ...tag, ...extra]);
+  const consoleOff = extra.includes('--console-port') ? [] : ['--no-console'];
+  return startListenProcess(['--store', storeUrl, '--secret', TEST_SECRET, ...consoleOff, ...tag, ...extra]);
 }
 
 /** Stops a process with SIGTERM (hand-offs in flight finish and are recorded) and waits for its exit. */

@@ -1,6 +1,6 @@
 /** What instances on one PostgreSQL database share beyond the deliveries: arrival counts for fault rules, and live events. */
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
+import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEventHub, type HubEvents } from '../../src/app/event-hub.js';
 import { createPostgresHubBridge, type HubBridge } from '../../src/store/postgres/pg-hub-bridge.js';
@@ -16,15 +16,29 @@ afterAll(async () => {
   await Promise.all(bridges.map((b) => b.close()));
 });
 
-/** Resolves once the process has printed `text`. */
-async function printed(listen: ListenProcess, text: string): Promise<void> {
-  while (!listen.output().includes(text)) await once(listen.child.stdout!, 'data');
+/** Resolves with the first feed message of the instance's console that carries `deliveryId`. */
+function feedMessage(listen: ListenProcess, deliveryId: string): Promise<Record<string, unknown>> {
+  const consoleUrl = new URL(/"console":"(http:[^"]+)"/.exec(listen.output())![1]!);
+  const origin = `http://${consoleUrl.host}`;
+  const ws = new WebSocket(`ws://${consoleUrl.host}/api/feed`, 'hookrelay.v1', { origin });
+  return new Promise((resolve, reject) => {
+    ws.on('error', reject);
+    ws.on('message', (data) => {
+      const parsed = JSON.parse(String(data)) as Record<string, unknown> | Array<Record<string, unknown>>;
+      for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+        if ((message.data as { deliveryId?: string } | undefined)?.deliveryId === deliveryId) {
+          ws.terminate();
+          resolve(message);
+        }
+      }
+    });
+  });
 }
 
 describe('instances sharing one PostgreSQL database', () => {
   it('count arrivals together: "503 arrival=1" answers the first arrival, and the retry on another instance is accepted', async () => {
     const url = await server.freshSchema();
-    const [x, y] = await Promise.all([startInstance(url, 'x', ['--fault', '503 arrival=1']), startInstance(url, 'y', ['--fault', '503 arrival=1'])]);
+    const [x, y] = await Promise.all([startInstance(url, 'x', ['--fault', '503 arrival=1', '--console-port', '0']), startInstance(url, 'y', ['--fault', '503 arrival=1'])]);
     running.push(x!, y!);
     const first = randomUUID();
     expect(await post(x!.url, first, 1)).toBe(503);
@@ -33,10 +47,11 @@ describe('instances sharing one PostgreSQL database', () => {
     const second = randomUUID();
     expect(await post(y!.url, second, 1)).toBe(503);
     expect(await post(x!.url, second, 2)).toBe(200);
-    // Events cross instances (LISTEN/NOTIFY): x shows an arrival it never saw itself.
+    // Events cross instances (LISTEN/NOTIFY): x's console shows an arrival only y saw.
     const third = randomUUID();
+    const onX = feedMessage(x!, third);
     expect(await post(y!.url, third, 1)).toBe(503);
-    await printed(x!, third);
+    expect(await onX).toMatchObject({ type: 'attempt', data: { deliveryId: third, status: 503, outcome: 'faulted' } });
   });
 
   it('bridge delivery and attempt events between hubs, never echoing an instance its own', async () => {
