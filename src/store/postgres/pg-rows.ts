@@ -17,42 +17,6 @@ export interface DeliveryRow {
   last_attempt_at: number;
 }
 
-export interface AttemptRow {
-  seq: number;
-  delivery_id: string | null;
-  trigger: string | null;
-  received_at: number;
-  finished_at: number;
-  attempt_header: number | null;
-  signature_t: number | null;
-  body_sha256: string;
-  body_bytes: number;
-  outcome: AttemptOutcome;
-  status: number | null;
-  reason: string | null;
-  retry_after: string | null;
-}
-
-export interface JobRow {
-  state: RelayJob['state'];
-  tries: number;
-  next_at: number;
-  last_status: number | null;
-  last_error: string | null;
-}
-
-export interface RelayAttemptRow {
-  seq: number;
-  delivery_seq: number;
-  started_at: number;
-  finished_at: number;
-  status: number | null;
-  error: string | null;
-  replay: boolean;
-  target: string;
-  try: number;
-}
-
 /**
  * PostgreSQL text cannot hold U+0000; a hostile envelope field may. It is stored as U+FFFD
  * (the raw body, BYTEA, keeps the exact bytes). Applied to every text parameter alike, so a
@@ -82,39 +46,4 @@ export function toDelivery(row: DeliveryRow): StoredDelivery {
   };
 }
 
-export function toAttempt(row: AttemptRow): AttemptRecord {
-  return {
-    seq: row.seq,
-    deliveryId: row.delivery_id,
-    trigger: row.trigger,
-    receivedAt: row.received_at,
-    finishedAt: row.finished_at,
-    attemptHeader: row.attempt_header,
-    signatureTimestamp: row.signature_t,
-    bodySha256: row.body_sha256,
-    bodyBytes: row.body_bytes,
-    outcome: row.outcome,
-    status: row.status,
-    reason: row.reason,
-    retryAfter: row.retry_after,
-  };
-}
-
-export function toJob(deliverySeq: number, deliveryId: string, row: JobRow): RelayJob {
-  return {
-    deliverySeq,
-    deliveryId,
-    state: row.state,
-    tries: row.tries,
-    nextAt: row.next_at,
-    lastStatus: row.last_status,
-    lastError: row.last_error,
-  };
-}
-
-export function toRelayAttempt(r: RelayAttemptRow): RelayAttemptRecord {
-  return {
-    seq: r.seq, deliverySeq: r.delivery_seq, startedAt: r.started_at, finishedAt: r.finished_at, status: r.status,
-    error: r.error, replay: r.replay, target: r.target, try: r.try,
-  };
-}
+export { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';

@@ -1,6 +1,7 @@
 /** Read queries on their own connection: WAL lets them run while the writer thread commits. */
 import type Database from 'better-sqlite3';
 import { deliveryKey } from '../delivery-key.js';
+import { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
 import type { AttemptOutcome, AttemptQuery, AttemptRecord, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
 
 interface DeliveryRow {
@@ -17,42 +18,6 @@ interface DeliveryRow {
   raw_body: Buffer;
   duplicate_count: number;
   last_attempt_at: number;
-}
-
-interface AttemptRow {
-  seq: number;
-  delivery_id: string | null;
-  trigger: string | null;
-  received_at: number;
-  finished_at: number;
-  attempt_header: number | null;
-  signature_t: number | null;
-  body_sha256: string;
-  body_bytes: number;
-  outcome: AttemptOutcome;
-  status: number | null;
-  reason: string | null;
-  retry_after: string | null;
-}
-
-interface JobRow {
-  state: RelayJob['state'];
-  tries: number;
-  next_at: number;
-  last_status: number | null;
-  last_error: string | null;
-}
-
-interface RelayAttemptRow {
-  seq: number;
-  delivery_seq: number;
-  started_at: number;
-  finished_at: number;
-  status: number | null;
-  error: string | null;
-  replay: number;
-  target: string;
-  try: number;
 }
 
 function splitHeaders(block: string): Array<[string, string]> {
@@ -80,24 +45,6 @@ export function toDelivery(row: DeliveryRow): StoredDelivery {
     rawBody: row.raw_body,
     duplicateCount: row.duplicate_count,
     lastAttemptAt: row.last_attempt_at,
-  };
-}
-
-function toAttempt(row: AttemptRow): AttemptRecord {
-  return {
-    seq: row.seq,
-    deliveryId: row.delivery_id,
-    trigger: row.trigger,
-    receivedAt: row.received_at,
-    finishedAt: row.finished_at,
-    attemptHeader: row.attempt_header,
-    signatureTimestamp: row.signature_t,
-    bodySha256: row.body_sha256,
-    bodyBytes: row.body_bytes,
-    outcome: row.outcome,
-    status: row.status,
-    reason: row.reason,
-    retryAfter: row.retry_after,
   };
 }
 
@@ -130,15 +77,6 @@ export function createSqliteReader(db: Database.Database) {
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
-  const toJob = (seq: number, id: string, row: JobRow): RelayJob => ({
-    deliverySeq: seq,
-    deliveryId: id,
-    state: row.state,
-    tries: row.tries,
-    nextAt: row.next_at,
-    lastStatus: row.last_status,
-    lastError: row.last_error,
-  });
 
   return {
     dueRelayJobs(now: number, limit: number) {
@@ -151,10 +89,7 @@ export function createSqliteReader(db: Database.Database) {
       const job = jobOf.get(delivery.seq);
       return {
         job: job ? toJob(delivery.seq, deliveryId, job) : null,
-        attempts: relayAttemptsOf.all(delivery.seq).map((r) => ({
-          seq: r.seq, deliverySeq: r.delivery_seq, startedAt: r.started_at, finishedAt: r.finished_at, status: r.status,
-          error: r.error, replay: r.replay === 1, target: r.target, try: r.try,
-        })),
+        attempts: relayAttemptsOf.all(delivery.seq).map(toRelayAttempt),
       };
     },
 
