@@ -5,21 +5,17 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { secretHint } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
-import { judgeStoredDelivery } from '../conformance/judge-stored.js';
-import { createConsoleServer } from '../console/console-server.js';
-import { DEFAULT_WEB_ROOT } from '../console/static-files.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import { buildReceiver, type Readiness } from '../ingest/build-receiver.js';
-import { createMetrics, type Metrics } from '../metrics/metrics.js';
-import { createPassthrough, type Passthrough } from '../relay/passthrough.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Passthrough } from '../relay/passthrough.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
-import { createRelayWorker, type RelayWorker } from '../relay/relay-worker.js';
-import { replayDelivery, type ReplayResult } from '../relay/replay.js';
-import { createPostgresHubBridge, type HubBridge } from '../store/postgres/pg-hub-bridge.js';
-import { createPostgresStore } from '../store/postgres/pg-store.js';
+import type { RelayWorker } from '../relay/relay-worker.js';
+import type { ReplayResult } from '../relay/replay.js';
+import type { HubBridge } from '../store/postgres/pg-hub-bridge.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { formatRetainDuration, startRetention, type Retention } from '../store/retention.js';
 import type { DeliveryStore } from '../store/store.js';
@@ -27,6 +23,21 @@ import { createEventHub, type EventHub } from './event-hub.js';
 import { isLoopbackHost, urlHost } from './hosts.js';
 
 export const VERSION = '0.1.0';
+
+// Loaded on first use: `listen` with neither a forward target, PostgreSQL nor a console starts
+// without undici, pg or prom-client (cold start is measured in npm run bench).
+const lazy = {
+  undici: () => import('undici'),
+  relayWorker: () => import('../relay/relay-worker.js'),
+  passthrough: () => import('../relay/passthrough.js'),
+  replay: () => import('../relay/replay.js'),
+  pgStore: () => import('../store/postgres/pg-store.js'),
+  pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
+  console: () => import('../console/console-server.js'),
+  staticFiles: () => import('../console/static-files.js'),
+  metrics: () => import('../metrics/metrics.js'),
+  conformance: () => import('../conformance/judge-stored.js'),
+};
 
 export interface AppDeps {
   /** Milliseconds since the epoch; injected by tests. */
@@ -65,13 +76,13 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const store =
     deps.store ??
     (config.storeUrl
-      ? await createPostgresStore(config.storeUrl, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs })
+      ? await (await lazy.pgStore()).createPostgresStore(config.storeUrl, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs })
       : await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async', onCommit: (c) => hub.emit('commit', c) }));
   // Several instances on one PostgreSQL database: each shows what all of them receive.
   let bridge: HubBridge | null = null;
   if (config.storeUrl && !deps.store) {
     try {
-      bridge = await createPostgresHubBridge(config.storeUrl, hub);
+      bridge = await (await lazy.pgBridge()).createPostgresHubBridge(config.storeUrl, hub);
     } catch (err) {
       await store.close();
       throw err;
@@ -82,7 +93,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   let relay: RelayWorker | null = null;
   let passthrough: Passthrough | null = null;
   if (forward?.mode === 'async') {
-    relay = createRelayWorker({
+    relay = (await lazy.relayWorker()).createRelayWorker({
       store, hub, clock,
       target: forward.to,
       secret: forward.secret,
@@ -93,16 +104,17 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     const worker = relay;
     hub.on('delivery', () => worker.poke());
   } else if (forward?.mode === 'sync') {
-    passthrough = createPassthrough(forward, clock);
+    passthrough = (await lazy.passthrough()).createPassthrough(forward, clock);
   }
 
-  const replayDispatcher = new Agent({ keepAliveTimeout: 5_000 });
+  let replayDispatcher: Agent | null = null;
   const replay = async (deliveryId: string, targetUrl?: string): Promise<ReplayResult | null> => {
     const target = targetUrl ?? forward?.to;
     if (!target) throw new Error('no target: pass a URL, or start listen with --forward-to');
     const secret = forward?.secret ?? config.secrets[0];
     if (!secret) throw new Error('no secret to sign the replay with: start listen with --secret or --forward-secret');
-    return replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, target);
+    replayDispatcher ??= new (await lazy.undici()).Agent({ keepAliveTimeout: 5_000 });
+    return (await lazy.replay()).replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, target);
   };
 
   const receiver = buildReceiver({
@@ -165,7 +177,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     await bridge?.close();
     await relay?.stop();
     await passthrough?.close();
-    await replayDispatcher.close();
+    await replayDispatcher?.close();
   };
   try {
     await receiver.listen({ port: config.port, host: config.host });
@@ -187,9 +199,11 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     const settings = config.console;
     consoleToken = settings.token ?? (isLoopbackHost(settings.host) ? null : randomBytes(24).toString('base64url'));
     const secrets = [...config.secrets, ...(forward ? [forward.secret] : [])];
-    metrics = createMetrics({ hub, relayCounts: () => store.relayCounts() });
+    metrics = (await lazy.metrics()).createMetrics({ hub, relayCounts: () => store.relayCounts() });
     try {
-      consoleServer = await createConsoleServer({
+      const { judgeStoredDelivery } = await lazy.conformance();
+      const { DEFAULT_WEB_ROOT } = await lazy.staticFiles();
+      consoleServer = await (await lazy.console()).createConsoleServer({
         metrics,
         store,
         hub,

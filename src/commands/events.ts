@@ -8,9 +8,7 @@ import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
 import type { AttemptOutcome, AttemptRecord, StoredDelivery } from '../store/store.js';
 import { printable } from '../reporter/printable.js';
 import { reportProblems, resolveDbPath } from './shared-options.js';
-import { Agent } from 'undici';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
-import { replayDelivery } from '../relay/replay.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { EXPORT_FORMATS, toCurl, toHar, toNdjson, type ExportFormat } from './events-export.js';
 
@@ -173,6 +171,7 @@ export function registerEventsCommand(program: Command): Command {
         process.exitCode = 2;
         return;
       }
+      const [{ Agent }, { replayDelivery }] = await Promise.all([import('undici'), import('../relay/replay.js')]);
       const store = await createSqliteStore(db.dbPath);
       const dispatcher = new Agent();
       try {

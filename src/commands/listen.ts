@@ -6,7 +6,7 @@ import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
-import { redactPostgresUrl } from '../store/postgres/pg-connection.js';
+import { redactPostgresUrl } from '../store/postgres/pg-url.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';

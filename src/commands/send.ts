@@ -6,7 +6,7 @@ import { EXIT_DELIVERY_FAILED, outputOf, reportProblems, reportUsage, type Comma
 import { systemClock } from '../sender/clock.js';
 import { runDeliveries } from '../sender/engine.js';
 import { formatEvent, formatSummary } from '../sender/format-timeline.js';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS, createHttpTransport } from '../sender/http-attempt.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
 import { resolveSendSettings, type SendFlags, type SendSettings } from '../sender/send-settings.js';
 
@@ -52,6 +52,8 @@ async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
   }
   const settings = checked.settings;
   if (!json) printHeading(settings, output);
+  // Loaded here, not at start-up: every other command runs without undici.
+  const { createHttpTransport } = await import('../sender/http-attempt.js');
   const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate });
   const started = systemClock.now();
   const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };

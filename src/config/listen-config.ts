@@ -3,7 +3,7 @@ import type { FaultRule } from '../core/faults/index.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
 import { parseForwardHeader } from '../relay/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
-import { isPostgresUrl } from '../store/postgres/pg-connection.js';
+import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, ensureDevSecret } from './data-dir.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';

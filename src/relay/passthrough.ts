@@ -8,6 +8,8 @@ import type { StoredDelivery } from '../store/store.js';
 import { buildForwardRequest } from './forward-request.js';
 import { postToTarget, type TargetAnswer } from './post-to-target.js';
 
+export { senderAnswerFor } from './sender-answer.js';
+
 export interface PassthroughResult {
   answer: TargetAnswer;
   startedAt: number;
@@ -20,18 +22,6 @@ export interface Passthrough {
   close(): Promise<void>;
 }
 
-/** What the sender is told when the app did not answer 2xx. */
-export function senderAnswerFor(answer: TargetAnswer): { status: number; code: string; message: string } {
-  if (answer.status === null) {
-    const timedOut = answer.error?.startsWith('timeout') ?? false;
-    return timedOut
-      ? { status: 504, code: 'TARGET_TIMEOUT', message: `the forward target did not answer in time (${answer.error})` }
-      : { status: 502, code: 'TARGET_UNREACHABLE', message: `the forward target could not be reached (${answer.error ?? 'no answer'})` };
-  }
-  // A redirect is not followed, and is not passed on either: the sender would follow it elsewhere.
-  if (answer.status < 400) return { status: 502, code: `TARGET_STATUS_${answer.status}`, message: `the forward target answered ${answer.status}; redirects are not followed` };
-  return { status: answer.status, code: `TARGET_STATUS_${answer.status}`, message: `the forward target answered ${answer.status}; the delivery was not accepted` };
-}
 
 export function createPassthrough(forward: ForwardConfig, clock: () => number): Passthrough {
   const dispatcher = new Agent({ keepAliveTimeout: 10_000 });

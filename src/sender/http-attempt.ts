@@ -11,7 +11,8 @@ import type { AttemptObservation } from '../core/retry-policy/classify-outcome.j
 import { isPrivateOrReserved } from './private-address.js';
 
 /** Spec 6.4 and section 8: 10 s per attempt, at most 3 redirect hops. */
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
+export { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-timeout.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './attempt-timeout.js';
 export const MAX_REDIRECT_HOPS = 3;
 
 export interface AttemptRequest {

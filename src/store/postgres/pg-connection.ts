@@ -1,5 +1,8 @@
 /** The `--store postgres://…` URL, the bounded pool, and how BIGINT values arrive. */
 import pg from 'pg';
+import { isPostgresUrl } from './pg-url.js';
+
+export { isPostgresUrl, redactPostgresUrl } from './pg-url.js';
 
 /** hookrelay's own settings in the store URL's query; removed before the URL reaches `pg`. */
 export interface PostgresUrlSettings {
@@ -15,10 +18,6 @@ export type PostgresUrlResult = { ok: true; settings: PostgresUrlSettings } | { 
 
 const OWN_PARAMS = { relay_lease_ms: [100, 86_400_000], pool_max: [1, 100] } as const;
 
-/** True for a `postgres://` or `postgresql://` URL (the store selector's test). */
-export function isPostgresUrl(text: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(text);
-}
 
 /** Splits hookrelay's own query parameters from the connection URL; refuses bad values, naming them. */
 export function parsePostgresUrl(text: string): PostgresUrlResult {
@@ -43,16 +42,6 @@ export function parsePostgresUrl(text: string): PostgresUrlResult {
   return { ok: true, settings };
 }
 
-/** The URL with its password replaced, for banners and errors. */
-export function redactPostgresUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password) url.password = '***';
-    return url.href;
-  } catch {
-    return 'postgres://…';
-  }
-}
 
 /**
  * BIGINT (int8) and COUNT(*) arrive as strings by default; every BIGINT here is a time in ms
