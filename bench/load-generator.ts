@@ -38,7 +38,8 @@ function buildRequest(host: string, path: string, secret: string): Buffer {
 
 async function main(): Promise<void> {
   const args = parseArgs();
-  const url = new URL(args.url);
+  // Several receivers (comma-separated): connections are spread over them in turn.
+  const urls = args.url.split(',').map((u) => new URL(u));
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let errors = 0;
@@ -47,8 +48,9 @@ async function main(): Promise<void> {
   const deadline = started + args.durationMs;
   const interval = args.rate > 0 ? (1000 * args.connections) / args.rate : 0;
 
-  const runConnection = (): Promise<void> =>
+  const runConnection = (index: number): Promise<void> =>
     new Promise((done) => {
+      const url = urls[index % urls.length]!;
       const socket: Socket = connect(Number(url.port), url.hostname);
       socket.setNoDelay(true);
       let buffer = Buffer.alloc(0);
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
     });
 
   const timer = setTimeout(() => (running = false), args.durationMs + 5000);
-  await Promise.all(Array.from({ length: args.connections }, runConnection));
+  await Promise.all(Array.from({ length: args.connections }, (_, i) => runConnection(i)));
   clearTimeout(timer);
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);

@@ -179,6 +179,38 @@ async function coldStart(work: string): Promise<void> {
   rows.push({ measure: 'cold start to a ready /healthz', result: `${fmt(hook)} ms (bare fastify: ${fmt(bare)} ms)`, target: '≤ 500 ms', met: hook <= 500 });
 }
 
+async function postgresInstances(work: string): Promise<void> {
+  say('\n7. three instances on one PostgreSQL database against one instance on SQLite');
+  const pgDir = join(work, 'pg');
+  const started = spawnSync('bash', ['scripts/start-postgres.sh', pgDir], { cwd: ROOT, encoding: 'utf8' });
+  if (started.status !== 0) {
+    say(`  skipped: PostgreSQL could not be started (${started.stderr.trim().split('\n').pop()})`);
+    return;
+  }
+  const url = started.stdout.trim().split('\n').pop()!;
+  try {
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const instances = await Promise.all(ports.map((port) => startServer([...listenArgs(port, join(work, `unused-${port}.db`)), '--store', url], port, '/webhooks')));
+    const sqlitePort = await freePort();
+    const sqlite = await startServer(listenArgs(sqlitePort, join(work, 'single.db')), sqlitePort, '/webhooks');
+    const result = await alternate([
+      { name: 'one instance on SQLite', url: sqlite.url },
+      { name: 'three on PostgreSQL', url: instances.map((i) => i.url).join(',') },
+    ]);
+    await Promise.all([sqlite.stop(), ...instances.map((i) => i.stop())]);
+    const one = result.get('one instance on SQLite')!;
+    const three = result.get('three on PostgreSQL')!;
+    rows.push({
+      measure: 'three instances on PostgreSQL (all on core 0; the server unpinned) vs one on SQLite',
+      result: `${fmt(three.rps / one.rps, 2)}× (${fmt(three.rps)} vs ${fmt(one.rps)} req/s; p99 ${fmt(three.p99, 1)} vs ${fmt(one.p99, 1)} ms)`,
+      target: 'correctness (tests); no scaling on 2 cores',
+      met: null,
+    });
+  } finally {
+    spawnSync('bash', ['scripts/stop-postgres.sh', pgDir, '--remove'], { cwd: ROOT });
+  }
+}
+
 function senderSimulation(): void {
   say('\n6. the built-in sender: 10,000 deliveries through the full default schedule, injected clock');
   const started = performance.now();
@@ -216,6 +248,7 @@ async function main(): Promise<void> {
     await consoles(work);
     await coldStart(work);
     senderSimulation();
+    if (process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
