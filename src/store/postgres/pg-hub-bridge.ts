@@ -115,10 +115,18 @@ export async function createPostgresHubBridge(url: string, hub: EventHub, option
     if (reemitting || !client) return;
     const text = JSON.stringify({ o: origin, k: kind, p: payload } satisfies Message);
     if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) return;
-    client.query('SELECT pg_notify($1, $2)', [channel, text]).catch(() => {
-      /* the connection is going; 'error'/'end' reconnects */
-    });
+    // One query at a time on a client (pg 9 refuses overlapping ones): notifies queue in order.
+    const target = client;
+    notifying = notifying
+      .then(() => target.query('SELECT pg_notify($1, $2)', [channel, text]))
+      .then(
+        () => {},
+        () => {
+          /* the connection is going; 'error'/'end' reconnects */
+        },
+      );
   }
+  let notifying: Promise<void> = Promise.resolve();
 
   try {
     await connect();
