@@ -8,6 +8,7 @@ import { verify } from '../../src/core/signature/verify.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { freePort, startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -17,10 +18,7 @@ afterEach(async () => {
 async function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
-  const app = await buildApp({
-    port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath: join(dir, 'app.db'),
-    skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null, ...overrides,
-  });
+  const app = await buildApp(testListenConfig(join(dir, 'app.db'), overrides));
   cleanups.push(() => app.close());
   return app;
 }

@@ -18,6 +18,7 @@ import { createHttpTransport } from '../../src/sender/http-attempt.js';
 import { TEST_SECRET } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from '../sender/helpers/cli.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 export { TEST_SECRET };
 
@@ -51,20 +52,7 @@ export async function startReceiver(cleanups: Cleanups, faults: readonly string[
   const dir = tempDir('hookrelay-e2e-');
   cleanups.push(dir.remove);
   const dbPath = join(dir.dir, 'hookrelay.db');
-  const config: ListenConfig = {
-    port: 0,
-    host: '127.0.0.1',
-    path: '/webhooks',
-    secrets: [TEST_SECRET],
-    toleranceSeconds: 300,
-    dbPath,
-    skipVerify: false,
-    bodyLimitBytes: 1 << 20,
-    logFormat: 'silent',
-    devSecret: null,
-    faultRules: rulesOf(faults),
-    seed: 1,
-  };
+  const config: ListenConfig = testListenConfig(dbPath, { faultRules: rulesOf(faults), seed: 1 });
   const app = await buildApp(config);
   cleanups.push(() => app.close());
   let requests = 0;

@@ -16,6 +16,7 @@ import { runDeliveries, type SendResult } from '../../src/sender/engine.js';
 import { createHttpTransport } from '../../src/sender/http-attempt.js';
 import { TEST_SECRET } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 /** Parses one-line rules, failing the test on a bad one. */
 export function rules(...lines: string[]): FaultRule[] {
@@ -27,20 +28,7 @@ export function rules(...lines: string[]): FaultRule[] {
 }
 
 export function listenConfig(dbPath: string, overrides: Partial<ListenConfig> = {}): ListenConfig {
-  return {
-    port: 0,
-    host: '127.0.0.1',
-    path: '/webhooks',
-    secrets: [TEST_SECRET],
-    toleranceSeconds: 300,
-    dbPath,
-    skipVerify: false,
-    bodyLimitBytes: 1 << 20,
-    logFormat: 'silent',
-    devSecret: null,
-    seed: 7,
-    ...overrides,
-  };
+  return testListenConfig(dbPath, { seed: 7, ...overrides });
 }
 
 export interface FaultApp {

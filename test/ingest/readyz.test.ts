@@ -9,6 +9,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { TEST_SECRET } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -20,7 +21,7 @@ async function start(overrides: Partial<ListenConfig> = {}, deps: AppDeps = {}):
   cleanups.push(remove);
   const dbPath = join(dir, 'app.db');
   const app = await buildApp(
-    { port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath, skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null, ...overrides },
+    testListenConfig(dbPath, overrides),
     deps,
   );
   cleanups.push(() => app.close());

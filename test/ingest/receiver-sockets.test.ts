@@ -8,6 +8,7 @@ import type { ListenConfig } from '../../src/config/listen-config.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { startListenProcess } from '../helpers/listen-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 function config(dbPath: string): ListenConfig {
-  return { port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath, skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null };
+  return testListenConfig(dbPath);
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -8,6 +8,7 @@ import { closed, tryUpgrade } from '../console/helpers/sockets.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -17,11 +18,9 @@ afterEach(async () => {
 async function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
-  const app = await buildApp({
-    port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath: join(dir, 'app.db'),
-    skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null,
-    console: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null }, ...overrides,
-  });
+  const app = await buildApp(
+    testListenConfig(join(dir, 'app.db'), { console: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null }, ...overrides }),
+  );
   cleanups.push(() => app.close());
   return app;
 }

@@ -9,6 +9,7 @@ import { secretHint } from '../../src/config/data-dir.js';
 import { attachTerminalReporter } from '../../src/reporter/terminal-reporter.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -32,10 +33,7 @@ describe('JSON logs (pino)', () => {
   it('writes one line per attempt with level, time, msg, the request id, and never the secret or a signature', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
-    const app: AppHandle = await buildApp({
-      port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath: join(dir, 'app.db'),
-      skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'json', devSecret: null,
-    });
+    const app: AppHandle = await buildApp(testListenConfig(join(dir, 'app.db'), { logFormat: 'json' }));
     cleanups.push(() => app.close());
     const sink = capture();
     const reporter = attachTerminalReporter(app.hub, { format: 'json', out: sink.out, color: false, redact: redactSecrets([TEST_SECRET]) });

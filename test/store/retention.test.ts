@@ -5,7 +5,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { formatRetainDuration, parseRetainDuration, startRetention } from '../../src/store/retention.js';
 import type { PruneResult } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
-import { TEST_SECRET } from '../helpers/signed-delivery.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 
 const DAY = 86_400_000;
 
@@ -68,7 +68,7 @@ describe('retention', () => {
     await store.accept(old, attemptFor(old, { receivedAt: old.receivedAt }));
     const notice = new Promise<string>((resolve) => hub.on('notice', ({ message }) => message.startsWith('retention') && resolve(message)));
     const app = await buildApp(
-      { port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath: 'unused.db', skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null, retainMs: 30 * DAY },
+      testListenConfig('unused.db', { retainMs: 30 * DAY }),
       { store, hub, clock: () => T },
     );
     try {

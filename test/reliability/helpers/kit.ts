@@ -8,15 +8,13 @@ import { Agent, request } from 'undici';
 import type { ListenConfig } from '../../../src/config/listen-config.js';
 import { startListenProcess, type ListenProcess } from '../../helpers/listen-process.js';
 import { signedRequest, TEST_SECRET, type SignedRequest } from '../../helpers/signed-delivery.js';
+import { testListenConfig } from '../../helpers/listen-config.js';
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** The in-process config every scenario starts from: loopback, port 0, no console, silent. */
 export function baseConfig(dbPath: string, overrides: Partial<ListenConfig> = {}): ListenConfig {
-  return {
-    port: 0, host: '127.0.0.1', path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, dbPath,
-    skipVerify: false, bodyLimitBytes: 1 << 20, logFormat: 'silent', devSecret: null, console: null, ...overrides,
-  };
+  return testListenConfig(dbPath, { console: null, ...overrides });
 }
 
 /** `hookrelay listen` from source on `dbPath`, without a console (its fixed port would collide). */
