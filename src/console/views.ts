@@ -59,21 +59,11 @@ export function statusView(status: ConsoleStatus): StatusView {
   };
 }
 
-export interface AttemptView {
-  seq: number;
-  deliveryId: string | null;
-  trigger: string | null;
-  receivedAt: number;
-  finishedAt: number;
-  attemptHeader: number | null;
-  signatureTimestamp: number | null;
-  bodySha256: string;
-  bodyBytes: number;
-  outcome: AttemptRecord['outcome'];
-  status: number | null;
-  reason: string | null;
-  retryAfter: string | null;
-}
+/** The attempt fields the API and feed send: an allow-list, so a field added to the record later is not sent by accident. */
+export type AttemptView = Pick<
+  AttemptRecord,
+  'seq' | 'deliveryId' | 'trigger' | 'receivedAt' | 'finishedAt' | 'attemptHeader' | 'signatureTimestamp' | 'bodySha256' | 'bodyBytes' | 'outcome' | 'status' | 'reason' | 'retryAfter'
+>;
 
 export function attemptView(a: AttemptRecord): AttemptView {
   return {
