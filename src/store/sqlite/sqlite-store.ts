@@ -53,7 +53,7 @@ export interface SqliteStore extends DeliveryStore {
 /** Omit that keeps a union a union. */
 type Unticketed = WriteRequest extends infer R ? (R extends WriteRequest ? Omit<R, 'ticket'> : never) : never;
 
-type Waiter = { resolve: (r: WriteResult) => void; timer: NodeJS.Timeout };
+type Waiter = { resolve: (r: WriteResult) => void; deadline: number };
 
 export async function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   const file = resolve(path);
@@ -135,9 +135,24 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     const waiter = waiters.get(result.ticket);
     if (!waiter) return; // already answered as timed out
     waiters.delete(result.ticket);
-    clearTimeout(waiter.timer);
-    if (waiters.size === 0) port.unref();
+    if (waiters.size === 0) {
+      port.unref();
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
     waiter.resolve(result);
+  }
+
+  // One timer for every write in flight, not one per write (a timer per request was a measurable
+  // share of the receive path). Waiters are kept in ticket order, which is deadline order.
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweepEveryMs = Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4)));
+  function sweep(): void {
+    const now = performance.now();
+    for (const [ticket, waiter] of waiters) {
+      if (waiter.deadline > now) break;
+      settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` });
+    }
   }
 
   // Requests of one event-loop turn travel to the writer in one message.
@@ -154,12 +169,11 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     const ticket = nextTicket++;
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
-      const timer = setTimeout(
-        () => settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` }),
-        writeTimeoutMs,
-      );
-      waiters.set(ticket, { resolve: resolveWrite, timer });
-      if (waiters.size === 1) port.ref();
+      waiters.set(ticket, { resolve: resolveWrite, deadline: performance.now() + writeTimeoutMs });
+      if (waiters.size === 1) {
+        port.ref();
+        sweeper = setInterval(sweep, sweepEveryMs);
+      }
       if (outgoing.length === 0) setImmediate(flush);
       outgoing.push({ ...request, ticket } as WriteRequest);
     });
