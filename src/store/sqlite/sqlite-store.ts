@@ -28,8 +28,6 @@ type WriteResult =
 export interface SqliteStoreOptions {
   /** How often the checkpoint thread runs a PASSIVE checkpoint. */
   checkpointIntervalMs?: number;
-  /** WAL size past which the checkpoint thread runs a RESTART checkpoint. */
-  walLimitBytes?: number;
   /** A write not committed within this time is answered as unavailable (503, never a 2xx). */
   writeTimeoutMs?: number;
   /** Test knob: the writer sleeps this long before each commit, simulating a slow disk. */
@@ -108,7 +106,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   port.unref();
 
   const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
-    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walLimitBytes: options.walLimitBytes ?? 64 * 1024 * 1024 },
+    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000 },
   });
   checkpointer.unref();
   checkpointer.on('error', () => {
