@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   const ok = [...statuses].filter(([s]) => s >= 200 && s < 300).reduce((n, [, c]) => n + c, 0);
   process.stdout.write(
-    `${JSON.stringify({ requests: latencies.length, ok, statuses: Object.fromEntries(statuses), errors, seconds: elapsed, rps: ok / elapsed, p50: pct(50), p99: pct(99) })}\n`,
+    `${JSON.stringify({ requests: latencies.length, ok, statuses: Object.fromEntries(statuses), errors, seconds: elapsed, rps: ok / elapsed, p50: pct(50), p90: pct(90), p99: pct(99), p999: pct(99.9), max: latencies[latencies.length - 1] ?? NaN })}\n`,
   );
 }
 

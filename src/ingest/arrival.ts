@@ -1,5 +1,5 @@
 /** What the receiver reads off one request before deciding anything. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export interface Arrival {
@@ -31,7 +31,7 @@ export function readArrival(headers: IncomingHttpHeaders, rawBody: Buffer, recei
     event: single(headers['x-service-event']),
     attemptHeader: parseAttemptHeader(headers['x-service-delivery-attempt']),
     signatureHeader: single(headers['x-service-signature']),
-    bodySha256: createHash('sha256').update(rawBody).digest('hex'),
+    bodySha256: hash('sha256', rawBody, 'hex'),
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A compact integer key for a delivery id: the first 48 bits of its SHA-256, a safe JS integer.
@@ -7,5 +7,5 @@ import { createHash } from 'node:crypto';
  * comparing the text id.
  */
 export function deliveryKey(id: string): number {
-  return createHash('sha256').update(id).digest().readUIntBE(0, 6);
+  return hash('sha256', id, 'buffer').readUIntBE(0, 6);
 }

@@ -26,6 +26,18 @@ export type DecodedRequest =
 const ACCEPT = 1;
 const ATTEMPT = 2;
 const OP = 3;
+/** An accept whose attempt repeats the delivery's own fields (every one the receiver makes): only the rest travels. */
+const ACCEPT_SLIM = 4;
+
+/** What an accepted attempt says that its delivery does not already say. */
+function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
+  return (
+    a.deliveryId === capped(d.id) && a.trigger === capped(d.trigger) && a.receivedAt === d.receivedAt && a.finishedAt === d.receivedAt &&
+    a.signatureTimestamp === d.signatureTimestamp && a.bodyBytes === d.rawBody.length && a.outcome === 'accepted' && a.retryAfter === null
+  );
+}
+/** Attempt records cap the id and trigger they carry (arrival.ts `identify`). */
+const capped = (text: string) => (text.length > 256 ? text.slice(0, 256) : text);
 
 /** Header lines `name: value\n`; HTTP forbids CR/LF inside names and values, so this is lossless. */
 export function joinHeaders(raw: readonly string[]): string {
@@ -142,9 +154,16 @@ export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
       w.str(JSON.stringify(request.args));
       continue;
     }
-    w.u8(request.kind === 'accept' ? ACCEPT : ATTEMPT);
+    const slim = request.kind === 'accept' && slimAttempt(request.delivery, request.attempt);
+    w.u8(slim ? ACCEPT_SLIM : request.kind === 'accept' ? ACCEPT : ATTEMPT);
     w.f64(request.ticket);
-    writeAttempt(w, request.attempt);
+    if (slim) {
+      const a = request.attempt;
+      w.f64(a.attemptHeader);
+      w.str(a.bodySha256);
+      w.f64(a.status);
+      w.str(a.reason);
+    } else writeAttempt(w, request.attempt);
     if (request.kind === 'accept') {
       const d = request.delivery;
       w.str(d.id);
@@ -172,9 +191,10 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       out.push({ kind: 'op', ticket, name: r.str() as StoreOpName, args: JSON.parse(r.str()!) as unknown[] });
       continue;
     }
-    const attempt = readAttempt(r);
+    const slim = kind === ACCEPT_SLIM ? { attemptHeader: r.f64(), bodySha256: r.str()!, status: r.f64(), reason: r.str() } : null;
+    const full = slim ? null : readAttempt(r);
     if (kind === ATTEMPT) {
-      out.push({ kind: 'attempt', ticket, attempt });
+      out.push({ kind: 'attempt', ticket, attempt: full! });
       continue;
     }
     const delivery: PackedDelivery = {
@@ -188,6 +208,20 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       signature: r.str() as SignatureState,
       secretIndex: r.f64(),
       signatureTimestamp: r.f64(),
+    };
+    const attempt: AttemptInput = full ?? {
+      deliveryId: capped(delivery.id),
+      trigger: capped(delivery.trigger),
+      receivedAt: delivery.receivedAt,
+      finishedAt: delivery.receivedAt,
+      attemptHeader: slim!.attemptHeader,
+      signatureTimestamp: delivery.signatureTimestamp,
+      bodySha256: slim!.bodySha256,
+      bodyBytes: delivery.rawBody.length,
+      outcome: 'accepted',
+      status: slim!.status,
+      reason: slim!.reason,
+      retryAfter: null,
     };
     out.push({ kind: 'accept', ticket, delivery, attempt });
   }

@@ -37,6 +37,39 @@ describe('batch codec', () => {
     );
   });
 
+  it('sends only what an accepted attempt adds to its delivery, and still gives back every attempt exactly', () => {
+    const base = makeDelivery({ id: 'd'.repeat(300), trigger: 'vendor.created' });
+    // As the receiver makes it: the attempt repeats the delivery's fields (id and trigger capped at 256).
+    const matching = attemptFor(null, {
+      deliveryId: base.id.slice(0, 256), trigger: base.trigger, receivedAt: base.receivedAt, finishedAt: base.receivedAt,
+      signatureTimestamp: base.signatureTimestamp, bodySha256: 'ab'.repeat(32), bodyBytes: base.rawBody.length, attemptHeader: 3, status: 204, reason: 'rule 2 passed',
+    });
+    const slim = encodeBatch([{ kind: 'accept', ticket: 1, delivery: base, attempt: matching }]);
+    const full = encodeBatch([{ kind: 'accept', ticket: 1, delivery: base, attempt: { ...matching, finishedAt: matching.finishedAt + 1 } }]);
+    expect(slim.length).toBeLessThan(full.length - 256);
+    fc.assert(
+      fc.property(
+        fc.record({
+          deliveryId: fc.constantFrom(base.id.slice(0, 256), base.id, 'other'),
+          trigger: fc.constantFrom(base.trigger, 'other.trigger'),
+          finishedAt: fc.constantFrom(base.receivedAt, base.receivedAt + 5),
+          signatureTimestamp: fc.constantFrom(base.signatureTimestamp, null, 7),
+          bodyBytes: fc.constantFrom(base.rawBody.length, 1),
+          outcome: fc.constantFrom('accepted' as const, 'duplicate' as const),
+          retryAfter: fc.constantFrom(null, '5'),
+          attemptHeader: fc.option(fc.integer({ min: 1, max: 99 })),
+          reason: fc.option(fc.string()),
+        }),
+        (overrides) => {
+          const attempt = { ...matching, ...overrides };
+          const [decoded] = decodeBatch(encodeBatch([{ kind: 'accept', ticket: 2, delivery: base, attempt }]));
+          expect(decoded!.kind === 'accept' && decoded!.attempt).toEqual(attempt);
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
   it('grows past its first buffer for a large batch', () => {
     const requests: WriteRequest[] = Array.from({ length: 100 }, (_, i) => {
       const d = makeDelivery({ rawBody: Buffer.alloc(1000, i) });
