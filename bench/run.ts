@@ -5,7 +5,7 @@
  * docs/benchmarks.md and bench/results/latest.json.
  *
  * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
- * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY_RECEIVE=1 (scenario 1 only).
+ * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY_RECEIVE=1 (scenario 1 only), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -245,7 +245,7 @@ function senderSimulation(): void {
 }
 
 async function main(): Promise<void> {
-  if (spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+  if (process.env.BENCH_NO_BUILD !== '1' && spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
   const compile = ['tsc', 'bench/bare-server.ts', 'bench/floor-server.ts', '--outDir', 'bench/.build', '--rootDir', '.', '--module', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--strict'];
   if (spawnSync('npx', compile, { cwd: ROOT }).status !== 0) throw new Error('could not compile bench/bare-server.ts and bench/floor-server.ts');
   const work = join(ROOT, 'bench', 'results', `run-${process.pid}`);

@@ -1,9 +1,9 @@
 /**
  * Copies the WAL into the database on its own connection and thread, so commits do not pay for
  * the bulk of it (PERFORMANCE.md): a PASSIVE checkpoint every interval, which never blocks the
- * writer. It cannot finish while intake runs (frames arrive as it copies); the writer finishes
- * the last few frames between two commits so the WAL starts over (writer-worker.ts). Idle, it
- * catches up by itself.
+ * writer. It cannot finish while intake runs (frames arrive as it copies); past a bound, the
+ * writer finishes the rest between two commits so the WAL starts over (writer-worker.ts). Idle,
+ * it catches up by itself.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './open-database.js';

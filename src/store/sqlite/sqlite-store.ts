@@ -28,6 +28,8 @@ type WriteResult =
 export interface SqliteStoreOptions {
   /** How often the checkpoint thread runs a PASSIVE checkpoint. */
   checkpointIntervalMs?: number;
+  /** WAL in use past which the writer finishes a checkpoint between commits, so the WAL starts over (default 64 MiB). */
+  walRestartBytes?: number;
   /** A write not committed within this time is answered as unavailable (503, never a 2xx). */
   writeTimeoutMs?: number;
   /** Test knob: the writer sleeps this long before each commit, simulating a slow disk. */
@@ -60,7 +62,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   const channel = new MessageChannel();
   const writer = spawnWorker(import.meta.url, 'writer-worker', {
-    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false },
+    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false, walRestartBytes: options.walRestartBytes ?? 64 * 1024 * 1024 },
     transferList: [channel.port2],
   });
   const port = channel.port1;
@@ -106,7 +108,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   port.unref();
 
   const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
-    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000 },
+    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 200 },
   });
   checkpointer.unref();
   checkpointer.on('error', () => {

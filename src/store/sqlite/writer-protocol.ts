@@ -36,4 +36,6 @@ export interface WriterData {
   commitDelayMs: number;
   /** Write a relay job with every accepted delivery (forwarding is on). */
   outbox: boolean;
+  /** WAL in use past which the writer finishes a checkpoint between commits. */
+  walRestartBytes: number;
 }
