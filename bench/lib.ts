@@ -13,6 +13,8 @@ export interface Load {
   requests: number;
   ok: number;
   errors: number;
+  /** How long the round ran. */
+  seconds: number;
   rps: number;
   p50: number;
   p99: number;
