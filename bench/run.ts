@@ -5,7 +5,7 @@
  * docs/benchmarks.md and bench/results/latest.json.
  *
  * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
- * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY_RECEIVE=1 (scenario 1 only), BENCH_NO_BUILD=1 (measure dist/ as it is).
+ * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY=receive,relay,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
@@ -25,8 +25,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? (QUICK ? 3000 : 8000));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SKIP_1M = QUICK || process.env.BENCH_SKIP_1M === '1';
-/** Scenario 1 only (receive against bare and the floor): for working on the receive path. Writes no docs. */
-const ONLY_RECEIVE = process.env.BENCH_ONLY_RECEIVE === '1';
+/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres): for working on one. Writes no docs. */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
+const wanted = (name: string) => ONLY === null || ONLY.has(name);
 /** The baseline servers, compiled (not run through tsx), as hookrelay is. */
 const BUILT = { bare: 'bench/.build/bench/bare-server.js', floor: 'bench/.build/bench/floor-server.js' };
 
@@ -280,15 +281,13 @@ async function main(): Promise<void> {
   say(PINNED ? 'servers pinned to core 0; load generators and the stand-in app to core 1' : 'taskset not found: NOT pinned (ratios are less fair)');
   say(`${ROUNDS} alternating round(s) of ${ROUND_MS} ms, ${CONNECTIONS} connections, a fresh id and signature on every request`);
   try {
-    await receiveVsBare(work);
-    if (!ONLY_RECEIVE) {
-      if (!SKIP_1M) await millionStored(work);
-      await relay(work);
-      await consoles(work);
-      await coldStart(work);
-      senderSimulation();
-      if (process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
-    }
+    if (wanted('receive')) await receiveVsBare(work);
+    if (wanted('million') && !SKIP_1M) await millionStored(work);
+    if (wanted('relay')) await relay(work);
+    if (wanted('consoles')) await consoles(work);
+    if (wanted('coldstart')) await coldStart(work);
+    if (wanted('sender')) senderSimulation();
+    if (wanted('postgres') && process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -297,7 +296,7 @@ async function main(): Promise<void> {
   say(`\n${table.join('\n')}`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.json'), JSON.stringify({ date: new Date().toISOString(), machine, pinned: PINNED, rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, rows }, null, 2));
-  if (!QUICK && !ONLY_RECEIVE) {
+  if (!QUICK && ONLY === null) {
     writeFileSync(
       join(ROOT, 'docs', 'benchmarks.md'),
       `# Benchmarks\n\nWritten by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${machine}.\n\n${table.join('\n')}\n\n## Run log\n\n\`\`\`\n${log.join('\n')}\n\`\`\`\n\n${readNotes()}`,

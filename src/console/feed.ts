@@ -41,8 +41,9 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
     const batch = pending;
     pending = [];
     const text = batch.length === 1 ? batch[0]!.text : `[${batch.map((m) => m.text).join(',')}]`;
-    const bytes = batch.reduce((sum, m) => sum + m.bytes, batch.length + 1);
-    for (const client of clients) send(client, text, bytes);
+    // Encoded once for every client: ws would otherwise encode the string again for each one.
+    const frame = Buffer.from(text);
+    for (const client of clients) send(client, frame, frame.length);
   };
 
   const drop = (client: Client, reason: string) => {
@@ -52,13 +53,14 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
     setImmediate(() => onDrop(reason));
   };
 
-  const send = (client: Client, text: string, bytes: number) => {
+  const send = (client: Client, data: string | Buffer, bytes: number) => {
     if (client.ws.readyState !== client.ws.OPEN) return;
     if (client.ws.bufferedAmount + bytes > limits.bufferCapBytes) {
       drop(client, `console feed: dropped a client that is not reading (more than ${limits.bufferCapBytes} bytes waiting)`);
       return;
     }
-    client.ws.send(text);
+    // A text frame either way: the page parses JSON.
+    client.ws.send(data, { binary: false });
   };
 
   const timer = setInterval(() => {

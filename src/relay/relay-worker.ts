@@ -94,8 +94,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         again = false;
         const free = concurrency - inFlight.size;
         if (free <= 0) break;
-        // A claiming store never returns jobs in flight, and leases all it returns: ask for no more than can start.
-        const due = await store.dueRelayJobs(clock(), store.claimsRelayJobs ? free : free + inFlight.size);
+        // Only as many as can start, none already in flight: a claiming store leases all it returns,
+        // and reading the in-flight rows again at every completion cost more than the hand-off.
+        const due = await store.dueRelayJobs(clock(), free, new Set(inFlight.keys()));
         for (const { job, delivery } of due) {
           if (inFlight.has(job.deliverySeq) || inFlight.size >= concurrency || stopped) continue;
           const running = handOff(job, delivery).finally(() => {

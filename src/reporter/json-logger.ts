@@ -4,12 +4,12 @@
  * structured places a secret or signature could sit, and every line also passes a plain
  * replacement of the configured secrets by their hints, as the console's `redact` does.
  * Lines are collected per event-loop turn and written in one go (one syscall for many attempts).
- * Attempt lines, one per request, are built directly (same shape as pino's): pino's redaction
- * copies every logged object and cost more than the rest of the line (an attempt record holds no
- * field a secret sits in; the plain replacement of secrets still runs on it).
+ * Attempt and relay lines, one per request, are built directly (same shape as pino's): pino's
+ * redaction copies every logged object and cost more than the rest of the line (neither holds a
+ * field a secret sits in; the plain replacement of secrets still runs on them).
  */
 import { pino, type Logger } from 'pino';
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub, HubEvents } from '../app/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import { batchedWriter } from './batched-writer.js';
 
@@ -57,6 +57,11 @@ export function attemptLine(attempt: AttemptRecord, requestId: string | undefine
   });
 }
 
+/** One relay try as the JSON line pino would write for it; built directly for the same reason as attemptLine. */
+export function relayLine(relay: HubEvents['relay']): string {
+  return JSON.stringify({ level: relay.ok ? 'info' : 'warn', time: new Date().toISOString(), pid: PID, event: 'relay', ...relay, msg: `relay ${relay.ok ? 'forwarded' : 'failed'}` });
+}
+
 export function createJsonLogger(hub: EventHub, options: JsonLoggerOptions): JsonLogger {
   const sink = batchedWriter(options.out);
   const redact = options.redact ?? ((text: string) => text);
@@ -79,7 +84,7 @@ export function createJsonLogger(hub: EventHub, options: JsonLoggerOptions): Jso
       sink.write(redact(attemptLine(attempt, requestId, skipVerify)));
     }),
     hub.on('notice', ({ level, message }) => logger[level]({ event: 'notice' }, message)),
-    hub.on('relay', (relay) => logger[relay.ok ? 'info' : 'warn']({ event: 'relay', ...relay }, `relay ${relay.ok ? 'forwarded' : 'failed'}`)),
+    hub.on('relay', (relay) => sink.write(redact(relayLine(relay)))),
     hub.on('rules', ({ change }) => logger.info({ event: 'rules', change }, 'fault rules changed')),
   ];
   return { logger, flush: sink.flush, detach: () => offs.forEach((off) => off()) };

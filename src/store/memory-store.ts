@@ -95,9 +95,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return attempts.filter((a) => a.deliveryId === deliveryId).length;
     },
 
-    async dueRelayJobs(now, limit) {
+    async dueRelayJobs(now, limit, skip) {
       return [...jobs.values()]
-        .filter((j) => j.state === 'pending' && j.nextAt <= now)
+        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq))
         .sort((a, b) => a.nextAt - b.nextAt)
         .slice(0, limit)
         .map((job) => ({ job: { ...job }, delivery: copy(byId.get(job.deliveryId)!) }));

@@ -175,12 +175,13 @@ export interface DeliveryStore {
    * Pending relay jobs due at `now`, oldest first, with their deliveries. A store shared by
    * several instances (`claimsRelayJobs`) claims what it returns: a lease from `now`, during
    * which no caller gets the job again; `recordRelay` ends the lease, and a crashed claimant's
-   * jobs come back once it runs out.
+   * jobs come back once it runs out. Jobs whose delivery seq is in `skip` (the caller's hand-offs
+   * in flight) are left out, so a busy worker does not read them again at every poll.
    */
-  dueRelayJobs(now: number, limit: number): Promise<Array<{ job: RelayJob; delivery: StoredDelivery }>>;
+  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>): Promise<Array<{ job: RelayJob; delivery: StoredDelivery }>>;
   /**
-   * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, so a
-   * worker asks only for as many as it can start. Absent: they are, and it asks for more.
+   * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, by this
+   * instance or another.
    */
   readonly claimsRelayJobs?: boolean;
   /** Records a relay try and moves its job, durably. */

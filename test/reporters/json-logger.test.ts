@@ -74,6 +74,22 @@ describe('JSON logs (pino)', () => {
     expect(lines.find((l) => l.event === 'probe')).toMatchObject({ secret: '[redacted]', headers: { 'x-service-signature': '[redacted]' } });
   });
 
+  it('writes one line per relay try, level by outcome, with the secret replaced in an error', () => {
+    const hub = createEventHub();
+    const sink = capture();
+    const reporter = attachTerminalReporter(hub, { format: 'json', out: sink.out, color: false, redact: redactSecrets([TEST_SECRET]) });
+    hub.emit('relay', { deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false });
+    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 10, replay: true, error: `refused by http://u:${TEST_SECRET}@app`, nextRetryAt: 99 });
+    reporter.flush();
+    reporter.detach();
+    expect(sink.text()).not.toContain(TEST_SECRET);
+    const [ok, failed] = sink.lines();
+    expect(ok).toMatchObject({ level: 'info', pid: process.pid, event: 'relay', deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false, msg: 'relay forwarded' });
+    expect(failed).toMatchObject({ level: 'warn', event: 'relay', deliveryId: 'd-2', status: null, ok: false, nextRetryAt: 99, msg: 'relay failed' });
+    expect(failed!.error).toContain(secretHint(TEST_SECRET));
+    expect(Number.isNaN(Date.parse(ok!.time as string))).toBe(false);
+  });
+
   it('keeps the pretty format as plain lines', () => {
     const hub = createEventHub();
     const sink = capture();

@@ -150,6 +150,16 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
     });
 
+    it('leaves out the jobs a caller has in flight', async () => {
+      const first = makeDelivery();
+      const second = makeDelivery();
+      const a = await store.accept(first, attemptFor(first));
+      await store.accept(second, attemptFor(second));
+      const now = Math.max(first.receivedAt, second.receivedAt);
+      const due = await store.dueRelayJobs(now, 10, new Set([a.deliverySeq]));
+      expect(due.map((d) => d.job.deliveryId)).toEqual([second.id]);
+    });
+
     it('moves a job through retry, dead, requeue and done, and keeps every try', async () => {
       const delivery = makeDelivery();
       const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));

@@ -67,7 +67,7 @@ const SQL = {
   // right now are skipped rather than waited for.
   claimJobs: `WITH due AS (
       SELECT delivery_seq FROM relay_jobs
-      WHERE state = 'pending' AND next_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+      WHERE state = 'pending' AND next_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND delivery_seq <> ALL($5::bigint[])
       ORDER BY next_at, delivery_seq LIMIT $2
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
@@ -303,10 +303,10 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
-    dueRelayJobs(now, limit) {
+    dueRelayJobs(now, limit, skip = new Set()) {
       // A claim writes (the lease): it fails like a write.
       return write(async () => {
-        const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId]));
+        const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId, [...skip]]));
         return rows.map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
       });
     },

@@ -69,9 +69,9 @@ export function createSqliteReader(db: Database.Database) {
           + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?) AS n`,
   );
 
-  const dueJobs = db.prepare<[number, number], DeliveryRow & JobRow>(
+  const dueJobs = db.prepare<[number, string, number], DeliveryRow & JobRow>(
     `SELECT d.*, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-     WHERE j.state = 'pending' AND j.next_at <= ? ORDER BY j.next_at LIMIT ?`,
+     WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ?`,
   );
   const jobOf = db.prepare<[number], JobRow>('SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = ?');
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
@@ -79,8 +79,8 @@ export function createSqliteReader(db: Database.Database) {
 
 
   return {
-    dueRelayJobs(now: number, limit: number) {
-      return dueJobs.all(now, limit).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
+    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()) {
+      return dueJobs.all(now, JSON.stringify([...skip]), limit).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
     },
 
     relayHistory(deliveryId: string): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {

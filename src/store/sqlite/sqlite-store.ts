@@ -213,8 +213,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async countArrivals(deliveryId) {
       return reader.countArrivals(deliveryId);
     },
-    async dueRelayJobs(now, limit) {
-      return reader.dueRelayJobs(now, limit);
+    async dueRelayJobs(now, limit, skip) {
+      return reader.dueRelayJobs(now, limit, skip);
     },
     async recordRelay(outcome) {
       await op('recordRelay', outcome);
