@@ -44,6 +44,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const concurrency = options.concurrency ?? 16;
   const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
   const inFlight = new Map<number, Promise<void>>();
+  // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
+  let readAhead: Array<{ job: RelayJob; delivery: StoredDelivery }> = [];
+  const readAheadMax = concurrency * 2;
   let stopped = false;
   let pumping = false;
   let again = false;
@@ -92,13 +95,15 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     try {
       do {
         again = false;
-        const free = concurrency - inFlight.size;
-        if (free <= 0) break;
-        // Only as many as can start, none already in flight: a claiming store leases all it returns,
-        // and reading the in-flight rows again at every completion cost more than the hand-off.
-        const due = await store.dueRelayJobs(clock(), free, new Set(inFlight.keys()));
-        for (const { job, delivery } of due) {
-          if (inFlight.has(job.deliverySeq) || inFlight.size >= concurrency || stopped) continue;
+        if (inFlight.size >= concurrency) break;
+        if (readAhead.length === 0) {
+          // None already in flight (reading those again at every completion cost more than the
+          // hand-off); a claiming store leases all it returns, so no more than will soon start.
+          readAhead = await store.dueRelayJobs(clock(), readAheadMax, new Set(inFlight.keys()));
+        }
+        while (readAhead.length > 0 && inFlight.size < concurrency && !stopped) {
+          const { job, delivery } = readAhead.shift()!;
+          if (inFlight.has(job.deliverySeq)) continue;
           const running = handOff(job, delivery).finally(() => {
             inFlight.delete(job.deliverySeq);
             void pump();
