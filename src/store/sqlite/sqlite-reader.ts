@@ -69,10 +69,23 @@ export function createSqliteReader(db: Database.Database) {
           + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?) AS n`,
   );
 
-  const dueJobs = db.prepare<[number, string, number], DeliveryRow & JobRow>(
-    `SELECT d.*, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-     WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ?`,
-  );
+  // The limit is written into the SQL, one statement per limit: bound as a parameter it measured ~8x
+  // slower (18-22 µs against 2.7 µs, even with no row to return) and the relay runs it constantly.
+  // Likely why: this SQLite is built with STAT4, which re-prepares statements whose bound values
+  // may change the plan.
+  const dueJobsByLimit = new Map<number, Database.Statement<[number, string], DeliveryRow & JobRow>>();
+  const dueJobs = (limit: number) => {
+    const n = Math.max(0, Math.floor(limit));
+    let statement = dueJobsByLimit.get(n);
+    if (!statement) {
+      statement = db.prepare<[number, string], DeliveryRow & JobRow>(
+        `SELECT d.*, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+         WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ${n}`,
+      );
+      if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
+    }
+    return statement;
+  };
   const jobOf = db.prepare<[number], JobRow>('SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = ?');
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
@@ -80,7 +93,7 @@ export function createSqliteReader(db: Database.Database) {
 
   return {
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()) {
-      return dueJobs.all(now, JSON.stringify([...skip]), limit).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
+      return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
     },
 
     relayHistory(deliveryId: string): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
