@@ -238,7 +238,10 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
             ...(a.error ? { error: a.error } : {}),
           })),
         conformance: (id) => judgeStoredDelivery(store, id),
-        remove: (id) => store.deleteDelivery(id),
+        remove: (id) => {
+          relay?.forget(id);
+          return store.deleteDelivery(id);
+        },
         redact: (text) => secrets.reduce((out, secret) => out.split(secret).join(secretHint(secret)), text),
         now: clock,
       });

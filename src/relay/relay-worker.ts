@@ -31,6 +31,8 @@ export interface RelayOptions {
 export interface RelayWorker {
   /** Look for due jobs now (called after each accepted delivery). */
   poke(): void;
+  /** A delivery was deleted: a job of it read ahead is not started. */
+  forget(deliveryId: string): void;
   /** Re-sends a stored delivery, freshly signed and marked as a replay; recorded in its history. */
   replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   /** Stops taking jobs and waits for the hand-offs in flight. */
@@ -97,9 +99,11 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         again = false;
         if (inFlight.size >= concurrency) break;
         if (readAhead.length === 0) {
-          // None already in flight (reading those again at every completion cost more than the
-          // hand-off); a claiming store leases all it returns, so no more than will soon start.
-          readAhead = await store.dueRelayJobs(clock(), readAheadMax, new Set(inFlight.keys()));
+          // None already in flight: reading those again at every completion cost more than the
+          // hand-off. A claiming store leases what it returns, and a lease must not run out while
+          // a job waits here (another instance would send it too): only as many as can start.
+          const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
+          readAhead = await store.dueRelayJobs(clock(), wanted, new Set(inFlight.keys()));
         }
         while (readAhead.length > 0 && inFlight.size < concurrency && !stopped) {
           const { job, delivery } = readAhead.shift()!;
@@ -128,6 +132,10 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         pokeScheduled = false;
         void pump();
       });
+    },
+
+    forget(deliveryId) {
+      readAhead = readAhead.filter((entry) => entry.job.deliveryId !== deliveryId);
     },
 
     replay(deliveryId, targetUrl) {

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/app/event-hub.js';
@@ -61,6 +64,41 @@ const ODD_BODIES = [
 ];
 
 describe('relay worker', () => {
+  it('does not start a job read ahead whose delivery was deleted meanwhile', async () => {
+    const arrived: string[] = [];
+    const held: Array<() => void> = [];
+    let holding = true;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrived.push(String(req.headers['x-service-delivery']));
+        const answer = () => res.writeHead(204).end();
+        if (holding) held.push(answer);
+        else answer();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise((r) => (server.closeAllConnections(), server.close(r))));
+    const store = createMemoryStore({ outbox: true });
+    const now = 1_763_719_200_000;
+    const { worker, relay } = setup(store, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, () => now);
+    // 20 jobs, 16 hand-offs at once: 4 wait in the read-ahead while the app holds the first 16.
+    const ids = await acceptAll(store, Array.from({ length: 20 }, (_, i) => Buffer.from(`{"n":${i}}`)), now);
+    worker.poke();
+    while (arrived.length < 16) await new Promise((r) => setTimeout(r, 5));
+    const deleted = ids[19]!;
+    expect(arrived).not.toContain(deleted);
+    worker.forget(deleted);
+    expect(await store.deleteDelivery(deleted)).toBe(true);
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    await relay.waitFor(19);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(arrived).toHaveLength(19);
+    expect(arrived).not.toContain(deleted);
+  });
+
   it('hands each body on byte for byte, freshly signed, once; a replay much later still verifies', async () => {
     const target = await startTarget();
     cleanups.push(() => target.close());

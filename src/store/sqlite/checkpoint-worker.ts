@@ -7,21 +7,25 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './open-database.js';
+import { recordCheckpoint, type CheckpointResult, type WalFramesCell } from './wal-frames.js';
 
-const { path, intervalMs } = workerData as { path: string; intervalMs: number };
+const { path, intervalMs, walFrames } = workerData as { path: string; intervalMs: number; walFrames: WalFramesCell };
 const db = openDatabase(path, { busyTimeoutMs: 5000 });
 
-const timer = setInterval(() => {
+// Each pass is scheduled from the end of the last, so a long pass never runs back to back with
+// the next and the writer always finds gaps to take the checkpoint lock in.
+let timer: NodeJS.Timeout = setTimeout(function pass() {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    recordCheckpoint(walFrames, (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], false);
   } catch {
-    /* busy: the next tick tries again */
+    /* busy: the next pass tries again */
   }
+  timer = setTimeout(pass, intervalMs);
 }, intervalMs);
 
 parentPort!.on('message', (message: { type: string }) => {
   if (message.type === 'close') {
-    clearInterval(timer);
+    clearTimeout(timer);
     db.close();
     parentPort!.close();
   }

@@ -14,6 +14,7 @@ import {
   type PruneResult,
 } from '../store.js';
 import { openDatabase } from './open-database.js';
+import { createWalFramesCell } from './wal-frames.js';
 import type { PruneChunk } from './prune-chunk.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { readStoreStats } from './sqlite-stats.js';
@@ -61,8 +62,9 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   const writeTimeoutMs = options.writeTimeoutMs ?? 5000;
 
   const channel = new MessageChannel();
+  const walFrames = createWalFramesCell();
   const writer = spawnWorker(import.meta.url, 'writer-worker', {
-    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false, walRestartBytes: options.walRestartBytes ?? 64 * 1024 * 1024 },
+    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false, walRestartBytes: options.walRestartBytes ?? 64 * 1024 * 1024, walFrames },
     transferList: [channel.port2],
   });
   const port = channel.port1;
@@ -108,7 +110,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   port.unref();
 
   const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
-    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 200 },
+    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 200, walFrames },
   });
   checkpointer.unref();
   checkpointer.on('error', () => {

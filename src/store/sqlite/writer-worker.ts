@@ -10,10 +10,10 @@ import { decodeBatch, type DecodedRequest } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
-import { walGauge } from './wal-gauge.js';
+import { framesInWal, recordCheckpoint, type CheckpointResult } from './wal-frames.js';
 import type { FromWriter, ToWriter, WriteResults, WriterData } from './writer-protocol.js';
 
-const { path, port, commitDelayMs, outbox, walRestartBytes } = workerData as WriterData & { port: MessagePort };
+const { path, port, commitDelayMs, outbox, walRestartBytes, walFrames } = workerData as WriterData & { port: MessagePort };
 const send = (message: FromWriter) => port.postMessage(message);
 // Synchronous sleeps: the slow-disk test knob, and the pause between retries of a busy commit.
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -193,17 +193,17 @@ function commit(requests: DecodedRequest[]): void {
  * finishes (frames arrive while it copies), and SQLite starts the WAL over only when a write
  * begins on a fully copied WAL. Measured: the bench load grew the WAL to 240 MB in 6 s, every
  * read and commit slowed with it, and the RESTART that was meant to bound it held the write lock
- * for 36–143 ms. So once the WAL in use passes a bound, the writer, between two commits, copies
- * what the thread has not yet (a PASSIVE of its own); its next commit starts the WAL over. Below
- * the bound (any load the thread keeps up with) the writer never pays for a checkpoint. A reader
- * holding an old snapshot only delays this until it lets go.
+ * for 36–143 ms. So once the WAL passes a bound (as the checkpoint thread last saw it, every
+ * 200 ms by default: wal-frames.ts), the writer, between two commits, copies what the thread has
+ * not yet (a PASSIVE of its own); its next commit starts the WAL over. Below the bound (any load
+ * the thread keeps up with) the writer never pays for a checkpoint. A reader holding an old
+ * snapshot only delays this until it lets go.
  */
-const wal = walGauge(path, db.pragma('page_size', { simple: true }) as number);
+const frameBytes = (db.pragma('page_size', { simple: true }) as number) + 24;
 function finishCheckpoint(): void {
-  const inUse = wal.bytesInUse();
-  if (inUse === null || inUse < walRestartBytes) return;
+  if (framesInWal(walFrames) * frameBytes < walRestartBytes) return;
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    recordCheckpoint(walFrames, (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], true);
   } catch {
     /* the checkpoint thread holds the checkpoint lock: the next commit tries again */
   }
@@ -235,7 +235,6 @@ port.on('message', (message: ToWriter) => {
     } catch {
       /* a busy reader only delays the truncate until the next open */
     }
-    wal.close();
     db.close();
     send({ type: 'closed' });
     port.close();
