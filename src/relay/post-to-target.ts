@@ -1,5 +1,12 @@
-/** One POST to the app: no redirects followed, the answer's body discarded, a hard timeout. */
-import { request, type Dispatcher } from 'undici';
+/**
+ * One POST to the app: no redirects followed, the answer's body discarded (at most 64 KiB read,
+ * then the connection is dropped), a hard timeout.
+ *
+ * Through undici's `dispatch` with a handler, not `request()`: `request()` builds a response
+ * stream per call, and its per-call `AbortSignal.timeout` a timer, which together cost ~20 µs of
+ * a ~45 µs hand-off (measured on loopback). Deadlines share one sweeping timer instead.
+ */
+import type { Dispatcher } from 'undici';
 
 export interface TargetAnswer {
   status: number | null;
@@ -8,7 +15,60 @@ export interface TargetAnswer {
   latencyMs: number;
 }
 
-export async function postToTarget(
+/** Bytes of an answer's body read (and thrown away) before the connection is dropped instead. */
+const DISCARD_LIMIT = 64 * 1024;
+
+class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+// Every POST in flight, checked by one timer while there is any: a deadline is kept to within SWEEP_MS.
+interface Deadline {
+  at: number;
+  expire(): void;
+}
+const SWEEP_MS = 25;
+const deadlines = new Set<Deadline>();
+let sweeper: NodeJS.Timeout | undefined;
+function watch(deadline: Deadline): void {
+  deadlines.add(deadline);
+  if (!sweeper) {
+    sweeper = setInterval(() => {
+      const now = performance.now();
+      for (const d of deadlines) if (d.at <= now) d.expire();
+    }, SWEEP_MS);
+    sweeper.unref();
+  }
+}
+function unwatch(deadline: Deadline): void {
+  deadlines.delete(deadline);
+  if (deadlines.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+/** Targets are few and reused: parsed once each. */
+const parsedTargets = new Map<string, { origin: string; path: string }>();
+function parseTarget(url: string): { origin: string; path: string } {
+  let target = parsedTargets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (parsedTargets.size < 64) parsedTargets.set(url, target);
+  }
+  return target;
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string };
+  const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT';
+  if (timedOut) return `timeout after ${timeoutMs} ms`;
+  if (e.code === 'ECONNREFUSED') return 'could not connect (ECONNREFUSED)';
+  return `network error (${e.code ?? e.message ?? 'unknown'})`;
+}
+
+export function postToTarget(
   dispatcher: Dispatcher,
   url: string,
   headers: Record<string, string>,
@@ -16,24 +76,66 @@ export async function postToTarget(
   timeoutMs: number,
 ): Promise<TargetAnswer> {
   const started = performance.now();
+  let target: { origin: string; path: string };
   try {
-    const response = await request(url, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-    const status = response.statusCode;
-    const ok = status >= 200 && status < 300;
-    return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : `responded ${status}`, latencyMs: performance.now() - started };
-  } catch (err) {
-    const e = err as { name?: string; code?: string; message?: string };
-    const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
-    const error = timedOut ? `timeout after ${timeoutMs} ms` : e.code === 'ECONNREFUSED' ? 'could not connect (ECONNREFUSED)' : `network error (${e.code ?? e.message ?? 'unknown'})`;
-    return { status: null, error, latencyMs: performance.now() - started };
+    target = parseTarget(url);
+  } catch {
+    return Promise.resolve({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0 });
   }
+  return new Promise((resolve) => {
+    let status: number | null = null;
+    let discarded = 0;
+    let controller: Dispatcher.DispatchController | null = null;
+    let expired = false;
+    let settled = false;
+    const deadline: Deadline = {
+      at: started + timeoutMs,
+      expire() {
+        expired = true;
+        // Not yet on a socket: aborted as soon as it is (the Agent bounds the connect itself).
+        controller?.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
+      },
+    };
+    const finish = (answer: Omit<TargetAnswer, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      unwatch(deadline);
+      resolve({ ...answer, latencyMs: performance.now() - started });
+    };
+    watch(deadline);
+    try {
+      dispatcher.dispatch(
+        { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (expired) c.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
+          },
+          onResponseStart(_c, statusCode) {
+            status = statusCode;
+          },
+          onResponseData(c, chunk) {
+            discarded += chunk.length;
+            // The status is known; a body this large is not worth reading to keep the connection.
+            if (discarded > DISCARD_LIMIT) c.abort(new Error('answer body over the discard limit'));
+          },
+          onResponseEnd() {
+            finish(answerFor(status!));
+          },
+          onResponseError(_c, err) {
+            // The status line arrived before the body failed, was cut or ran out of time: that answer stands.
+            if (status !== null) finish(answerFor(status));
+            else finish({ status: null, error: describeFailure(err, timeoutMs) });
+          },
+        },
+      );
+    } catch (err) {
+      finish({ status: null, error: describeFailure(err, timeoutMs) });
+    }
+  });
+}
+
+function answerFor(status: number): Omit<TargetAnswer, 'latencyMs'> {
+  const ok = status >= 200 && status < 300;
+  return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : `responded ${status}` };
 }
