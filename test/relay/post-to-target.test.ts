@@ -68,7 +68,7 @@ describe('postToTarget', () => {
     const took = performance.now() - started;
     expect(answer).toMatchObject({ status: null, error: 'timeout after 300 ms' });
     expect(took).toBeGreaterThanOrEqual(290);
-    expect(took).toBeLessThan(1000);
+    expect(took).toBeLessThan(3000);
   });
 
   it('reports a target that is down, and a URL that is not one', async () => {

@@ -68,10 +68,13 @@ describe('relay worker', () => {
     const arrived: string[] = [];
     const held: Array<() => void> = [];
     let holding = true;
+    let allHeld!: () => void;
+    const sixteenHeld = new Promise<void>((resolve) => (allHeld = resolve));
     const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         arrived.push(String(req.headers['x-service-delivery']));
+        if (arrived.length === 16) allHeld();
         const answer = () => res.writeHead(204).end();
         if (holding) held.push(answer);
         else answer();
@@ -86,7 +89,7 @@ describe('relay worker', () => {
     // 20 jobs, 16 hand-offs at once: 4 wait in the read-ahead while the app holds the first 16.
     const ids = await acceptAll(store, Array.from({ length: 20 }, (_, i) => Buffer.from(`{"n":${i}}`)), now);
     worker.poke();
-    while (arrived.length < 16) await new Promise((r) => setTimeout(r, 5));
+    await sixteenHeld;
     const deleted = ids[19]!;
     expect(arrived).not.toContain(deleted);
     worker.forget(deleted);
@@ -94,7 +97,8 @@ describe('relay worker', () => {
     holding = false;
     for (const answer of held.splice(0)) answer();
     await relay.waitFor(19);
-    await new Promise((r) => setTimeout(r, 100));
+    // Stopping waits for every hand-off in flight: a wrongly started one has reached the app by then.
+    await worker.stop();
     expect(arrived).toHaveLength(19);
     expect(arrived).not.toContain(deleted);
   });
