@@ -7,6 +7,7 @@
  * a ~45 µs hand-off (measured on loopback). Deadlines share one sweeping timer instead.
  */
 import type { Dispatcher } from 'undici';
+import { createDeadlineSweeper, type Deadline } from '../app/deadline-sweeper.js';
 
 export interface TargetAnswer {
   status: number | null;
@@ -22,31 +23,8 @@ class TimeoutError extends Error {
   override name = 'TimeoutError';
 }
 
-// Every POST in flight, checked by one timer while there is any: a deadline is kept to within SWEEP_MS.
-interface Deadline {
-  at: number;
-  expire(): void;
-}
-const SWEEP_MS = 25;
-const deadlines = new Set<Deadline>();
-let sweeper: NodeJS.Timeout | undefined;
-function watch(deadline: Deadline): void {
-  deadlines.add(deadline);
-  if (!sweeper) {
-    sweeper = setInterval(() => {
-      const now = performance.now();
-      for (const d of deadlines) if (d.at <= now) d.expire();
-    }, SWEEP_MS);
-    sweeper.unref();
-  }
-}
-function unwatch(deadline: Deadline): void {
-  deadlines.delete(deadline);
-  if (deadlines.size === 0 && sweeper) {
-    clearInterval(sweeper);
-    sweeper = undefined;
-  }
-}
+// Every POST in flight, on one timer: a deadline is kept to within 25 ms.
+const deadlines = createDeadlineSweeper(25);
 
 /** Targets are few and reused: parsed once each. */
 const parsedTargets = new Map<string, { origin: string; path: string }>();
@@ -99,10 +77,10 @@ export function postToTarget(
     const finish = (answer: Omit<TargetAnswer, 'latencyMs'>) => {
       if (settled) return;
       settled = true;
-      unwatch(deadline);
+      deadlines.unwatch(deadline);
       resolve({ ...answer, latencyMs: performance.now() - started });
     };
-    watch(deadline);
+    deadlines.watch(deadline);
     try {
       dispatcher.dispatch(
         { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },

@@ -13,6 +13,7 @@ import {
   type NewDelivery,
   type PruneResult,
 } from '../store.js';
+import { createDeadlineSweeper, type Deadline } from '../../app/deadline-sweeper.js';
 import { openDatabase } from './open-database.js';
 import { createWalFramesCell } from './wal-frames.js';
 import type { PruneChunk } from './prune-chunk.js';
@@ -54,7 +55,7 @@ export interface SqliteStore extends DeliveryStore {
 /** Omit that keeps a union a union. */
 type Unticketed = WriteRequest extends infer R ? (R extends WriteRequest ? Omit<R, 'ticket'> : never) : never;
 
-type Waiter = { resolve: (r: WriteResult) => void; deadline: number };
+type Waiter = Deadline & { resolve: (r: WriteResult) => void };
 
 export async function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   const file = resolve(path);
@@ -137,25 +138,13 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     const waiter = waiters.get(result.ticket);
     if (!waiter) return; // already answered as timed out
     waiters.delete(result.ticket);
-    if (waiters.size === 0) {
-      port.unref();
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
+    deadlines.unwatch(waiter);
+    if (waiters.size === 0) port.unref();
     waiter.resolve(result);
   }
 
-  // One timer for every write in flight, not one per write (a timer per request was a measurable
-  // share of the receive path). Waiters are kept in ticket order, which is deadline order.
-  let sweeper: NodeJS.Timeout | undefined;
-  const sweepEveryMs = Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4)));
-  function sweep(): void {
-    const now = performance.now();
-    for (const [ticket, waiter] of waiters) {
-      if (waiter.deadline > now) break;
-      settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` });
-    }
-  }
+  // One timer for every write in flight, not one per write.
+  const deadlines = createDeadlineSweeper(Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4))));
 
   // Requests of one event-loop turn travel to the writer in one message.
   let nextTicket = 1;
@@ -171,11 +160,14 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     const ticket = nextTicket++;
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
-      waiters.set(ticket, { resolve: resolveWrite, deadline: performance.now() + writeTimeoutMs });
-      if (waiters.size === 1) {
-        port.ref();
-        sweeper = setInterval(sweep, sweepEveryMs);
-      }
+      const waiter: Waiter = {
+        resolve: resolveWrite,
+        at: performance.now() + writeTimeoutMs,
+        expire: () => settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` }),
+      };
+      waiters.set(ticket, waiter);
+      deadlines.watch(waiter);
+      if (waiters.size === 1) port.ref();
       if (outgoing.length === 0) setImmediate(flush);
       outgoing.push({ ...request, ticket } as WriteRequest);
     });
