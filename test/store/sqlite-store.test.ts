@@ -46,6 +46,15 @@ describe('sqlite store', () => {
     await again.close();
   });
 
+  it('answers unavailable once a write is not committed within the write timeout', async () => {
+    // A slow disk: every commit takes 400 ms, the write timeout is 100 ms.
+    const store = await createSqliteStore(dbPath(), { writeTimeoutMs: 100, commitDelayMs: 400 });
+    const delivery = makeDelivery();
+    // Answered by the timeout: had the commit come first, the accept would have succeeded.
+    await expect(store.accept(delivery, attemptFor(delivery))).rejects.toThrow(/not committed within 100 ms/);
+    await store.close();
+  });
+
   it('answers unavailable, and stores nothing, while another process holds the write lock', async () => {
     const path = dbPath();
     const store = await createSqliteStore(path, { writeTimeoutMs: 10_000 });
