@@ -1,10 +1,8 @@
 /** `backoff`: each retry waited `initialDelaySeconds × 4^(n-1)` ±20%, capped (fixed: the initial delay ±20%) (spec 6.4 rule 4). */
-import { isRetried } from '../failure-class.js';
-import { allowedAttempts } from '../options.js';
 import { policySeconds, seconds } from '../numbers.js';
 import type { Finding, RuleVerdict, TimelineEntry } from '../types.js';
 import { backoffWindow, retryAfterWindow } from '../windows.js';
-import { attemptList, fromFindings, type DeliveryContext } from './context.js';
+import { attemptList, fromFindings, retriesToJudge, type DeliveryContext } from './context.js';
 
 /**
  * Judges every retry that followed a retried class with no Retry-After in effect: the gap from the
@@ -14,11 +12,8 @@ import { attemptList, fromFindings, type DeliveryContext } from './context.js';
  */
 export function judgeBackoff(timeline: readonly TimelineEntry[], { options }: DeliveryContext): RuleVerdict {
   const { policy, timeScale } = options;
-  const allowed = allowedAttempts(policy);
   const findings: Finding[] = [];
-  for (const a of timeline) {
-    const prev = timeline[a.position - 2];
-    if (!prev || a.position > allowed || !isRetried(prev.answerClass, policy)) continue;
+  for (const { prev, retry: a } of retriesToJudge(timeline, policy)) {
     if (retryAfterWindow(options, prev, a.position - 1)) continue;
     const w = backoffWindow(options, a.position - 1);
     if (!w) continue;

@@ -1,5 +1,7 @@
 /** What every per-delivery rule is judged with. */
-import type { CheckOptions } from '../options.js';
+import { isRetried } from '../failure-class.js';
+import { allowedAttempts, type CheckOptions } from '../options.js';
+import type { RetryPolicy } from '../../retry-policy/policy.js';
 import type { Finding, RuleName, RuleStatus, RuleVerdict, TimelineEntry } from '../types.js';
 
 export interface DeliveryContext {
@@ -29,4 +31,16 @@ export function fromFindings(
 export function attemptList(findings: readonly Finding[]): string {
   const numbers = [...new Set(findings.map((f) => f.attempt))];
   return `${numbers.length === 1 ? 'attempt' : 'attempts'} ${numbers.join(', ')}`;
+}
+
+/**
+ * Each retry the policy called for: an arrival within the allowed attempts that followed an answer
+ * of a retried class, with that previous arrival.
+ */
+export function* retriesToJudge(timeline: readonly TimelineEntry[], policy: RetryPolicy): Generator<{ prev: TimelineEntry; retry: TimelineEntry }> {
+  const allowed = allowedAttempts(policy);
+  for (const retry of timeline) {
+    const prev = timeline[retry.position - 2];
+    if (prev && retry.position <= allowed && isRetried(prev.answerClass, policy)) yield { prev, retry };
+  }
 }

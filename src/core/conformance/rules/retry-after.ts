@@ -1,10 +1,8 @@
 /** `retry-after`: a Retry-After on 429/503 was honoured, clamped to [10 s, maxDelaySeconds] (spec 6.4 rule 1). */
-import { isRetried } from '../failure-class.js';
-import { allowedAttempts } from '../options.js';
 import { policySeconds, seconds } from '../numbers.js';
 import type { Finding, RuleVerdict, TimelineEntry } from '../types.js';
 import { retryAfterWindow } from '../windows.js';
-import { attemptList, fromFindings, type DeliveryContext } from './context.js';
+import { attemptList, fromFindings, retriesToJudge, type DeliveryContext } from './context.js';
 
 /**
  * Judges each retry that followed a 429 or 503 carrying a readable Retry-After: it waited at least
@@ -14,11 +12,8 @@ import { attemptList, fromFindings, type DeliveryContext } from './context.js';
  */
 export function judgeRetryAfter(timeline: readonly TimelineEntry[], { options }: DeliveryContext): RuleVerdict {
   const { policy, timeScale } = options;
-  const allowed = allowedAttempts(policy);
   const findings: Finding[] = [];
-  for (const a of timeline) {
-    const prev = timeline[a.position - 2];
-    if (!prev || a.position > allowed || !isRetried(prev.answerClass, policy)) continue;
+  for (const { prev, retry: a } of retriesToJudge(timeline, policy)) {
     const w = retryAfterWindow(options, prev, a.position - 1);
     if (!w) continue;
     const asked = /^\s*\d+\s*$/.test(prev.retryAfter ?? '')
