@@ -219,6 +219,10 @@ function readKey(draft: Draft, token: Token, seenKeys: Map<Key, number>): Failur
     }
     case 'status': {
       const c = checkRedirectStatus(readInt(value));
+      if (!c.ok && draft.answer?.value.word !== 'redirect' && checkStatus(readInt(value)).ok) {
+        // status= belongs to redirect answers; an answer with a status is written as the bare number.
+        return { column, reason: `status= sets a redirect's status (301, 302, 303, 307 or 308); to answer ${value}, write it on its own, e.g. '${value} attempt=1'` };
+      }
       if (!c.ok) return problem(c);
       draft.redirectStatus = { value: c.value, column };
       draft.options.push({ name: 'status=', column, fits: ['redirect'] });

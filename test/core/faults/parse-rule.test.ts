@@ -102,6 +102,7 @@ describe('parseFaultRule: refused rules name the column and the reason', () => {
     ['redirect hops=0', 10, 'hops must be an integer from 1 to 20'],
     ['redirect hops=21', 10, 'hops must be an integer from 1 to 20'],
     ['redirect status=200', 10, 'status must be 301, 302, 303, 307 or 308'],
+    ['attempt=1 status=500', 11, "status= sets a redirect's status (301, 302, 303, 307 or 308); to answer 500, write it on its own, e.g. '500 attempt=1'"],
     ['redirect status=302 hops=2', 21, 'redirect hops need status 307 or 308 (only they keep the POST), not 302'],
     ['redirect hops=2 status=302', 17, 'redirect hops need status 307 or 308 (only they keep the POST), not 302'],
     ['redirect hops=2 no-location', 17, 'hops and no-location conflict: a chain of hops has a Location'],
