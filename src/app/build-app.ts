@@ -16,6 +16,7 @@ import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { ReplayResult } from '../relay/replay.js';
 import type { HubBridge } from '../store/postgres/pg-hub-bridge.js';
+import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { formatRetainDuration, startRetention, type Retention } from '../store/retention.js';
 import type { DeliveryStore } from '../store/store.js';
@@ -73,18 +74,30 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
   const forward = config.forward ?? null;
-  const store =
-    deps.store ??
-    (config.storeUrl
-      ? await (await lazy.pgStore()).createPostgresStore(config.storeUrl, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs })
-      : await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async', onCommit: (c) => hub.emit('commit', c) }));
+  // One `listen` per SQLite file: a second relay over the same outbox would hand deliveries on twice.
+  const lock = deps.store || config.storeUrl ? null : acquireInstanceLock(config.dbPath);
+  let store: DeliveryStore;
+  try {
+    store =
+      deps.store ??
+      (config.storeUrl
+        ? await (await lazy.pgStore()).createPostgresStore(config.storeUrl, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs })
+        : await createSqliteStore(config.dbPath, { commitDelayMs: config.testCommitDelayMs, outbox: forward?.mode === 'async', onCommit: (c) => hub.emit('commit', c) }));
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  const closeStore = async () => {
+    await store.close();
+    lock?.release();
+  };
   // Several instances on one PostgreSQL database: each shows what all of them receive.
   let bridge: HubBridge | null = null;
   if (config.storeUrl && !deps.store) {
     try {
       bridge = await (await lazy.pgBridge()).createPostgresHubBridge(config.storeUrl, hub);
     } catch (err) {
-      await store.close();
+      await closeStore();
       throw err;
     }
   }
@@ -183,7 +196,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     await receiver.listen({ port: config.port, host: config.host });
   } catch (err) {
     await stopWorkers();
-    await store.close();
+    await closeStore();
     throw err;
   }
   const address = receiver.server.address();
@@ -250,7 +263,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
       await consoleServer?.close();
       await receiver.close();
       await stopWorkers();
-      await store.close();
+      await closeStore();
       const e = err as NodeJS.ErrnoException;
       if (e.code === 'EADDRINUSE') {
         throw Object.assign(new Error(`console port ${settings.port} on ${settings.host} is already in use: pass --console-port, or --no-console`), { code: 'CONSOLE_PORT_IN_USE' });
@@ -262,6 +275,8 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     const host = isLoopbackHost(settings.host) || settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : urlHost(settings.host);
     consoleUrl = `http://${host}:${consolePort}/${consoleToken ? `?token=${encodeURIComponent(consoleToken)}` : ''}`;
   }
+
+  lock?.describe({ receiverUrl, consoleUrl });
 
   let closing: Promise<void> | null = null;
   return {
@@ -281,7 +296,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
         await receiver.close();
         await stopWorkers();
         metrics?.close();
-        await store.close();
+        await closeStore();
       })();
       return closing;
     },

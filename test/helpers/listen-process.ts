@@ -14,7 +14,9 @@ export interface ListenProcess {
 
 /** Runs `hookrelay listen` from source in a child process and waits until it is listening. */
 export async function startListenProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ListenProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', '--log-format', 'json', ...args], {
+  // Never a fixed port: a `listen` running on this machine must not fail the tests.
+  const consolePort = args.includes('--no-console') || args.includes('--console-port') ? [] : ['--console-port', '0'];
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', ...consolePort, '--log-format', 'json', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

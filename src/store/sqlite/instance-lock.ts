@@ -1,0 +1,86 @@
+/**
+ * One `listen` per SQLite file. Two would each run a relay over the same outbox and hand the
+ * same deliveries on twice (several instances need PostgreSQL, whose relay claims jobs).
+ *
+ * The lock is a kernel lock, not a pid file: a small SQLite file beside the database
+ * (`<db>.lock`, rollback journal) held in an open `BEGIN EXCLUSIVE`. The kernel drops it when the
+ * process dies, `kill -9` included, so a stale lock never blocks the next start. Read-only
+ * commands never take it. Who holds it (pid, listeners) is written to `<db>.owner.json` once the
+ * listeners are bound, for the refusal message only: the lock alone decides.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface InstanceOwner {
+  pid: number;
+  receiverUrl: string;
+  consoleUrl: string | null;
+  startedAt: string;
+}
+
+export interface InstanceLock {
+  /** Records who holds the lock, for the message a second `listen` prints. */
+  describe(owner: Omit<InstanceOwner, 'pid' | 'startedAt'>): void;
+  release(): void;
+}
+
+export class InstanceLockedError extends Error {
+  readonly code = 'DB_IN_USE';
+}
+
+const lockPathOf = (dbPath: string) => `${dbPath}.lock`;
+const ownerPathOf = (dbPath: string) => `${dbPath}.owner.json`;
+
+/** Takes the lock, or throws InstanceLockedError naming the `listen` that holds it. */
+export function acquireInstanceLock(dbPath: string): InstanceLock {
+  mkdirSync(dirname(dbPath), { recursive: true });
+  const db = new Database(lockPathOf(dbPath), { timeout: 0 });
+  try {
+    db.pragma('journal_mode = DELETE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new InstanceLockedError(refusal(dbPath));
+    throw err;
+  }
+  const startedAt = new Date().toISOString();
+  let released = false;
+  return {
+    describe(owner) {
+      const record: InstanceOwner = { pid: process.pid, startedAt, ...owner };
+      writeFileSync(ownerPathOf(dbPath), `${JSON.stringify(record)}\n`);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      rmSync(ownerPathOf(dbPath), { force: true });
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}
+
+function refusal(dbPath: string): string {
+  const owner = readOwner(dbPath);
+  const who = owner
+    ? `pid ${owner.pid}, receiving at ${owner.receiverUrl}${owner.consoleUrl ? `, console at ${owner.consoleUrl.replace(/\?token=.*$/, '')}` : ''}, since ${owner.startedAt}`
+    : 'it is still starting';
+  return (
+    `${dbPath} is already served by another \`hookrelay listen\` (${who}). ` +
+    'Two on one SQLite file would hand the same deliveries on twice. Stop that one, pass another --db, ' +
+    'or run several instances on one PostgreSQL database with --store postgres://… (docs/deploy.md)'
+  );
+}
+
+/** The owner file is written by another process and read only for a message: anything odd reads as unknown. */
+function readOwner(dbPath: string): InstanceOwner | null {
+  try {
+    const parsed = JSON.parse(readFileSync(ownerPathOf(dbPath), 'utf8')) as Partial<InstanceOwner>;
+    const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : null);
+    if (!Number.isSafeInteger(parsed.pid) || typeof parsed.receiverUrl !== 'string') return null;
+    return { pid: parsed.pid!, receiverUrl: clean(parsed.receiverUrl)!, consoleUrl: clean(parsed.consoleUrl), startedAt: clean(parsed.startedAt) ?? '?' };
+  } catch {
+    return null;
+  }
+}

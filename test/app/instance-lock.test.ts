@@ -1,0 +1,67 @@
+/** One `listen` per SQLite file: a second is refused, read-only commands are not, and a killed one leaves no lock. */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app/build-app.js';
+import { InstanceLockedError } from '../../src/store/sqlite/instance-lock.js';
+import { testListenConfig } from '../helpers/listen-config.js';
+import { startListenProcess } from '../helpers/listen-process.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function dbIn(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return join(dir, 'data', 'hookrelay.db');
+}
+
+describe('one listen per SQLite file', () => {
+  it('refuses a second app on a served file, naming the first, and allows it once the first has closed', async () => {
+    const db = dbIn();
+    const first = await buildApp(testListenConfig(db));
+    let firstOpen = true;
+    cleanups.push(() => firstOpen && first.close());
+    const refused = await buildApp(testListenConfig(db)).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(InstanceLockedError);
+    const message = (refused as Error).message;
+    expect(message).toContain(`pid ${process.pid}`);
+    expect(message).toContain(first.receiverUrl);
+    expect(message).toMatch(/pass another --db, or run several instances on one PostgreSQL database with --store postgres:\/\//);
+    await first.close();
+    firstOpen = false;
+    const second = await buildApp(testListenConfig(db));
+    await second.close();
+  });
+
+  it('refuses a second listen process with the pid and ports of the first; read-only commands work beside it; kill -9 leaves no lock', async () => {
+    const db = dbIn();
+    const first = await startListenProcess(['--db', db]);
+    cleanups.push(() => first.child.kill('SIGKILL'));
+    const consoleUrl = /"console":"(http:\/\/[^"]+)"/.exec(first.output())![1]!;
+
+    const second = await runCli(['listen', '--db', db, '--port', '0', '--console-port', '0']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`pid ${first.child.pid}`);
+    expect(second.stderr).toContain(first.url);
+    expect(second.stderr).toContain(consoleUrl);
+    expect(second.stderr).toMatch(/pass another --db/);
+
+    const list = await runCli(['events', 'list', '--db', db]);
+    expect(list.code).toBe(0);
+    const stats = await runCli(['db', 'stats', '--db', db]);
+    expect(stats.code).toBe(0);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const third = await startListenProcess(['--db', db]);
+    cleanups.push(() => third.child.kill('SIGKILL'));
+    expect(third.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+  });
+});
