@@ -191,7 +191,7 @@ export function registerEventsCommand(program: Command): Command {
 
   events
     .command('retry')
-    .description('put a dead relay job back in the queue (a running `listen --forward-to` picks it up)')
+    .description('put a dead relay job back in the queue (a running `listen --forward-to` picks it up); only a dead one')
     .argument('<id>', 'delivery id')
     .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--config <file>', 'config file to read db from')
@@ -204,12 +204,12 @@ export function registerEventsCommand(program: Command): Command {
       }
       const store = await createSqliteStore(db.dbPath);
       try {
-        const requeued = await store.requeueRelay(id, Date.now());
-        process.stdout.write(requeued ? `queued again: ${printable(id)}\n` : '');
-        if (!requeued) {
-          process.stderr.write(`hookrelay: ${printable(id)} has no relay job (not stored, or stored while forwarding was off)\n`);
-          process.exitCode = 1;
+        if (await store.requeueRelay(id, Date.now())) {
+          process.stdout.write(`queued again: ${printable(id)}\n`);
+          return;
         }
+        process.stderr.write(`hookrelay: ${retryRefusal(id, (await store.relayHistory(id)).job?.state ?? null)}\n`);
+        process.exitCode = 1;
       } finally {
         await store.close();
       }
@@ -249,4 +249,12 @@ export function registerEventsCommand(program: Command): Command {
     });
 
   return events;
+}
+
+/** Why `events retry` did not requeue: only a dead job may go back in the queue (a done one would reach the app twice). */
+function retryRefusal(id: string, state: 'pending' | 'done' | 'dead' | null): string {
+  const shown = printable(id);
+  if (state === 'done') return `${shown} was already handed on; retry only requeues a dead job. To send it again, marked as a replay: hookrelay events replay ${shown} --to <url>`;
+  if (state === 'pending') return `${shown} is still queued for the relay; retry only requeues a dead job`;
+  return `${shown} has no relay job (not stored, or stored while forwarding was off)`;
 }

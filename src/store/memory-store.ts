@@ -128,7 +128,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     async requeueRelay(deliveryId, now) {
       const delivery = byId.get(deliveryId);
       const job = delivery && jobs.get(delivery.seq);
-      if (!job) return false;
+      if (!job || job.state !== 'dead') return false;
       Object.assign(job, { state: 'pending', nextAt: now });
       return true;
     },

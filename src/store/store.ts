@@ -188,7 +188,10 @@ export interface DeliveryStore {
   recordRelay(outcome: RelayOutcome): Promise<void>;
   /** The job and every relay try of a delivery, oldest first. */
   relayHistory(deliveryId: string): Promise<{ job: RelayJob | null; attempts: RelayAttemptRecord[] }>;
-  /** Puts a dead (or done) job back in the queue, due now. False when the delivery has no job. */
+  /**
+   * Puts a dead job back in the queue, due now. False when the delivery has no job or its job is
+   * not dead: a done job was handed on already, and a pending one is still queued.
+   */
   requeueRelay(deliveryId: string, now: number): Promise<boolean>;
   relayCounts(): Promise<{ pending: number; done: number; dead: number }>;
   /** Removes a delivery with its attempts and relay history. False when it was not stored. */

@@ -83,12 +83,31 @@ describe('hookrelay events', () => {
     expect(none.stderr).toMatch(/no target: pass --to URL/);
   });
 
-  it('requeues a relay job by hand', async () => {
+  it('requeues only a dead relay job, and sends anything else to replay', async () => {
     const { db } = await seeded(true);
+    const store = await createSqliteStore(db, { outbox: true });
+    const seqOf = async (id: string) => (await store.getDelivery(id))!.seq;
+    const outcome = { startedAt: 10, finishedAt: 11, error: null, replay: false, target: 'http://127.0.0.1:1/hook', try: 1 };
+    await store.recordRelay({ ...outcome, deliverySeq: await seqOf('evt-a'), status: 500, next: { state: 'dead' } });
+    await store.recordRelay({ ...outcome, deliverySeq: await seqOf('evt-b'), status: 200, next: { state: 'done' } });
+    await store.close();
+
     const result = await runCli(['events', 'retry', 'evt-a', '--db', db]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/queued again: evt-a/);
+    const done = await runCli(['events', 'retry', 'evt-b', '--db', db]);
+    expect(done.code).toBe(1);
+    expect(done.stdout).toBe('');
+    expect(done.stderr).toMatch(/evt-b was already handed on; retry only requeues a dead job.*hookrelay events replay evt-b --to <url>/);
+    const pending = await runCli(['events', 'retry', 'evt-c', '--db', db]);
+    expect(pending.code).toBe(1);
+    expect(pending.stderr).toMatch(/evt-c is still queued/);
     const unknown = await runCli(['events', 'retry', 'nope', '--db', db]);
     expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nope has no relay job/);
+
+    const reopened = await createSqliteStore(db, { outbox: true });
+    cleanups.push(() => reopened.close());
+    expect((await reopened.relayHistory('evt-b')).job).toMatchObject({ state: 'done' });
   });
 });

@@ -172,12 +172,17 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       expect(await store.relayCounts()).toEqual({ pending: 0, done: 0, dead: 1 });
       expect(await store.requeueRelay(delivery.id, t + 2000)).toBe(true);
+      // Only a dead job goes back: it is pending again now, so a second requeue is refused.
+      expect(await store.requeueRelay(delivery.id, t + 2000)).toBe(false);
       expect(await store.requeueRelay('unknown', t)).toBe(false);
       expect(await store.dueRelayJobs(t + 2000, 10)).toHaveLength(1);
       await store.recordRelay({ ...base, startedAt: t + 2000, finishedAt: t + 2003, status: 204, error: null, try: 3, next: { state: 'done' } });
       await store.recordRelay({ ...base, startedAt: t + 3000, finishedAt: t + 3003, status: 200, error: null, try: 1, replay: true, next: null });
       const history = await store.relayHistory(delivery.id);
       expect(history.job).toMatchObject({ state: 'done', tries: 3, lastStatus: 204 });
+      // A done job was handed on already: requeueing it would reach the app a second time.
+      expect(await store.requeueRelay(delivery.id, t + 4000)).toBe(false);
+      expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       expect(history.attempts.map((a) => [a.try, a.status, a.error, a.replay])).toEqual([
         [1, 500, null, false],
         [2, null, 'ECONNREFUSED', false],

@@ -88,7 +88,7 @@ const SQL = {
     UPDATE relay_jobs SET state = $9, tries = $8, next_at = $10, last_status = $4, last_error = $5, updated_at = $3, leased_until = NULL, leased_by = NULL
     WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $11)`,
   requeue: `UPDATE relay_jobs SET state = 'pending', next_at = $2, updated_at = $2, leased_until = NULL, leased_by = NULL
-    WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
+    WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
   jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
   relayAttemptsOf: 'SELECT * FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq',
   jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',

@@ -47,7 +47,7 @@ const moveRelayJob = db.prepare(
   'UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ?',
 );
 const requeueRelayJob = db.prepare(
-  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?)",
+  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?)",
 );
 const deleteStatements = [
   'DELETE FROM attempts WHERE delivery_seq = @seq',
