@@ -4,7 +4,7 @@
  * → [fault rules] → store + dedupe → 2xx. Redirect-chain hops live in hop-route.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkEnvelope } from '../core/envelope.js';
+import { checkEnvelope, type EnvelopeCheck } from '../core/envelope.js';
 import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
 import { verify } from '../core/signature/verify.js';
 import type { EventHub } from '../app/event-hub.js';
@@ -18,6 +18,7 @@ import { errorBody, successBody } from './error-envelope.js';
 import { createFaultSockets } from './fault-answer.js';
 import { createFaultStage } from './fault-stage.js';
 import { registerHopRoute } from './hop-route.js';
+import { createPerKeyTurns } from './per-key-turns.js';
 import { envelopeRejection, signatureRejection, type Rejection } from './rejection.js';
 
 export interface IngestOptions {
@@ -47,6 +48,7 @@ const NO_FAULTS: FaultDecider = {
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const EMPTY_BODY = Buffer.alloc(0);
 
 export async function ingestPlugin(app: FastifyInstance, options: IngestOptions): Promise<void> {
   const { store, hub, clock } = options;
@@ -56,6 +58,7 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_req, body, done) => done(null, body));
 
+  const passthroughTurns = createPerKeyTurns();
   const sockets = createFaultSockets({ clock, hangCapMs: options.hangCapMs });
   const faults = createFaultStage({
     faults: options.faults ?? NO_FAULTS,
@@ -96,7 +99,9 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
     return reply.code(rejection.status).type(JSON_TYPE).send(errorBody(rejection.code, rejection.message, now));
   }
 
-  const read = (request: FastifyRequest): Arrival => readArrival(request.headers, request.body as Buffer, clock());
+  // fastify leaves the body undefined when a request has neither a Content-Type nor a body.
+  const read = (request: FastifyRequest): Arrival =>
+    readArrival(request.headers, Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY, clock());
 
   /**
    * One arrival, straight through. `hopNote` is set for the last hop of a redirect chain: it is
@@ -144,8 +149,23 @@ export async function ingestPlugin(app: FastifyInstance, options: IngestOptions)
       note = post.note;
     }
 
+    // Sync passthrough: the app answers first; copies of one id take turns, so only one reaches it.
+    if (options.passthrough) return passthroughTurns.run(checked.envelope.id, () => acceptChecked(request, reply, arrival, checked, signatureTimestamp, secretIndex, note));
+    return acceptChecked(request, reply, arrival, checked, signatureTimestamp, secretIndex, note);
+  }
+
+  /** Hands on (sync passthrough), stores and dedupes, then answers. */
+  async function acceptChecked(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    arrival: Arrival,
+    checked: Extract<EnvelopeCheck, { ok: true }>,
+    signatureTimestamp: number | null,
+    secretIndex: number | null,
+    note: string | null,
+  ) {
     const { envelope } = checked;
-    // Sync passthrough: the app answers first; an id already accepted is not handed on again.
+    // An id already accepted is not handed on again.
     let handedOn: PassthroughResult | null = null;
     if (options.passthrough && !(await store.getDelivery(envelope.id))) {
       handedOn = await options.passthrough.forward({ id: envelope.id, rawBody: arrival.rawBody, headers: pairHeaders(request.raw.rawHeaders), receivedAt: arrival.receivedAt });

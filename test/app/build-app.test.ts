@@ -107,6 +107,42 @@ describe('buildApp: relay', () => {
     }
   });
 
+  it('sync mode: copies of one id sent at the same moment reach the app once, and every copy gets 2xx', async () => {
+    // The app answers slowly, so every copy arrives while the first is still being handed on.
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const { createServer } = await import('node:http');
+    const slowApp = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => setTimeout(() => {
+        target.received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+        res.end('{}');
+      }, 150));
+    });
+    await new Promise<void>((resolve) => slowApp.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => { slowApp.closeAllConnections(); slowApp.close(resolve); }));
+    const port = (slowApp.address() as { port: number }).port;
+    const app = await start({ forward: { to: `http://127.0.0.1:${port}/hook`, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'sync', maxTries: 3 } });
+    const { Agent } = await import('undici');
+    const agent = new Agent({ connections: 16 });
+    cleanups.push(() => agent.close());
+    const ids = ['sync-a', 'sync-b'];
+    const answers = await Promise.all(
+      ids.flatMap((id) =>
+        Array.from({ length: 8 }, async (_, copy) => {
+          const req = signedRequest({ id, attempt: copy + 1, t: now() });
+          const res = await request(app.receiverUrl, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent });
+          await res.body.dump();
+          return res.statusCode;
+        }),
+      ),
+    );
+    expect(answers.every((status) => status === 200)).toBe(true);
+    const handedOn = target.received.map((r) => r.headers['x-service-delivery']);
+    expect(handedOn.sort()).toEqual(ids);
+  });
+
   it('sync mode: an unreachable target gives 502 and a slow one 504; nothing is accepted', async () => {
     const down = await start({ forward: { to: `http://127.0.0.1:${await freePort()}/hook`, secret: TEST_SECRET, timeoutMs: 2000, headers: [], mode: 'sync', maxTries: 3 } });
     const unreachable = await post(down);
