@@ -3,6 +3,7 @@
  * listener of their own — the receiver never serves any of it. Returns a fastify instance that is
  * not listening: the composition root calls `listen()`, tests use `inject()` or a real socket.
  */
+import { MAX_ID_LENGTH } from '../core/envelope.js';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { ConsoleApiError, codeForStatus, failure, success } from './api-envelope.js';
 import { registerDeliveryRoutes } from './api-deliveries.js';
@@ -62,6 +63,9 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
     bodyLimit: API_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
+    // Route parameters are delivery ids: the longest the receiver stores (MAX_ID_LENGTH UTF-16
+    // units) percent-encoded is at most 9 bytes a unit. fastify's default, 100, hid longer ids.
+    routerOptions: { maxParamLength: MAX_ID_LENGTH * 9 },
   });
 
   // Read lazily: with port 0 the bound port is known only once the composition root has listened.

@@ -49,6 +49,12 @@ export type EnvelopeCheck =
   | { ok: true; envelope: DeliveryEnvelope; apiVersionKnown: boolean }
   | { ok: false; problem: EnvelopeProblem; message: string };
 
+/**
+ * The longest delivery id and trigger the receiver stores (UTF-16 code units). The service sends
+ * UUIDs; the bound keeps every stored id reachable through the console's routes and the CLI.
+ */
+export const MAX_ID_LENGTH = 256;
+
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
@@ -85,6 +91,12 @@ export function checkEnvelope(
     const value = body[field];
     if (typeof value !== 'string' || value.length === 0) {
       return { ok: false, problem: 'invalid_envelope', message: `envelope field "${field}" must be a non-empty string` };
+    }
+  }
+  for (const field of ['id', 'type'] as const) {
+    const length = (body[field] as string).length;
+    if (length > MAX_ID_LENGTH) {
+      return { ok: false, problem: 'invalid_envelope', message: `envelope field "${field}" is ${length} characters long; hookrelay accepts at most ${MAX_ID_LENGTH}` };
     }
   }
   if (!ISO_DATE_TIME.test(body.createdAt as string) || Number.isNaN(Date.parse(body.createdAt as string))) {

@@ -1,6 +1,7 @@
 /** What the receiver reads off one request before deciding anything. */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_ID_LENGTH } from '../core/envelope.js';
 
 export interface Arrival {
   receivedAt: number;
@@ -45,8 +46,8 @@ export function countSignatureHeaders(rawHeaders: readonly string[]): number {
 /** Attempt-record fields that identify an arrival; ids and triggers are capped so a hostile header cannot bloat the store. */
 export function identify(arrival: Arrival) {
   return {
-    deliveryId: arrival.deliveryId === undefined ? null : arrival.deliveryId.slice(0, 256),
-    trigger: arrival.event === undefined ? null : arrival.event.slice(0, 256),
+    deliveryId: arrival.deliveryId === undefined ? null : arrival.deliveryId.slice(0, MAX_ID_LENGTH),
+    trigger: arrival.event === undefined ? null : arrival.event.slice(0, MAX_ID_LENGTH),
     receivedAt: arrival.receivedAt,
     attemptHeader: arrival.attemptHeader,
     bodySha256: arrival.bodySha256,
