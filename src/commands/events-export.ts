@@ -1,11 +1,10 @@
 /** `events export`: stored deliveries as NDJSON, HAR 1.2 or a curl script, raw bodies included. */
 import { decodeBodyLeniently } from '../core/envelope.js';
+import { commentText, curlCommand } from '../core/shell-command.js';
 import type { StoredDelivery } from '../store/store.js';
 
 export type ExportFormat = 'ndjson' | 'har' | 'curl';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'har', 'curl'];
-
-const isUtf8 = (bytes: Buffer) => Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 
 export function toNdjson(deliveries: readonly StoredDelivery[]): string {
   return deliveries
@@ -29,6 +28,7 @@ export function toNdjson(deliveries: readonly StoredDelivery[]): string {
 export function toHar(deliveries: readonly StoredDelivery[], receiverUrl: string): string {
   const entries = deliveries.map((d) => {
     const body = Buffer.from(d.rawBody);
+    const text = decodeBodyLeniently(body);
     const contentType = d.headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? 'application/json';
     return {
       startedDateTime: new Date(d.receivedAt).toISOString(),
@@ -40,12 +40,13 @@ export function toHar(deliveries: readonly StoredDelivery[], receiverUrl: string
         cookies: [],
         headers: d.headers.map(([name, value]) => ({ name, value })),
         queryString: [],
-        postData: { mimeType: contentType, text: decodeBodyLeniently(body) },
+        postData: { mimeType: contentType, text },
         headersSize: -1,
         bodySize: body.length,
         // HAR keeps text only; the exact bytes travel in a custom field (HAR allows `_` fields).
         _bodyBase64: body.toString('base64'),
-        _bodyIsExactUtf8: isUtf8(body),
+        // True only when postData.text is the body byte for byte (not when a BOM was skipped or bytes replaced).
+        _bodyIsExactUtf8: Buffer.from(text, 'utf8').equals(body),
       },
       response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: 0, mimeType: 'application/json' }, redirectURL: '', headersSize: -1, bodySize: -1 },
       cache: {},
@@ -56,19 +57,16 @@ export function toHar(deliveries: readonly StoredDelivery[], receiverUrl: string
   return `${JSON.stringify({ log: { version: '1.2', creator: { name: 'hookrelay', version: '0.1.0' }, entries } }, null, 2)}\n`;
 }
 
-/** Single-quotes for POSIX shells: nothing inside is interpreted. */
-export const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+export { shellQuote } from '../core/shell-command.js';
 
-const SKIPPED_IN_CURL = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'expect']);
-
+/**
+ * A sh script that re-sends each delivery byte for byte with curl. The commands are built by
+ * core/shell-command.ts, as the console's "Copy as curl" is: safe and exact in sh, bash and zsh.
+ */
 export function toCurl(deliveries: readonly StoredDelivery[], receiverUrl: string): string {
   const lines = ['#!/bin/sh', '# Re-sends stored deliveries byte for byte. Their signatures are the original ones:', '# a receiver checking the timestamp tolerance will refuse them unless it skips verification.', 'set -e'];
   for (const d of deliveries) {
-    const headers = d.headers.filter(([n]) => !SKIPPED_IN_CURL.has(n.toLowerCase())).map(([n, v]) => `-H ${shellQuote(`${n}: ${v}`)}`);
-    lines.push(
-      `# ${d.id.replace(/[^\x20-\x7e]/g, '?')}`,
-      `printf %s ${shellQuote(Buffer.from(d.rawBody).toString('base64'))} | base64 -d | curl -sS -X POST ${shellQuote(receiverUrl)} ${headers.join(' ')} --data-binary @-`,
-    );
+    lines.push(`# delivery ${commentText(d.id)}`, curlCommand({ url: receiverUrl, headers: d.headers, body: d.rawBody }));
   }
   return `${lines.join('\n')}\n`;
 }

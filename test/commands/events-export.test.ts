@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,16 @@ describe('events export', () => {
     expect(request._bodyIsExactUtf8).toBe(false);
   });
 
+  it.each([
+    ['plain UTF-8', Buffer.from('{"a":"é"}'), true],
+    ['a BOM (dropped from postData.text)', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]), false],
+    ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d]), false],
+  ])('HAR says the text is exact only when it is the body byte for byte: %s', (_name, raw, exact) => {
+    const request = JSON.parse(toHar([{ ...delivery, rawBody: raw }], 'http://h/x')).log.entries[0].request;
+    expect(request._bodyIsExactUtf8).toBe(exact);
+    expect(Buffer.from(request.postData.text, 'utf8').equals(raw)).toBe(exact);
+  });
+
   it('the curl script re-sends the body byte for byte and runs nothing from the delivery', async () => {
     const target = await startTarget();
     cleanups.push(() => target.close());
@@ -49,6 +59,33 @@ describe('events export', () => {
     expect(target.received[0]!.body.equals(body)).toBe(true);
     expect(target.received[0]!.headers['x-odd']).toBe("a'b $HOME `id`");
     expect(target.received[0]!.headers['x-service-delivery']).toBe("d'1");
+  });
+
+  it('the curl script carries control and bidi headers and a 1 MiB body exactly through real curl', async () => {
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const marker = join(dir, 'pwned');
+    const big = Buffer.from(`{"pad":"${"'; touch x; # ".repeat(90_000)}"}`);
+    const hostile = (id: string, rawBody: Buffer): StoredDelivery => ({
+      ...delivery,
+      id,
+      rawBody,
+      headers: [['Content-Type', 'application/json'], ['X-Shell-6', `\u0085'; touch ${marker}; #`], ['X-Bidi', `\u202e'; touch ${marker}; #`], ['X-Empty', '']],
+    });
+    const script = join(dir, 'replay.sh');
+    writeFileSync(script, toCurl([hostile('big-text', big), hostile('big-bytes', Buffer.concat([body, big]))], target.url));
+    await run('sh', [script]);
+    expect(existsSync(marker)).toBe(false);
+    expect(target.received).toHaveLength(2);
+    expect(target.received[0]!.body.equals(big)).toBe(true);
+    expect(target.received[1]!.body.equals(Buffer.concat([body, big]))).toBe(true);
+    // Node reads header bytes as latin1: compare the bytes on the wire with the UTF-8 of the original.
+    const wire = (name: string) => Buffer.from(String(target.received[0]!.headers[name]), 'latin1');
+    expect(wire('x-shell-6').equals(Buffer.from(`\u0085'; touch ${marker}; #`))).toBe(true);
+    expect(wire('x-bidi').equals(Buffer.from(`\u202e'; touch ${marker}; #`))).toBe(true);
+    expect(target.received[0]!.headers['x-empty']).toBe('');
   });
 
   it('quotes for the shell', () => {

@@ -1,41 +1,12 @@
-/** Shell commands the page offers to copy (copy as curl, the empty state's `hookrelay send`). Pure. */
-
-const SAFE_WORD = /^[A-Za-z0-9_\-.,:/@%+=]+$/;
-
-function needsAnsiC(text: string): boolean {
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) return true;
-    if ((cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f)) return true;
-    if (cp === 0xfeff || cp === 0x061c || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0xe0000 && cp <= 0xe0fff)) return true;
-  }
-  return false;
-}
-
 /**
- * Quotes one shell word (bash). Control and bidi characters never reach the clipboard raw:
- * they are written as `$'\x1b'` / `$'\u202e'` escapes, so a pasted command shows what it does.
+ * Shell commands the page offers to copy (copy as curl, the empty state's `hookrelay send`). Pure.
+ * The quoting and the curl command come from src/core/shell-command.ts, the module that
+ * `hookrelay events export --format curl` uses too (issue 13): one implementation, one behaviour.
+ * Vite bundles it like any other source; it uses no Node API.
  */
-export function shellQuote(text: string): string {
-  if (text.length > 0 && SAFE_WORD.test(text)) return text;
-  if (!needsAnsiC(text)) return `'${text.replace(/'/g, `'\\''`)}'`;
-  let out = "$'";
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === "'") out += "\\'";
-    else if (cp === 0x0a) out += '\\n';
-    else if (cp === 0x09) out += '\\t';
-    else if (cp === 0x0d) out += '\\r';
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (needsAnsiC(ch)) out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}'`;
-}
+import { curlCommand as buildCurlCommand, shellQuote } from '../../src/core/shell-command.js';
 
-/** Headers curl sets itself or that would be wrong on a re-send. */
-const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'accept-encoding', 'expect', 'keep-alive']);
+export { shellQuote };
 
 export interface CurlInput {
   url: string;
@@ -44,24 +15,24 @@ export interface CurlInput {
   text: string;
   /** Exact bytes, base64. */
   base64: string;
-  /** When set, the text is not the exact bytes, so the command decodes the base64 instead. */
+  /** When set, the text is not the exact bytes. */
   exactBytesNeeded: boolean;
 }
 
-/** A curl command that re-sends the delivery (with its original, by now probably stale, signature). */
+function fromBase64(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * A curl command that re-sends the delivery byte for byte (with its original, by now probably
+ * stale, signature), the same in sh, bash and zsh. The body always comes from the exact bytes.
+ */
 export function curlCommand(input: CurlInput): string {
-  const parts = ['curl', '-sS', '-X', 'POST', shellQuote(input.url)];
-  const lines = [parts.join(' ')];
-  for (const [name, value] of input.headers) {
-    if (SKIPPED_HEADERS.has(name.toLowerCase())) continue;
-    lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
-  }
-  if (input.exactBytesNeeded) {
-    lines.push('--data-binary @-');
-    return `printf %s ${shellQuote(input.base64)} | base64 -d | ${lines.join(' \\\n  ')}`;
-  }
-  lines.push(`--data-binary ${shellQuote(input.text)}`);
-  return lines.join(' \\\n  ');
+  const body = input.base64 !== '' || input.exactBytesNeeded ? fromBase64(input.base64) : new TextEncoder().encode(input.text);
+  return buildCurlCommand({ url: input.url, headers: input.headers, body });
 }
 
 /** The first command a new user runs (PRODUCT.md: `send` on the same machine needs no flags). */

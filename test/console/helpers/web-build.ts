@@ -25,6 +25,8 @@ export function webSources(): string[] {
     }
   };
   walk(join(WEB, 'src'));
+  // Pure modules of src/ that the page bundles too.
+  files.push(join(WEB, '..', 'src', 'core', 'shell-command.ts'));
   return files.sort();
 }
 

@@ -242,7 +242,11 @@ describe('console page', () => {
 
     await page.locator('[data-testid=copy-curl]').click();
     const curl = await page.locator('[data-testid=curl]').inputValue();
-    expect(curl).toContain(`printf %s ${raw.toString('base64')} | base64 -d | curl -sS -X POST http://127.0.0.1:4000/webhooks`);
+    // Not valid UTF-8: the exact bytes travel in base64 through a quoted here-document (issue 13).
+    const lines = curl.split('\n');
+    expect(lines).toContain("base64 -d <<'HOOKRELAY_BODY' | curl -sS -X POST http://127.0.0.1:4000/webhooks \\");
+    expect(lines.at(-1)).toBe('HOOKRELAY_BODY');
+    expect(lines.slice(lines.indexOf('  --data-binary @-') + 1, -1).join('')).toBe(raw.toString('base64'));
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=download]').click()]);
     expect(download.suggestedFilename()).toBe('evt_r1.body');
