@@ -11,7 +11,7 @@ import type { ListenConfig } from '../config/listen-config.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import { buildReceiver, type Readiness } from '../ingest/build-receiver.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Passthrough } from '../relay/passthrough.js';
+import type { Passthrough } from '../handoff/passthrough.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { ReplayResult } from '../relay/replay.js';
@@ -20,8 +20,8 @@ import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { formatRetainDuration, startRetention, type Retention } from '../store/retention.js';
 import type { DeliveryStore } from '../store/store.js';
-import { createEventHub, type EventHub } from './event-hub.js';
-import { isLoopbackHost, urlHost } from './hosts.js';
+import { createEventHub, type EventHub } from '../runtime/event-hub.js';
+import { isLoopbackHost, urlHost } from '../runtime/hosts.js';
 
 export const VERSION = '0.1.0';
 
@@ -30,7 +30,7 @@ export const VERSION = '0.1.0';
 const lazy = {
   undici: () => import('undici'),
   relayWorker: () => import('../relay/relay-worker.js'),
-  passthrough: () => import('../relay/passthrough.js'),
+  passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
   pgStore: () => import('../store/postgres/pg-store.js'),
   pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),

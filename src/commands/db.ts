@@ -3,6 +3,7 @@
  * A backup uses SQLite's online backup API on a connection of its own (a file copy of a live
  * WAL database can be torn); a prune goes through the store's writer, in short transactions.
  */
+import { resolveDbPath } from '../config/db-path.js';
 import type { Command } from 'commander';
 import Database from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { readStoreStats } from '../store/sqlite/sqlite-stats.js';
 import { DEFAULT_RETAIN, parseRetainDuration } from '../store/retention.js';
 import type { PruneResult } from '../store/store.js';
-import { reportProblems, resolveDbPath } from './shared-options.js';
+import { reportProblems } from './shared-options.js';
 
 type DbFlags = { db?: string; config?: string };
 

@@ -1,4 +1,5 @@
 /** `hookrelay events list | show`: read the store without starting the receiver. */
+import { resolveDbPath } from '../config/db-path.js';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -7,7 +8,7 @@ import { openDatabase } from '../store/sqlite/open-database.js';
 import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
 import type { AttemptOutcome, AttemptRecord, StoredDelivery } from '../store/store.js';
 import { printable } from '../reporter/printable.js';
-import { reportProblems, resolveDbPath } from './shared-options.js';
+import { reportProblems } from './shared-options.js';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
 import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { EXPORT_FORMATS, toCurl, toHar, toNdjson, type ExportFormat } from './events-export.js';

@@ -8,7 +8,7 @@ import { runDeliveries } from '../sender/engine.js';
 import { formatEvent, formatSummary } from '../sender/format-timeline.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
-import { resolveSendSettings, type SendFlags, type SendSettings } from '../sender/send-settings.js';
+import { resolveSendSettings, type SendFlags, type SendSettings } from '../config/send-settings.js';
 
 export function registerSendCommand(program: Command): void {
   const command = program

@@ -1,7 +1,5 @@
-/** Flag plumbing shared by commands: repeatable flags, the --db and --config lookup, exit codes. */
+/** Flag plumbing shared by commands: repeatable flags, typed options, problem reports. */
 import type { Command } from 'commander';
-import { LISTEN_OPTIONS } from '../config/option-specs.js';
-import { resolveOptions } from '../config/resolve-config.js';
 
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -13,18 +11,6 @@ export function typedOptions(command: Command): Record<string, unknown> {
     if (command.getOptionValueSource(key) === 'cli') typed[key] = value;
   }
   return typed;
-}
-
-/** The database path by flag > HOOKRELAY_DB > config file > default, or the problems found. */
-export function resolveDbPath(flags: { db?: string; config?: string }): { ok: true; dbPath: string } | { ok: false; problems: string[] } {
-  const dbSpec = LISTEN_OPTIONS.filter((s) => s.key === 'db');
-  const resolved = resolveOptions(
-    dbSpec,
-    { flags: { db: flags.db }, env: process.env, configFile: flags.config, configFileRequired: flags.config !== undefined },
-    LISTEN_OPTIONS.map((s) => s.key),
-  );
-  if (resolved.problems.length > 0) return { ok: false, problems: resolved.problems };
-  return { ok: true, dbPath: resolved.values.db as string };
 }
 
 export function reportProblems(problems: readonly string[], stream: NodeJS.WritableStream = process.stderr): void {

@@ -1,4 +1,5 @@
 /** `hookrelay verify`: check one captured request offline and say why it fails. */
+import { resolveDbPath } from '../config/db-path.js';
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { checkEnvelope } from '../core/envelope.js';
@@ -6,7 +7,7 @@ import { verify, type VerifyResult } from '../core/signature/verify.js';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
 import { printable } from '../reporter/printable.js';
 import { headerValues, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
-import { collect, reportProblems, resolveDbPath } from './shared-options.js';
+import { collect, reportProblems } from './shared-options.js';
 
 interface VerifyFlags {
   signature?: string;

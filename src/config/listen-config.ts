@@ -1,7 +1,7 @@
 /** The resolved settings of `hookrelay listen`. */
 import type { FaultRule } from '../core/faults/index.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
-import { parseForwardHeader } from '../relay/forward-request.js';
+import { parseForwardHeader } from '../handoff/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, ensureDevSecret } from './data-dir.js';

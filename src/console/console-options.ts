@@ -1,5 +1,5 @@
 /** What the composition root hands the console listener (issue 6). */
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
 
 /**

@@ -13,12 +13,13 @@ import { DEFAULT_FEED_LIMITS, type ConsoleServerOptions } from './console-option
 import { createCursorCodec } from './cursor.js';
 import { createFeed } from './feed.js';
 import { FEED_PATH, handleFeedUpgrades } from './feed-upgrade.js';
-import { createHostAllowList, isLoopbackHost } from './host-allow-list.js';
+import { createHostAllowList } from './host-allow-list.js';
+import { isLoopbackHost } from '../runtime/hosts.js';
 import { bridgeHubToFeed } from './hub-bridge.js';
 import { STATIC_ROUTE, checkRequest, setSecurityHeaders } from './request-guard.js';
 import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
 import { statusView } from './views.js';
-import { checkMetricsRequest } from '../metrics/metrics-guard.js';
+import { checkMetricsRequest } from './metrics-guard.js';
 import { METRICS_PATH, type Metrics } from '../metrics/metrics.js';
 
 /** Control API request bodies are rules and replay targets: small. */

@@ -5,13 +5,9 @@
  * by another local app (another port) is a foreign origin.
  */
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+import { isLoopbackHost } from '../runtime/hosts.js';
 
-/** True for addresses that only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 function isWildcard(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';

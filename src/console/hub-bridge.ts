@@ -1,5 +1,5 @@
 /** Turns hub events into feed messages (issue 6: attempt recorded, delivery accepted, relay result, rules changed). */
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { Feed } from './feed.js';
 import { attemptView, clip, deliverySummary, relayView } from './views.js';
 

@@ -2,7 +2,7 @@
  * Where the control API may replay to: the configured forward target, or this machine. Anything
  * else would let whoever reaches the console make hookrelay POST signed deliveries anywhere.
  */
-import { isLoopbackHost } from './host-allow-list.js';
+import { isLoopbackHost } from '../runtime/hosts.js';
 
 export type ReplayTarget = { ok: true; target: string | null } | { ok: false; message: string };
 

@@ -4,7 +4,7 @@
  * it which rule answers an arrival; the console's control API lists and changes the rules
  * through it. Every change is announced on the hub as a `rules` event.
  */
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import {
   MAX_RULES,
   decideFault,

@@ -6,7 +6,7 @@
  * normal handling.
  */
 import type { FastifyReply } from 'fastify';
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import { FAULT_HEADER, planFaultAnswer, type FaultPlan } from '../core/faults/index.js';
 import type { RandomSource } from '../core/seeded-random.js';
 import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';

@@ -5,7 +5,7 @@
  * several apps in one process (tests) do not share counters.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import { faultAnswerLabel, reasonLabel, statusClass } from './labels.js';
 
 export interface MetricsOptions {

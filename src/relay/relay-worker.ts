@@ -4,14 +4,11 @@
  * job is done only once the target answered 2xx, and only then never sent again.
  */
 import { Agent } from 'undici';
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
-import { buildForwardRequest } from './forward-request.js';
-import { postToTarget, type TargetAnswer } from './post-to-target.js';
+import { createHandOff } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
-import { replayDelivery, type ReplayResult } from './replay.js';
 
-export type { ReplayResult } from './replay.js';
 
 export interface RelayOptions {
   store: DeliveryStore;
@@ -33,8 +30,6 @@ export interface RelayWorker {
   poke(): void;
   /** A delivery was deleted: a job of it read ahead is not started. */
   forget(deliveryId: string): void;
-  /** Re-sends a stored delivery, freshly signed and marked as a replay; recorded in its history. */
-  replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   /** Stops taking jobs and waits for the hand-offs in flight. */
   stop(): Promise<void>;
 }
@@ -45,6 +40,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const random = options.random ?? Math.random;
   const concurrency = options.concurrency ?? 16;
   const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
+  const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   const inFlight = new Map<number, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
   let readAhead: Array<{ job: RelayJob; delivery: StoredDelivery }> = [];
@@ -58,16 +54,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const timer = setInterval(() => pump(), options.pollIntervalMs ?? 500);
   timer.unref();
 
-  async function send(delivery: StoredDelivery, target: string, relayTry: number, replay: boolean): Promise<{ answer: TargetAnswer; startedAt: number; finishedAt: number }> {
-    const startedAt = clock();
-    const request = buildForwardRequest({ delivery, secret: options.secret, nowSeconds: startedAt / 1000, relayTry, replay, extraHeaders: options.extraHeaders });
-    const answer = await postToTarget(dispatcher, target, request.headers, request.body, options.timeoutMs);
-    return { answer, startedAt, finishedAt: clock() };
-  }
-
   async function handOff(job: RelayJob, delivery: StoredDelivery): Promise<void> {
     const relayTry = job.tries + 1;
-    const { answer, startedAt, finishedAt } = await send(delivery, options.target, relayTry, false);
+    const { answer, startedAt, finishedAt } = await handOffs.post(delivery, options.target, { relayTry, replay: false });
     const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
     try {
       await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target: options.target, try: relayTry, next });
@@ -136,14 +125,6 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
 
     forget(deliveryId) {
       readAhead = readAhead.filter((entry) => entry.job.deliveryId !== deliveryId);
-    },
-
-    replay(deliveryId, targetUrl) {
-      return replayDelivery(
-        { store, hub, dispatcher, secret: options.secret, timeoutMs: options.timeoutMs, extraHeaders: options.extraHeaders, clock },
-        deliveryId,
-        targetUrl ?? options.target,
-      );
     },
 
     stop() {

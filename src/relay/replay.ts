@@ -1,9 +1,8 @@
 /** An explicit replay: a stored delivery re-sent freshly signed, marked, and recorded in its history. */
 import type { Dispatcher } from 'undici';
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
-import { buildForwardRequest } from './forward-request.js';
-import { postToTarget } from './post-to-target.js';
+import { createHandOff } from '../handoff/hand-off.js';
 
 export interface ReplayResult {
   ok: boolean;
@@ -30,10 +29,8 @@ export async function replayDelivery(options: ReplayOptions, deliveryId: string,
   if (!delivery) return null;
   const history = await store.relayHistory(deliveryId);
   const replayTry = history.attempts.filter((a) => a.replay).length + 1;
-  const startedAt = clock();
-  const request = buildForwardRequest({ delivery, secret: options.secret, nowSeconds: startedAt / 1000, relayTry: replayTry, replay: true, extraHeaders: options.extraHeaders });
-  const answer = await postToTarget(options.dispatcher, target, request.headers, request.body, options.timeoutMs);
-  const finishedAt = clock();
+  const handOff = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, options.dispatcher, clock);
+  const { answer, startedAt, finishedAt } = await handOff.post(delivery, target, { relayTry: replayTry, replay: true });
   await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, next: null });
   const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
   options.hub?.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });

@@ -9,7 +9,7 @@
  * field a secret sits in; the plain replacement of secrets still runs on them).
  */
 import { pino, type Logger } from 'pino';
-import type { EventHub, HubEvents } from '../app/event-hub.js';
+import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import { batchedWriter } from './batched-writer.js';
 

@@ -1,5 +1,5 @@
 /** The terminal subscriber: one readable line (or one JSON line) per attempt, and notices. */
-import type { EventHub } from '../app/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import type { Logger } from 'pino';
 import { batchedWriter } from './batched-writer.js';

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub, type EventHub } from '../../src/app/event-hub.js';
+import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { ConsoleConfigError, createConsoleServer } from '../../src/console/console-server.js';
 import type { ConsoleServerOptions } from '../../src/console/console-options.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';

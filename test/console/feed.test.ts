@@ -2,7 +2,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { HubEvents } from '../../src/app/event-hub.js';
+import type { HubEvents } from '../../src/runtime/event-hub.js';
 import type { AttemptRecord } from '../../src/store/store.js';
 import { receive, startConsole, type ConsoleFixture } from './helpers/console-fixture.js';
 import { closed, tryUpgrade } from './helpers/sockets.js';

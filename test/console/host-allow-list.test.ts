@@ -1,23 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHostAllowList, isLoopbackHost } from '../../src/console/host-allow-list.js';
-
-describe('isLoopbackHost', () => {
-  it.each([
-    ['127.0.0.1', true],
-    ['127.8.9.10', true],
-    ['localhost', true],
-    ['LOCALHOST', true],
-    ['::1', true],
-    ['[::1]', true],
-    ['0.0.0.0', false],
-    ['::', false],
-    ['192.168.1.5', false],
-    ['localhost.evil.com', false],
-    ['127.0.0.1.nip.io', false],
-  ])('%s → %s', (host, expected) => {
-    expect(isLoopbackHost(host)).toBe(expected);
-  });
-});
+import { createHostAllowList } from '../../src/console/host-allow-list.js';
 
 describe('createHostAllowList', () => {
   const list = createHostAllowList({ listenHost: '127.0.0.1', allowedHosts: ['devbox.example', 'proxy.example:8443'], ports: () => [4001] });

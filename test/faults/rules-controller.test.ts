@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEventHub, type HubEvents } from '../../src/app/event-hub.js';
+import { createEventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { parseFaultRule, type FaultArrival, type FaultRule } from '../../src/core/faults/index.js';
 import type { FaultsAdapter } from '../../src/console/console-options.js';
 import { createFaultRules, type FaultRules } from '../../src/faults/rules-controller.js';

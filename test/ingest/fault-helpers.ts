@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { buildApp, type AppHandle } from '../../src/app/build-app.js';
-import type { HubEvents } from '../../src/app/event-hub.js';
+import type { HubEvents } from '../../src/runtime/event-hub.js';
 import type { ListenConfig } from '../../src/config/listen-config.js';
 import { parseFaultRule, type FaultRule } from '../../src/core/faults/index.js';
 import type { DeliveryEvent } from '../../src/core/retry-policy/delivery-events.js';

@@ -1,7 +1,7 @@
 /** The fault stage through inject(): where it sits, what it records, what it asks the store. */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub, type EventHub } from '../../src/app/event-hub.js';
+import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { FAULT_ERROR_CODE, FAULT_HEADER } from '../../src/core/faults/index.js';
 import { createFaultRules, type FaultDecider } from '../../src/faults/rules-controller.js';
 import { buildReceiver } from '../../src/ingest/build-receiver.js';

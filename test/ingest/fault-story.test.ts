@@ -3,7 +3,7 @@
  * across a restart, and with rules changed while it runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HubEvents } from '../../src/app/event-hub.js';
+import type { HubEvents } from '../../src/runtime/event-hub.js';
 import { makeDelivery, rules, send, startFaultApp } from './fault-helpers.js';
 
 const cleanups: Array<() => unknown> = [];

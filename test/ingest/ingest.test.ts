@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createEventHub, type EventHub } from '../../src/app/event-hub.js';
+import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { sign } from '../../src/core/signature/sign.js';
 import { buildReceiver } from '../../src/ingest/build-receiver.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEventHub, type HubEvents } from '../../src/app/event-hub.js';
+import { createEventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { createPostgresHubBridge, type HubBridge } from '../../src/store/postgres/pg-hub-bridge.js';
 import type { ListenProcess } from '../helpers/listen-process.js';
 import { useTestPostgres } from '../setup/postgres-test-url.js';

@@ -3,10 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEventHub, type EventHub, type HubEvents } from '../../src/app/event-hub.js';
+import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { verify } from '../../src/core/signature/verify.js';
 import { DEFAULT_RELAY_RETRY } from '../../src/relay/relay-backoff.js';
 import { createRelayWorker, type RelayWorker } from '../../src/relay/relay-worker.js';
+import { replayDelivery } from '../../src/relay/replay.js';
+import { Agent } from 'undici';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
@@ -108,7 +110,10 @@ describe('relay worker', () => {
     cleanups.push(() => target.close());
     const store = createMemoryStore({ outbox: true });
     let now = 1_763_719_200_000;
-    const { worker, relay } = setup(store, target.url, () => now);
+    const { worker, relay, hub } = setup(store, target.url, () => now);
+    const dispatcher = new Agent();
+    cleanups.push(() => dispatcher.close());
+    const replay = (id: string) => replayDelivery({ store, hub, dispatcher, secret: SECRET, timeoutMs: 2000, extraHeaders: [], clock: () => now }, id, target.url);
     const ids = await acceptAll(store, ODD_BODIES, now);
     worker.poke();
     await relay.waitFor(ODD_BODIES.length);
@@ -123,7 +128,7 @@ describe('relay worker', () => {
 
     // Three days later: the replay is signed now, so the app's tolerance check passes.
     now += 3 * 24 * 3600 * 1000;
-    const result = await worker.replay(ids[3]!);
+    const result = await replay(ids[3]!);
     expect(result).toMatchObject({ ok: true, status: 200 });
     const replayed = target.received.at(-1)!;
     expect(replayed.headers['x-hookrelay-replay']).toBe('true');
@@ -131,7 +136,7 @@ describe('relay worker', () => {
     expect(verify(replayed.body, replayed.headers['x-service-signature'] as string, { secrets: [SECRET], nowSeconds: now / 1000 }).ok).toBe(true);
     const history = await store.relayHistory(ids[3]!);
     expect(history.attempts.map((a) => a.replay)).toEqual([false, true]);
-    expect(await worker.replay('missing')).toBeNull();
+    expect(await replay('missing')).toBeNull();
   });
 
   it('keeps deliveries while the target is down and hands each on exactly once when it is back', async () => {

@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEventHub } from '../../src/app/event-hub.js';
+import { createEventHub } from '../../src/runtime/event-hub.js';
 import { buildReceiver } from '../../src/ingest/build-receiver.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppHandle } from '../../src/app/build-app.js';
-import { createEventHub } from '../../src/app/event-hub.js';
+import { createEventHub } from '../../src/runtime/event-hub.js';
 import { secretHint } from '../../src/config/data-dir.js';
 import { attachTerminalReporter } from '../../src/reporter/terminal-reporter.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';

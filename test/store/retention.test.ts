@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEventHub } from '../../src/app/event-hub.js';
+import { createEventHub } from '../../src/runtime/event-hub.js';
 import { buildApp } from '../../src/app/build-app.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { formatRetainDuration, parseRetainDuration, startRetention } from '../../src/store/retention.js';

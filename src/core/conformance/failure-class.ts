@@ -1,5 +1,5 @@
 /** The failure class the sender saw from what hookrelay answered (spec 6.4 table). */
-import type { AttemptRecord } from '../../store/store.js';
+import type { AttemptRecord } from '../records.js';
 import type { RetryPolicy, RetryableClass } from '../retry-policy/policy.js';
 import { TIMEOUT_SLACK } from './options.js';
 import type { AnswerClass } from './types.js';

@@ -1,5 +1,5 @@
 /** From hookrelay's flat attempt records to deliveries and the attempts a sender made. */
-import type { AttemptRecord } from '../../store/store.js';
+import type { AttemptRecord } from '../records.js';
 import { classifyAnswer } from './failure-class.js';
 import type { CheckOptions } from './options.js';
 import type { TimelineEntry } from './types.js';

@@ -1,5 +1,5 @@
 /** One delivery's verdict: its timeline and every per-delivery rule (issue 7). */
-import type { AttemptRecord } from '../../store/store.js';
+import type { AttemptRecord } from '../records.js';
 import { deliveryProgress, type DeliveryProgress } from './delivery-progress.js';
 import { byArrival, foldAttempts } from './group-attempts.js';
 import type { CheckOptions } from './options.js';

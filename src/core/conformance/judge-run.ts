@@ -1,5 +1,5 @@
 /** The verdict of a whole run: every delivery in the records, plus suspension across them (issue 7). */
-import type { AttemptRecord } from '../../store/store.js';
+import type { AttemptRecord } from '../records.js';
 import { deliveryProgress } from './delivery-progress.js';
 import { foldAttempts, groupDeliveries } from './group-attempts.js';
 import { judgeTimeline } from './judge-delivery.js';

@@ -1,5 +1,5 @@
 /** The shapes of a conformance verdict (issue 7). Plain data: JSON-serialisable, no class instances. */
-import type { AttemptOutcome } from '../../store/store.js';
+import type { AttemptOutcome } from '../records.js';
 import type { FailureClass } from '../retry-policy/policy.js';
 
 /** What the sender saw from one attempt: a failure class of spec 6.4, or success (2xx). */

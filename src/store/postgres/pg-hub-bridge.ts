@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { EventHub, HubEvents } from '../../app/event-hub.js';
+import type { EventHub, HubEvents } from '../../runtime/event-hub.js';
 import { describePgError, parsePostgresUrl } from './pg-connection.js';
 
 /** NOTIFY payloads must stay under 8000 bytes; a larger event is not bridged. */

@@ -13,7 +13,7 @@ import {
   type NewDelivery,
   type PruneResult,
 } from '../store.js';
-import { createDeadlineSweeper, type Deadline } from '../../app/deadline-sweeper.js';
+import { createDeadlineSweeper, type Deadline } from '../../runtime/deadline-sweeper.js';
 import { openDatabase } from './open-database.js';
 import { createWalFramesCell } from './wal-frames.js';
 import type { PruneChunk } from './prune-chunk.js';

@@ -1,7 +1,7 @@
 /** A console server on a real socket (127.0.0.1, port 0) over the in-memory store. */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createEventHub, type EventHub } from '../../../src/app/event-hub.js';
+import { createEventHub, type EventHub } from '../../../src/runtime/event-hub.js';
 import { secretHint } from '../../../src/config/data-dir.js';
 import { createConsoleServer } from '../../../src/console/console-server.js';
 import type { ConsoleServerOptions, ConsoleStatus } from '../../../src/console/console-options.js';

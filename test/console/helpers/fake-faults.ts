@@ -1,5 +1,5 @@
 /** A stand-in for the fault-rule registry: a tiny one-line syntax, enough to drive the console. */
-import type { EventHub } from '../../../src/app/event-hub.js';
+import type { EventHub } from '../../../src/runtime/event-hub.js';
 import type { FaultChange, FaultsAdapter } from '../../../src/console/console-options.js';
 
 export interface FakeRule {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEventHub } from '../../../src/app/event-hub.js';
+import { createEventHub } from '../../../src/runtime/event-hub.js';
 import type { ConsoleServerOptions } from '../../../src/console/console-options.js';
 import { createMemoryStore } from '../../../src/store/memory-store.js';
 import { envelopeBody, receive, refuse, startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';

@@ -17,7 +17,7 @@ import { judgeStoredDelivery } from '../../../src/conformance/judge-stored.js';
 import { createConsoleServer } from '../../../src/console/console-server.js';
 import { runCli } from '../../helpers/run-cli.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { REPO, ensureWebBuild } from '../helpers/web-build.js';
+import { ensureWebBuild } from '../helpers/web-build.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const TIME_SCALE = 0.001;
@@ -131,9 +131,12 @@ describe('console end to end', () => {
     expect(await attempts.nth(1).textContent()).toMatch(/after the previous answer.*accepted.*answered 200/);
     await page.locator('[data-testid=conformance]', { hasText: 'conforms' }).waitFor();
 
-    // The screenshot for docs/ and the README: a real delivery, faulted then accepted, judged.
+    // A screenshot of the page in this state, into the test's own folder: a test never writes
+    // tracked files (docs/console.png is made by scripts/console-screenshot.ts).
     await page.evaluate(() => document.getElementById('toasts')?.replaceChildren());
-    await page.screenshot({ path: join(REPO, 'docs', 'console.png') });
+    const shot = tempDir();
+    cleanups.push(shot.remove);
+    await page.screenshot({ path: join(shot.dir, 'console.png') });
     await page.locator('[data-testid=tab-faults]').click();
     await page.locator('[data-testid=fault-rule]', { hasText: 'fired 1×' }).waitFor();
     expect(problems).toEqual([]);

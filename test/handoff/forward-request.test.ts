@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verify } from '../../src/core/signature/verify.js';
-import { buildForwardRequest, parseForwardHeader } from '../../src/relay/forward-request.js';
+import { buildForwardRequest, parseForwardHeader } from '../../src/handoff/forward-request.js';
 import { nextRelayState, relayDelayMs, DEFAULT_RELAY_RETRY } from '../../src/relay/relay-backoff.js';
 
 const delivery = {

@@ -2,7 +2,7 @@
  * Typed in-process events. The receiver, relay and control API emit; the terminal reporter,
  * the console feed and metrics subscribe. Nothing in the core prints.
  */
-import type { AttemptRecord, StoredDelivery } from '../store/store.js';
+import type { AttemptRecord, StoredDelivery } from '../core/records.js';
 
 export interface HubEvents {
   /** Every arrival, once its record is final (accepted, duplicate, rejected, faulted, unavailable). */

@@ -4,9 +4,9 @@
  * come as `?token=`, as for the feed.
  */
 import type { FastifyRequest } from 'fastify';
-import { ConsoleApiError } from '../console/api-envelope.js';
-import type { HostAllowList } from '../console/host-allow-list.js';
-import { tokenFromHeaders, tokenMatches } from '../console/token.js';
+import { ConsoleApiError } from './api-envelope.js';
+import type { HostAllowList } from './host-allow-list.js';
+import { tokenFromHeaders, tokenMatches } from './token.js';
 
 export function checkMetricsRequest(request: FastifyRequest, options: { hosts: HostAllowList; token: string | null }): void {
   if (!options.hosts.hostAllowed(request.headers.host)) {

@@ -7,7 +7,7 @@
  * a ~45 µs hand-off (measured on loopback). Deadlines share one sweeping timer instead.
  */
 import type { Dispatcher } from 'undici';
-import { createDeadlineSweeper, type Deadline } from '../app/deadline-sweeper.js';
+import { createDeadlineSweeper, type Deadline } from '../runtime/deadline-sweeper.js';
 
 export interface TargetAnswer {
   status: number | null;

@@ -2,16 +2,17 @@
  * `send` flags → checked settings and the deliveries to send. Refusals come back as tagged
  * results naming the flag or field; the command decides how to print them.
  */
+import { resolveDbPath } from './db-path.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dataDirOf, readDevSecret, secretHint } from '../config/data-dir.js';
+import { dataDirOf, readDevSecret, secretHint } from './data-dir.js';
 import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
 import { validateFailureHandling, type FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { mulberry32, uuidFromRandom, type RandomSource } from '../core/seeded-random.js';
 import { TRIGGER_CATALOGUE, isKnownTrigger, sampleData } from '../core/triggers.js';
-import { resolveDbPath } from '../commands/shared-options.js';
-import { buildDelivery, deliveryFromRawBody, type OutgoingDelivery } from './build-request.js';
-import { integerOrText, policyFromFlags, type PolicyFlags } from './policy-options.js';
+
+import { buildDelivery, deliveryFromRawBody, type OutgoingDelivery } from '../sender/build-request.js';
+import { integerOrText, policyFromFlags, type PolicyFlags } from '../sender/policy-options.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;

@@ -4,7 +4,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postToTarget } from '../../src/relay/post-to-target.js';
+import { postToTarget } from '../../src/handoff/post-to-target.js';
 import { freePort } from '../helpers/target-server.js';
 
 const cleanups: Array<() => unknown> = [];

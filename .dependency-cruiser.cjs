@@ -1,0 +1,75 @@
+/**
+ * Import rules: imports point down the layers of docs/architecture.md, never up and never
+ * sideways between folders of one layer. Enforced by test/architecture/layers.test.ts.
+ */
+const LAYERS = [
+  ['core'],
+  ['runtime'],
+  ['store'],
+  ['handoff', 'faults', 'conformance', 'sender'],
+  ['ingest', 'relay'],
+  ['metrics', 'reporter'],
+  ['console'],
+  ['config'],
+  ['app'],
+  ['commands'],
+];
+
+const folder = (names) => `^src/(${names.join('|')})/`;
+
+const forbidden = [];
+LAYERS.forEach((layer, i) => {
+  const above = LAYERS.slice(i + 1).flat();
+  if (above.length > 0) {
+    forbidden.push({
+      name: `${layer.join('-')}-imports-up`,
+      comment: `${layer.join(', ')} may import only the layers below it (docs/architecture.md)`,
+      severity: 'error',
+      from: { path: folder(layer) },
+      to: { path: [folder(above), '^src/[^/]+\\.ts$'] },
+    });
+  }
+  for (const name of layer) {
+    const siblings = layer.filter((other) => other !== name);
+    if (siblings.length === 0) continue;
+    forbidden.push({
+      name: `${name}-imports-sideways`,
+      comment: `${name} may not import ${siblings.join(', ')}: they are one layer`,
+      severity: 'error',
+      from: { path: folder([name]) },
+      to: { path: folder(siblings) },
+    });
+  }
+});
+
+forbidden.push(
+  {
+    name: 'core-is-pure',
+    comment: 'the core does no I/O of its own: no HTTP, database, WebSocket, logging or metrics library',
+    severity: 'error',
+    from: { path: '^src/core/' },
+    to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+  },
+  {
+    name: 'no-cycles',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { circular: true },
+  },
+  {
+    name: 'src-never-imports-tests',
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { path: '^(test|bench)/' },
+  },
+);
+
+module.exports = {
+  forbidden,
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,96 @@
+/**
+ * What hookrelay records: attempts, deliveries and relay tries. Plain data, shared by the pure core
+ * (the conformance judge reads attempts) and every layer above it; the store contract is in store/.
+ */
+
+/** What hookrelay did with one arrival. */
+export type AttemptOutcome =
+  | 'accepted' // stored for the first time
+  | 'duplicate' // id already stored: answered 2xx, not handed on again
+  | 'rejected' // refused before storing (size, signature, envelope)
+  | 'faulted' // answered by a fault rule
+  | 'unavailable'; // the store could not write: answered 503
+
+/** One arrival at the receiver, as recorded. Times are milliseconds since the epoch. */
+export interface AttemptRecord {
+  /** Store-assigned, increasing in arrival-record order. */
+  seq: number;
+  /** `x-service-delivery` as sent (null when absent). */
+  deliveryId: string | null;
+  /** `x-service-event` as sent (null when absent). */
+  trigger: string | null;
+  receivedAt: number;
+  /** When the answer was sent or the connection ended (a hang ends when the client gives up). */
+  finishedAt: number;
+  /** `x-service-delivery-attempt`, when it is a positive integer. */
+  attemptHeader: number | null;
+  /** `t` of the signature header, when it parses. */
+  signatureTimestamp: number | null;
+  /** Lower-case hex SHA-256 of the raw body. */
+  bodySha256: string;
+  bodyBytes: number;
+  outcome: AttemptOutcome;
+  /** HTTP status answered; null when no response was given (reset, close, hang). */
+  status: number | null;
+  /** Error code or fault description naming why (null for a plain accept). */
+  reason: string | null;
+  /** The Retry-After value hookrelay sent with its answer, if any. */
+  retryAfter: string | null;
+}
+
+export type AttemptInput = Omit<AttemptRecord, 'seq'>;
+
+export type SignatureState = 'valid' | 'skipped';
+
+/** A verified delivery about to be stored. */
+export interface NewDelivery {
+  id: string;
+  trigger: string;
+  apiVersion: string;
+  /** False when `apiVersion` is not the one this build knows: accepted, but marked. */
+  apiVersionKnown: boolean;
+  receivedAt: number;
+  /** The body exactly as received. */
+  rawBody: Buffer;
+  /** Header names and values in arrival order, flat as Node's `rawHeaders`. */
+  rawHeaders: readonly string[];
+  signature: SignatureState;
+  /** Which configured secret matched (0 = primary); null when verification was skipped. */
+  secretIndex: number | null;
+  signatureTimestamp: number | null;
+}
+
+export interface StoredDelivery extends Omit<NewDelivery, 'rawHeaders'> {
+  seq: number;
+  headers: Array<[name: string, value: string]>;
+  /** Arrivals of this id that were answered 2xx after it was stored. */
+  duplicateCount: number;
+  lastAttemptAt: number;
+}
+
+/** The relay hand-off of one accepted delivery (its outbox job). */
+export interface RelayJob {
+  deliverySeq: number;
+  deliveryId: string;
+  state: 'pending' | 'done' | 'dead';
+  tries: number;
+  /** When a pending job is due, ms since the epoch. */
+  nextAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/** One try to hand a delivery on (relay or explicit replay). */
+export interface RelayAttemptRecord {
+  seq: number;
+  deliverySeq: number;
+  startedAt: number;
+  finishedAt: number;
+  /** HTTP status from the target; null when there was no answer. */
+  status: number | null;
+  error: string | null;
+  replay: boolean;
+  target: string;
+  /** 1 for the first try of the job; replays count their own. */
+  try: number;
+}

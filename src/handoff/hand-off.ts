@@ -1,0 +1,42 @@
+/**
+ * The one hand-off: a stored delivery posted to a target, re-signed with the forward secret,
+ * with its `x-service-*` headers and the hookrelay marks, under a deadline, the answer classified.
+ * The relay worker, replay and sync passthrough all post through it; routing to several targets
+ * changes only what `target` they pass.
+ */
+import type { Dispatcher } from 'undici';
+import type { StoredDelivery } from '../store/store.js';
+import { buildForwardRequest } from './forward-request.js';
+import { postToTarget, type TargetAnswer } from './post-to-target.js';
+
+/** How deliveries are signed and posted: `--forward-secret`, `--forward-header`, `--forward-timeout`. */
+export interface HandOffSettings {
+  secret: string;
+  headers: ReadonlyArray<[string, string]>;
+  timeoutMs: number;
+}
+
+export interface HandOffResult {
+  answer: TargetAnswer;
+  startedAt: number;
+  finishedAt: number;
+  target: string;
+}
+
+export type HandOffDelivery = Pick<StoredDelivery, 'id' | 'rawBody' | 'headers' | 'receivedAt'>;
+
+export interface HandOff {
+  /** `relayTry` is 1 for a job's first try; replays count their own. */
+  post(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }): Promise<HandOffResult>;
+}
+
+export function createHandOff(settings: HandOffSettings, dispatcher: Dispatcher, clock: () => number): HandOff {
+  return {
+    async post(delivery, target, mark) {
+      const startedAt = clock();
+      const request = buildForwardRequest({ delivery, secret: settings.secret, nowSeconds: startedAt / 1000, relayTry: mark.relayTry, replay: mark.replay, extraHeaders: settings.headers });
+      const answer = await postToTarget(dispatcher, target, request.headers, request.body, settings.timeoutMs);
+      return { answer, startedAt, finishedAt: clock(), target };
+    },
+  };
+}
