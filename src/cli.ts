@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
+import { VERSION } from './runtime/version.js';
 import { Command, CommanderError } from 'commander';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDbCommand } from './commands/db.js';
@@ -13,7 +14,7 @@ import { registerVerifyCommand } from './commands/verify.js';
 export function buildProgram(): Command {
   const program = new Command('hookrelay')
     .description('Receive, verify, store, relay and fake-fail the Compliance API\'s signed webhooks — and send them.')
-    .version('0.1.0')
+    .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride(); // inherited by every command registered below

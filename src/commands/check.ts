@@ -3,18 +3,15 @@
  * policy (issue 7; spec 6.1, 6.3, 6.4, 3, 8). Reads the database read-only, so it runs beside a
  * live `listen`. This file only translates flags, reads and prints; the judge is core/conformance.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { CommanderError, Option, type Command } from 'commander';
 import { checkExitCode, formatReport, judgeRun, safeText, type RunVerdict } from '../core/conformance/index.js';
-import { readAttempts, readWholeDeliveriesSince, type AttemptSource } from '../conformance/read-attempts.js';
+import { readAttempts, readWholeDeliveriesSince } from '../conformance/read-attempts.js';
 import { scopeToDelivery } from '../conformance/scope-verdict.js';
 import { EXIT_USAGE, outputOf, type CommandOutput } from '../sender/cli-output.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
-import { openDatabase } from '../store/sqlite/open-database.js';
-import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
+import { NoStoreError, describeStoreLocation, openStoreReader } from '../store/open-store.js';
 import type { AttemptRecord } from '../store/store.js';
-import { resolveCheckSettings, type CheckFlags, type CheckSettings } from './check-flags.js';
+import { resolveCheckSettings, type CheckFlags, type CheckSettings } from '../config/check-settings.js';
 
 export function registerCheckCommand(program: Command): void {
   const command = program
@@ -30,6 +27,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--timeout <ms>', "the sender's attempt timeout (send --timeout), never scaled; ms, or with s (10s) (default 10000)")
     .option('--slack <early,late>', 'measurement slack in ms taken off / added to every window (default 250,1000; 100,500 with --time-scale)')
     .option('--time-scale <factor>', 'the sender ran with this --time-scale: every expected wait is multiplied by it (default 1)')
+    .option('--store <url>', 'read a postgres:// store instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--json', 'print the verdict as JSON')
     .option('--verbose', 'print every finding, not only the failing ones')
     .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
@@ -58,18 +56,15 @@ Examples:
 }
 
 async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
-  const checked = resolveCheckSettings(flags, { nowMs: Date.now(), env: process.env });
+  const checked = resolveCheckSettings(flags, { nowMs: Date.now() });
   if (!checked.ok) return usage(output, checked.problems);
   const settings = checked.settings;
-  if (!existsSync(settings.dbPath)) {
-    return usage(output, [`no database at ${resolve(settings.dbPath)}: start \`hookrelay listen\` first, or pass --db`]);
-  }
-
   let records: AttemptRecord[];
   try {
     records = await readRecords(settings);
   } catch (err) {
-    return usage(output, [`cannot read the database ${resolve(settings.dbPath)}: ${(err as Error).message}`]);
+    if (err instanceof NoStoreError) return usage(output, [err.message]);
+    return usage(output, [`cannot read the store ${describeStoreLocation(settings.location)}: ${(err as Error).message}`]);
   }
 
   const run = judgeRun(records, settings.options);
@@ -93,20 +88,18 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
 
 /** Every recorded attempt, or the whole deliveries of the `--since` window. */
 async function readRecords(settings: CheckSettings): Promise<AttemptRecord[]> {
-  const handle = openDatabase(settings.dbPath, { readonly: true });
+  const reader = await openStoreReader(settings.location);
   try {
-    const reader = createSqliteReader(handle);
-    const source: AttemptSource = { listAttempts: (query) => reader.listAttempts(query) };
-    return settings.since === null ? await readAttempts(source) : await readWholeDeliveriesSince(source, settings.since);
+    return settings.since === null ? await readAttempts(reader) : await readWholeDeliveriesSince(reader, settings.since);
   } finally {
-    handle.close();
+    await reader.close();
   }
 }
 
 function sourceLine(settings: CheckSettings, count: number): string {
   const window = settings.since === null ? 'every recorded attempt' : `deliveries with an attempt since ${new Date(settings.since).toISOString()}`;
   const only = settings.deliveryId === null ? '' : `, showing delivery ${safeText(settings.deliveryId, 200)}`;
-  return `  records   ${count} attempt record${count === 1 ? '' : 's'} (${window}${only}) in ${safeText(resolve(settings.dbPath), 500)}`;
+  return `  records   ${count} attempt record${count === 1 ? '' : 's'} (${window}${only}) in ${safeText(describeStoreLocation(settings.location), 500)}`;
 }
 
 /** Puts the source line at the end of the report's settings header (the block before its first blank line). */

@@ -1,38 +1,61 @@
 /**
- * `hookrelay db backup | stats | prune`: operate the SQLite file, also while `listen` runs.
- * A backup uses SQLite's online backup API on a connection of its own (a file copy of a live
- * WAL database can be torn); a prune goes through the store's writer, in short transactions.
+ * `hookrelay db backup | stats | prune`: operate the store, also while `listen` runs. `stats` and
+ * `prune` work on SQLite and PostgreSQL; `backup` is SQLite's online backup API on a connection of
+ * its own (a file copy of a live WAL database can be torn). A prune goes through the store's
+ * writer, in short transactions.
  */
-import { resolveDbPath } from '../config/db-path.js';
+import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import type { Command } from 'commander';
 import Database from 'better-sqlite3';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openDatabase } from '../store/sqlite/open-database.js';
 import { SCHEMA_VERSION } from '../store/sqlite/schema.js';
-import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
-import { readStoreStats } from '../store/sqlite/sqlite-stats.js';
+import { describeStoreLocation, openExistingStore, openStoreReader, type StoreLocation } from '../store/open-store.js';
 import { DEFAULT_RETAIN, parseRetainDuration } from '../store/retention.js';
-import type { PruneResult } from '../store/store.js';
+import type { PruneResult, StoreStats } from '../store/store.js';
 import { reportProblems } from './shared-options.js';
 
-type DbFlags = { db?: string; config?: string };
+type DbFlags = StoreFlags;
 
-/** The database file named by --db / HOOKRELAY_DB / the config file, when it exists; else reports why and returns null. */
-function existingDb(flags: DbFlags): string | null {
-  const db = resolveDbPath(flags);
-  if (!db.ok) {
-    reportProblems(db.problems);
+/** The store named by --db / --store / HOOKRELAY_* / the config file; else reports why and returns null. */
+function storeOf(flags: DbFlags): StoreLocation | null {
+  const where = resolveStoreLocation(flags);
+  if (!where.ok) {
+    reportProblems(where.problems);
     process.exitCode = 2;
     return null;
   }
-  const file = resolve(db.dbPath);
+  return where.location;
+}
+
+/** The SQLite file named by the flags, when it exists; else reports why and returns null. */
+function existingDb(flags: DbFlags): string | null {
+  const location = storeOf(flags);
+  if (!location) return null;
+  if (location.kind === 'postgres') {
+    process.stderr.write('hookrelay: db backup is for the SQLite store; back up PostgreSQL with pg_dump or your provider\'s backups\n');
+    process.exitCode = 2;
+    return null;
+  }
+  const file = resolve(location.path);
   if (!existsSync(file)) {
     process.stderr.write(`hookrelay: no database at ${file}: start \`hookrelay listen\` first, or pass --db\n`);
     process.exitCode = 2;
     return null;
   }
   return file;
+}
+
+/** Opens the store or reports why not (exit 2 for a missing file, 1 for a store that fails). */
+async function opened<S>(open: () => Promise<S>): Promise<S | null> {
+  try {
+    return await open();
+  } catch (err) {
+    process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
+    process.exitCode = (err as { code?: string }).code === 'NO_STORE' ? 2 : 1;
+    return null;
+  }
 }
 
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
@@ -53,11 +76,12 @@ function bytes(n: number): string {
 function withDbOptions(command: Command): Command {
   return command
     .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from');
+    .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
+    .option('--config <file>', 'config file to read db and store from');
 }
 
 export function registerDbCommand(program: Command): void {
-  const db = program.command('db').description('back up, inspect and prune the SQLite store (also while listen runs)');
+  const db = program.command('db').description('back up, inspect and prune the store (also while listen runs)');
 
   withDbOptions(
     db
@@ -104,27 +128,18 @@ export function registerDbCommand(program: Command): void {
   });
 
   withDbOptions(db.command('stats').description('deliveries, attempts by outcome, relay jobs by state, file sizes, schema version').option('--json', 'print JSON')).action(
-    (flags: DbFlags & { json?: boolean }) => {
-      const file = existingDb(flags);
-      if (!file) return;
-      const handle = openDatabase(file, { readonly: true });
-      let report;
+    async (flags: DbFlags & { json?: boolean }) => {
+      const location = storeOf(flags);
+      if (!location) return;
+      const reader = await opened(() => openStoreReader(location));
+      if (!reader) return;
+      let stats: StoreStats;
       try {
-        const stats = readStoreStats(handle);
-        report = {
-          file,
-          schemaVersion: handle.pragma('user_version', { simple: true }) as number,
-          knownSchemaVersion: SCHEMA_VERSION,
-          files: { db: sizeOf(file), wal: sizeOf(`${file}-wal`), shm: sizeOf(`${file}-shm`) },
-          pageSize: handle.pragma('page_size', { simple: true }) as number,
-          freePages: handle.pragma('freelist_count', { simple: true }) as number,
-          ...stats,
-          oldestReceivedAt: iso(stats.oldestReceivedAt),
-          newestReceivedAt: iso(stats.newestReceivedAt),
-        };
+        stats = await reader.stats();
       } finally {
-        handle.close();
+        await reader.close();
       }
+      const report = { store: describeStoreLocation(location), ...(location.kind === 'sqlite' ? sqliteDetails(resolve(location.path)) : {}), ...stats, oldestReceivedAt: iso(stats.oldestReceivedAt), newestReceivedAt: iso(stats.newestReceivedAt) };
       if (flags.json) {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return;
@@ -133,9 +148,13 @@ export function registerDbCommand(program: Command): void {
       const j = report.relayJobs;
       process.stdout.write(
         [
-          `database     ${report.file}`,
-          `schema       version ${report.schemaVersion}${report.schemaVersion === SCHEMA_VERSION ? '' : ` (this hookrelay knows ${SCHEMA_VERSION})`}`,
-          `files        db ${bytes(report.files.db)}, wal ${bytes(report.files.wal)}, shm ${bytes(report.files.shm)} (free pages: ${report.freePages})`,
+          `database     ${report.store}`,
+          ...('files' in report && report.files
+            ? [
+                `schema       version ${report.schemaVersion}${report.schemaVersion === SCHEMA_VERSION ? '' : ` (this hookrelay knows ${SCHEMA_VERSION})`}`,
+                `files        db ${bytes(report.files.db)}, wal ${bytes(report.files.wal)}, shm ${bytes(report.files.shm)} (free pages: ${report.freePages})`,
+              ]
+            : []),
           `deliveries   ${report.deliveries}${report.oldestReceivedAt ? `   oldest ${report.oldestReceivedAt}, newest ${report.newestReceivedAt}` : ''}`,
           `attempts     accepted ${a.accepted}, duplicate ${a.duplicate}, rejected ${a.rejected}, faulted ${a.faulted}, unavailable ${a.unavailable}`,
           `relay jobs   pending ${j.pending}, done ${j.done}, dead ${j.dead}`,
@@ -159,14 +178,10 @@ export function registerDbCommand(program: Command): void {
       process.exitCode = 2;
       return;
     }
-    const file = existingDb(flags);
-    if (!file) return;
+    const location = storeOf(flags);
+    if (!location) return;
     let result: PruneResult;
-    const store = await createSqliteStore(file).catch((err: Error) => {
-      process.stderr.write(`hookrelay: ${err.message}\n`);
-      process.exitCode = 1;
-      return null;
-    });
+    const store = await opened(() => openExistingStore(location));
     if (!store) return;
     try {
       result = await store.prune(Date.now() - window.ms, { dryRun: flags.dryRun ?? false });
@@ -187,4 +202,21 @@ export function registerDbCommand(program: Command): void {
         (result.keptPending ? `kept ${result.keptPending} older deliveries whose relay is still pending\n` : ''),
     );
   });
+}
+
+/** What only a SQLite file has: its schema version, file sizes and free pages. */
+function sqliteDetails(file: string) {
+  const handle = openDatabase(file, { readonly: true });
+  try {
+    return {
+      file,
+      schemaVersion: handle.pragma('user_version', { simple: true }) as number,
+      knownSchemaVersion: SCHEMA_VERSION,
+      files: { db: sizeOf(file), wal: sizeOf(`${file}-wal`), shm: sizeOf(`${file}-shm`) },
+      pageSize: handle.pragma('page_size', { simple: true }) as number,
+      freePages: handle.pragma('freelist_count', { simple: true }) as number,
+    };
+  } finally {
+    handle.close();
+  }
 }

@@ -1,4 +1,5 @@
 /** `events export`: stored deliveries as NDJSON, HAR 1.2 or a curl script, raw bodies included. */
+import { VERSION } from '../runtime/version.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
 import { commentText, curlCommand } from '../core/shell-command.js';
 import type { StoredDelivery } from '../store/store.js';
@@ -54,7 +55,7 @@ export function toHar(deliveries: readonly StoredDelivery[], receiverUrl: string
       _hookrelay: { id: d.id, trigger: d.trigger, signature: d.signature, duplicateCount: d.duplicateCount },
     };
   });
-  return `${JSON.stringify({ log: { version: '1.2', creator: { name: 'hookrelay', version: '0.1.0' }, entries } }, null, 2)}\n`;
+  return `${JSON.stringify({ log: { version: '1.2', creator: { name: 'hookrelay', version: VERSION }, entries } }, null, 2)}\n`;
 }
 
 export { shellQuote } from '../core/shell-command.js';

@@ -1,39 +1,40 @@
-/** `hookrelay events list | show`: read the store without starting the receiver. */
-import { resolveDbPath } from '../config/db-path.js';
+/** `hookrelay events list | show | replay | retry | export`: read and act on the store without starting the receiver. */
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
+import { resolveReplaySettings } from '../config/replay-settings.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
-import { openDatabase } from '../store/sqlite/open-database.js';
-import { createSqliteReader } from '../store/sqlite/sqlite-reader.js';
-import type { AttemptOutcome, AttemptRecord, StoredDelivery } from '../store/store.js';
 import { printable } from '../reporter/printable.js';
-import { reportProblems } from './shared-options.js';
-import { dataDirOf, readDevSecret } from '../config/data-dir.js';
-import { createSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
+import type { AttemptOutcome, AttemptRecord, DeliveryStore, StoredDelivery } from '../store/store.js';
 import { EXPORT_FORMATS, toCurl, toHar, toNdjson, type ExportFormat } from './events-export.js';
-
-type Reader = ReturnType<typeof createSqliteReader>;
+import { reportProblems } from './shared-options.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
 
-function withReader<T>(flags: { db?: string; config?: string }, use: (reader: Reader) => T): T | undefined {
-  const db = resolveDbPath(flags);
-  if (!db.ok) {
-    reportProblems(db.problems);
+const STORE_FLAG = ['--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]'] as const;
+const DB_FLAG = ['--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]'] as const;
+const CONFIG_FLAG = ['--config <file>', 'config file to read db and store from'] as const;
+
+/** Opens the store named by the flags (read-only on SQLite), runs `use`, and closes it; reports why not. */
+async function withStore<S extends StoreReader>(flags: StoreFlags, open: typeof openStoreReader | typeof openExistingStore, use: (store: S) => Promise<void> | void): Promise<void> {
+  const where = resolveStoreLocation(flags);
+  if (!where.ok) {
+    reportProblems(where.problems);
     process.exitCode = 2;
-    return undefined;
+    return;
   }
-  if (!existsSync(db.dbPath)) {
-    process.stderr.write(`hookrelay: no database at ${resolve(db.dbPath)}: start \`hookrelay listen\` first, or pass --db\n`);
-    process.exitCode = 2;
-    return undefined;
-  }
-  const handle = openDatabase(db.dbPath, { readonly: true });
+  let store: S;
   try {
-    return use(createSqliteReader(handle));
+    store = (await open(where.location)) as S;
+  } catch (err) {
+    process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
+    process.exitCode = err instanceof NoStoreError ? 2 : 1;
+    return;
+  }
+  try {
+    await use(store);
   } finally {
-    handle.close();
+    await store.close();
   }
 }
 
@@ -63,9 +64,10 @@ export function registerEventsCommand(program: Command): Command {
     .option('--status <status>', `one of ${STATUSES.join(', ')}`)
     .option('--limit <n>', 'how many (1-1000)', '20')
     .option('--json', 'print JSON')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from')
-    .action((flags: { trigger?: string; status?: string; limit: string; json?: boolean; db?: string; config?: string }) => {
+    .option(...DB_FLAG)
+    .option(...STORE_FLAG)
+    .option(...CONFIG_FLAG)
+    .action(async (flags: { trigger?: string; status?: string; limit: string; json?: boolean; db?: string; store?: string; config?: string }) => {
       const problems: string[] = [];
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) problems.push(`--limit: must be a whole number from 1 to 1000, got ${JSON.stringify(flags.limit)}`);
@@ -75,20 +77,19 @@ export function registerEventsCommand(program: Command): Command {
         process.exitCode = 2;
         return;
       }
-      withReader(flags, (reader) => {
+      await withStore(flags, openStoreReader, async (reader) => {
         const status = flags.status as (typeof STATUSES)[number] | undefined;
         if (status === 'rejected' || status === 'faulted' || status === 'unavailable') {
-          const attempts = reader
-            .listAttempts({ outcomes: [status as AttemptOutcome], limit: flags.trigger ? 1000 : limit })
+          const attempts = (await reader.listAttempts({ outcomes: [status as AttemptOutcome], limit: flags.trigger ? 1000 : limit }))
             .filter((a) => !flags.trigger || a.trigger === flags.trigger)
             .slice(0, limit);
           if (flags.json) process.stdout.write(`${JSON.stringify(attempts, null, 2)}\n`);
           else process.stdout.write(attempts.length ? `${attempts.map(attemptRow).join('\n')}\n` : `no ${status} attempts\n`);
           return;
         }
-        const page = reader.listDeliveries({ limit, trigger: flags.trigger, duplicatesOnly: status === 'duplicate' });
+        const page = await reader.listDeliveries({ limit, trigger: flags.trigger, duplicatesOnly: status === 'duplicate' });
         if (flags.json) process.stdout.write(`${JSON.stringify(page.items.map(asJson), null, 2)}\n`);
-        else process.stdout.write(page.items.length ? `${page.items.map(deliveryRow).join('\n')}\n` : 'no deliveries stored yet\n');
+        else process.stdout.write(page.items.length ? `${page.items.map(deliveryRow).join('\n')}\n` : flags.trigger || status === 'duplicate' ? `no stored delivery matches ${[flags.trigger ? `--trigger ${printable(flags.trigger)}` : '', status === 'duplicate' ? '--status duplicate' : ''].filter(Boolean).join(' ')}\n` : 'no deliveries stored yet\n');
       });
     });
 
@@ -98,12 +99,13 @@ export function registerEventsCommand(program: Command): Command {
     .argument('<id>', 'delivery id (x-service-delivery)')
     .option('--json', 'print JSON')
     .option('--raw', 'print only the raw body bytes, exactly as received')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from')
-    .action((id: string, flags: { json?: boolean; raw?: boolean; db?: string; config?: string }) => {
-      withReader(flags, (reader) => {
-        const delivery = reader.getDelivery(id);
-        const attempts = reader.listAttempts({ deliveryId: id, limit: 1000 }).reverse();
+    .option(...DB_FLAG)
+    .option(...STORE_FLAG)
+    .option(...CONFIG_FLAG)
+    .action(async (id: string, flags: { json?: boolean; raw?: boolean; db?: string; store?: string; config?: string }) => {
+      await withStore(flags, openStoreReader, async (reader) => {
+        const delivery = await reader.getDelivery(id);
+        const attempts = (await reader.listAttempts({ deliveryId: id, limit: 1000 })).reverse();
         if (!delivery && attempts.length === 0) {
           process.stderr.write(`hookrelay: no delivery or attempt with id ${printable(id)}\n`);
           process.exitCode = 1;
@@ -114,7 +116,7 @@ export function registerEventsCommand(program: Command): Command {
           else process.exitCode = 1;
           return;
         }
-        const relay = reader.relayHistory(id);
+        const relay = await reader.relayHistory(id);
         if (flags.json) {
           process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts, relay }, null, 2)}\n`);
           return;
@@ -150,70 +152,56 @@ export function registerEventsCommand(program: Command): Command {
     .command('replay')
     .description('re-send a stored delivery, freshly signed and marked as a replay (recorded in its history)')
     .argument('<id>', 'delivery id')
-    .option('--to <url>', 'where to send it (default: HOOKRELAY_FORWARD_TO)')
+    .option('--to <url>', 'where to send it, on this machine unless --allow-remote (default: HOOKRELAY_FORWARD_TO)')
+    .option('--allow-remote', 'allow a target that is not on this machine')
     .option('--secret <secret>', 'sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret)')
     .option('--timeout <ms>', 'give up after this long', '30000')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from')
-    .action(async (id: string, flags: { to?: string; secret?: string; timeout: string; db?: string; config?: string }) => {
-      const problems: string[] = [];
-      const target = flags.to ?? process.env.HOOKRELAY_FORWARD_TO;
-      if (!target) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
-      else if (!/^https?:\/\//.test(target)) problems.push(`--to: must be an http or https URL, got ${JSON.stringify(target)}`);
-      const timeout = Number(flags.timeout);
-      if (!Number.isInteger(timeout) || timeout < 1) problems.push(`--timeout: must be a whole number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
-      const db = resolveDbPath(flags);
-      if (!db.ok) problems.push(...db.problems);
-      const secret = flags.secret ?? process.env.HOOKRELAY_FORWARD_SECRET ?? process.env.HOOKRELAY_SECRET?.split(',')[0] ?? (db.ok ? readDevSecret(dataDirOf(db.dbPath)) : undefined);
-      if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
-      if (db.ok && !existsSync(db.dbPath)) problems.push(`no database at ${resolve(db.dbPath)}: start \`hookrelay listen\` first, or pass --db`);
-      if (problems.length || !db.ok) {
-        reportProblems(problems);
+    .option(...DB_FLAG)
+    .option(...STORE_FLAG)
+    .option(...CONFIG_FLAG)
+    .action(async (id: string, flags: { to?: string; allowRemote?: boolean; secret?: string; timeout: string; db?: string; store?: string; config?: string }) => {
+      const where = resolveStoreLocation(flags);
+      const replay = resolveReplaySettings(flags, where.ok ? where.dbPath : null);
+      if (!replay.ok || !where.ok) {
+        reportProblems([...(where.ok ? [] : where.problems), ...(replay.ok ? [] : replay.problems)]);
         process.exitCode = 2;
         return;
       }
+      const { target, secret, timeoutMs } = replay.settings;
       const [{ Agent }, { replayDelivery }] = await Promise.all([import('undici'), import('../relay/replay.js')]);
-      const store = await createSqliteStore(db.dbPath);
-      const dispatcher = new Agent();
-      try {
-        const result = await replayDelivery({ store, dispatcher, secret: secret!, timeoutMs: timeout, extraHeaders: [], clock: Date.now }, id, target!);
-        if (!result) {
-          process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
-          process.exitCode = 1;
-          return;
+      await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
+        const dispatcher = new Agent();
+        try {
+          const result = await replayDelivery({ store, dispatcher, secret, timeoutMs, extraHeaders: [], clock: Date.now }, id, target);
+          if (!result) {
+            process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
+            process.exitCode = 1;
+            return;
+          }
+          process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
+          process.exitCode = result.ok ? 0 : 1;
+        } finally {
+          await dispatcher.close();
         }
-        process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
-        process.exitCode = result.ok ? 0 : 1;
-      } finally {
-        await dispatcher.close();
-        await store.close();
-      }
+      });
     });
 
   events
     .command('retry')
     .description('put a dead relay job back in the queue (a running `listen --forward-to` picks it up); only a dead one')
     .argument('<id>', 'delivery id')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from')
-    .action(async (id: string, flags: { db?: string; config?: string }) => {
-      const db = resolveDbPath(flags);
-      if (!db.ok || !existsSync(db.dbPath)) {
-        reportProblems(db.ok ? [`no database at ${resolve(db.dbPath)}`] : db.problems);
-        process.exitCode = 2;
-        return;
-      }
-      const store = await createSqliteStore(db.dbPath);
-      try {
+    .option(...DB_FLAG)
+    .option(...STORE_FLAG)
+    .option(...CONFIG_FLAG)
+    .action(async (id: string, flags: { db?: string; store?: string; config?: string }) => {
+      await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
         if (await store.requeueRelay(id, Date.now())) {
           process.stdout.write(`queued again: ${printable(id)}\n`);
           return;
         }
         process.stderr.write(`hookrelay: ${retryRefusal(id, (await store.relayHistory(id)).job?.state ?? null)}\n`);
         process.exitCode = 1;
-      } finally {
-        await store.close();
-      }
+      });
     });
 
   events
@@ -223,9 +211,10 @@ export function registerEventsCommand(program: Command): Command {
     .option('--trigger <trigger>', 'only this trigger')
     .option('--limit <n>', 'how many (1-100000)', '1000')
     .option('--url <url>', 'receiver URL to put in HAR and curl output', 'http://127.0.0.1:4000/webhooks')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
-    .option('--config <file>', 'config file to read db from')
-    .action((flags: { format: string; trigger?: string; limit: string; url: string; db?: string; config?: string }) => {
+    .option(...DB_FLAG)
+    .option(...STORE_FLAG)
+    .option(...CONFIG_FLAG)
+    .action(async (flags: { format: string; trigger?: string; limit: string; url: string; db?: string; store?: string; config?: string }) => {
       const problems: string[] = [];
       if (!EXPORT_FORMATS.includes(flags.format as ExportFormat)) problems.push(`--format: must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
       const limit = Number(flags.limit);
@@ -235,11 +224,11 @@ export function registerEventsCommand(program: Command): Command {
         process.exitCode = 2;
         return;
       }
-      withReader(flags, (reader) => {
+      await withStore(flags, openStoreReader, async (reader) => {
         const items: StoredDelivery[] = [];
         let before: number | undefined;
         while (items.length < limit) {
-          const page = reader.listDeliveries({ limit: Math.min(500, limit - items.length), trigger: flags.trigger, before });
+          const page = await reader.listDeliveries({ limit: Math.min(500, limit - items.length), trigger: flags.trigger, before });
           items.push(...page.items);
           if (page.nextCursor === null) break;
           before = page.nextCursor;

@@ -1,4 +1,5 @@
 /** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
+import { secretRedactor } from '../core/secret-hint.js';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { buildApp, type AppHandle } from '../app/build-app.js';
@@ -72,8 +73,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     return;
   }
   const color = Boolean(out.isTTY) && !process.env.NO_COLOR;
-  const secrets = [...config.secrets, ...(config.forward ? [config.forward.secret] : [])].filter((s) => s.length > 0);
-  const redact = (text: string) => secrets.reduce((line, secret) => (line.includes(secret) ? line.split(secret).join(secretHint(secret)) : line), text);
+  const redact = secretRedactor([...config.secrets, ...(config.forward ? [config.forward.secret] : [])]);
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
   else if (reporter.logger) {

@@ -32,8 +32,4 @@ export function ensureDevSecret(dataDir: string): { secret: string; created: boo
   return { secret, created: true };
 }
 
-/** A short, non-reversible hint of a secret for display: never the secret itself. */
-export function secretHint(secret: string): string {
-  if (secret.length <= 8) return '…';
-  return `${secret.slice(0, 5)}…${secret.slice(-2)}`;
-}
+export { secretHint } from '../core/secret-hint.js';

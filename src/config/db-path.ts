@@ -1,15 +1,39 @@
-/** Where a command finds the SQLite file, with `listen`'s precedence. */
+/** Where a command finds the store, with `listen`'s precedence: flag > HOOKRELAY_* > config file > default. */
+import type { StoreLocation } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { resolveOptions } from './resolve-config.js';
 
-/** The database path by flag > HOOKRELAY_DB > config file > default, or the problems found. */
-export function resolveDbPath(flags: { db?: string; config?: string }): { ok: true; dbPath: string } | { ok: false; problems: string[] } {
-  const dbSpec = LISTEN_OPTIONS.filter((s) => s.key === 'db');
-  const resolved = resolveOptions(
-    dbSpec,
-    { flags: { db: flags.db }, env: process.env, configFile: flags.config, configFileRequired: flags.config !== undefined },
+export interface StoreFlags {
+  db?: string;
+  store?: string;
+  config?: string;
+}
+
+type Problems = { ok: false; problems: string[] };
+
+function resolveKeys(keys: readonly string[], flags: StoreFlags, env: NodeJS.ProcessEnv) {
+  return resolveOptions(
+    LISTEN_OPTIONS.filter((s) => keys.includes(s.key)),
+    { flags: { db: flags.db, store: flags.store }, env, configFile: flags.config, configFileRequired: flags.config !== undefined },
     LISTEN_OPTIONS.map((s) => s.key),
   );
+}
+
+/** The SQLite path (its folder is the data folder, where the development secret lives). */
+export function resolveDbPath(flags: StoreFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; dbPath: string } | Problems {
+  const resolved = resolveKeys(['db'], flags, env);
   if (resolved.problems.length > 0) return { ok: false, problems: resolved.problems };
   return { ok: true, dbPath: resolved.values.db as string };
+}
+
+/** The store: `--store postgres://…` when given (flag, HOOKRELAY_STORE or the file), else the SQLite file of --db. */
+export function resolveStoreLocation(flags: StoreFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; location: StoreLocation; dbPath: string } | Problems {
+  const resolved = resolveKeys(['db', 'store'], flags, env);
+  const problems = [...resolved.problems];
+  const url = resolved.values.store as string | undefined;
+  if (url !== undefined && !isPostgresUrl(url)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
+  if (problems.length > 0) return { ok: false, problems };
+  const dbPath = resolved.values.db as string;
+  return { ok: true, dbPath, location: url !== undefined ? { kind: 'postgres', url } : { kind: 'sqlite', path: dbPath } };
 }

@@ -121,14 +121,13 @@ export interface DeliveryStore {
    * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
    * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
    * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
-   * window stays deduped. `dryRun` only counts. Optional while drivers catch up; the contract
-   * suite requires it.
+   * window stays deduped. `dryRun` only counts.
    */
-  prune?(before: number, options?: { dryRun?: boolean }): Promise<PruneResult>;
-  /** Counts of what is stored. Optional while drivers catch up; the contract suite requires it. */
-  stats?(): Promise<StoreStats>;
+  prune(before: number, options?: { dryRun?: boolean }): Promise<PruneResult>;
+  /** Counts of what is stored. */
+  stats(): Promise<StoreStats>;
   /** Readiness (`/readyz`): one small real write through the write path; rejects when the store cannot write. */
-  probe?(): Promise<void>;
+  probe(): Promise<void>;
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }

@@ -138,3 +138,15 @@ describe('postgres store: losing the server', () => {
     }
   }, 60_000);
 });
+
+describe('postgres store probe', () => {
+  it('resolves on a writable server; a server whose transactions are read-only is refused at open', async () => {
+    const url = await server.freshSchema();
+    const store = await open(url);
+    await expect(store.probe()).resolves.toBeUndefined();
+    const readOnly = new URL(url);
+    readOnly.searchParams.set('options', `${readOnly.searchParams.get('options') ?? ''} -c default_transaction_read_only=on`.trim());
+    const refused = await open(readOnly.href).then(() => null, (err: Error) => err);
+    expect(refused?.message).toMatch(/cannot open the PostgreSQL store: .*read-only/);
+  });
+});

@@ -370,6 +370,12 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
+    async probe() {
+      // A real write: txid_current() assigns a transaction id, so the commit writes (and, with
+      // synchronous_commit, flushes) a WAL record. A read-only server or a standby refuses it.
+      await write(() => pool.query('SELECT txid_current()'));
+    },
+
     close(): Promise<void> {
       closing ??= (async () => {
         // Commits in flight finish (or fail) first; then the connections are closed.

@@ -75,7 +75,7 @@ describe('console page', () => {
     const empty = page.locator('[data-testid=empty-state]');
     await empty.waitFor();
     expect(await page.locator('[data-testid=send-command]').textContent()).toBe(`npx hookrelay send --to http://127.0.0.1:4000/webhooks --trigger ${TRIGGER}`);
-    expect(await page.locator('[data-testid=secret-hint]').textContent()).toBe('whsec…3e');
+    expect(await page.locator('[data-testid=secret-hint]').textContent()).toBe('whsec_…1c3e');
     await liveFeed(page);
 
     // Deliveries arrive while the page is open.

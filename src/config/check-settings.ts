@@ -2,8 +2,10 @@
  * `check` flags → checked settings. Every refused flag is reported at once, each problem naming
  * its flag; the command decides how to print them.
  */
-import { LISTEN_OPTIONS } from '../config/option-specs.js';
-import { resolveOptions } from '../config/resolve-config.js';
+import type { StoreLocation } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/postgres/pg-url.js';
+import { LISTEN_OPTIONS } from './option-specs.js';
+import { resolveOptions } from './resolve-config.js';
 import { resolveCheckOptions, type CheckOptions, type CheckOptionsInput } from '../core/conformance/index.js';
 import { validateFailureHandling, type FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { integerOrText, policyFromFlags, type PolicyFlags } from '../sender/policy-options.js';
@@ -24,11 +26,13 @@ export interface CheckFlags extends PolicyFlags {
   json?: boolean;
   verbose?: boolean;
   db?: string;
+  store?: string;
   config?: string;
 }
 
 export interface CheckSettings {
-  dbPath: string;
+  /** Where the attempts are read: the SQLite file of --db, or --store postgres://…. */
+  location: StoreLocation;
   /** Only this delivery (`--delivery`). */
   deliveryId: string | null;
   /** Only deliveries with an attempt at or after this moment, ms (`--since`). */
@@ -64,19 +68,22 @@ const MAX_TIMEOUT_MS = 600_000;
  * HOOKRELAY_TOLERANCE / HOOKRELAY_DB > the config file > default), so `check` judges signatures
  * with the tolerance the receiver used. `nowMs` anchors `--since 10m` and is the judging time.
  */
-export function resolveCheckSettings(flags: CheckFlags, context: { nowMs: number; env: NodeJS.ProcessEnv }): CheckSettingsResult {
+export function resolveCheckSettings(flags: CheckFlags, context: { nowMs: number; env?: NodeJS.ProcessEnv }): CheckSettingsResult {
   const problems: string[] = [];
   const input: CheckOptionsInput = { complete: 'auto', now: context.nowMs };
 
   const typed: Record<string, unknown> = {};
   if (flags.db !== undefined) typed.db = flags.db;
+  if (flags.store !== undefined) typed.store = flags.store;
   if (flags.tolerance !== undefined) typed.tolerance = flags.tolerance;
   const shared = resolveOptions(
-    LISTEN_OPTIONS.filter((s) => s.key === 'db' || s.key === 'tolerance'),
-    { flags: typed, env: context.env, configFile: flags.config, configFileRequired: flags.config !== undefined },
+    LISTEN_OPTIONS.filter((s) => s.key === 'db' || s.key === 'store' || s.key === 'tolerance'),
+    { flags: typed, env: context.env ?? process.env, configFile: flags.config, configFileRequired: flags.config !== undefined },
     LISTEN_OPTIONS.map((s) => s.key),
   );
   problems.push(...shared.problems);
+  const storeUrl = shared.values.store as string | undefined;
+  if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
   if (typeof shared.values.tolerance === 'number') input.toleranceSeconds = shared.values.tolerance;
 
   let deliveryId: string | null = null;
@@ -125,7 +132,7 @@ export function resolveCheckSettings(flags: CheckFlags, context: { nowMs: number
   return {
     ok: true,
     settings: {
-      dbPath: shared.values.db as string,
+      location: storeUrl !== undefined ? { kind: 'postgres', url: storeUrl } : { kind: 'sqlite', path: shared.values.db as string },
       deliveryId,
       since,
       options: resolved.options,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationMs, parseMoment, parseMsPair, parsePositive } from '../../src/commands/check-values.js';
+import { parseDurationMs, parseMoment, parseMsPair, parsePositive } from '../../src/config/check-values.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 

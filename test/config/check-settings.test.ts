@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCheckSettings, type CheckFlags } from '../../src/commands/check-flags.js';
+import { resolveCheckSettings, type CheckFlags } from '../../src/config/check-settings.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy/policy.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -15,7 +15,7 @@ function settingsOf(flags: Partial<CheckFlags>, env: NodeJS.ProcessEnv = {}) {
 describe('resolveCheckSettings', () => {
   it('defaults to the spec: default policy and failure handling, time scale 1, 300 s, 10 s, judged now while runs may go on', () => {
     const s = settingsOf({});
-    expect(s).toMatchObject({ dbPath: '/tmp/none/hookrelay.db', deliveryId: null, since: null, json: false, verbose: false });
+    expect(s).toMatchObject({ location: { kind: 'sqlite', path: '/tmp/none/hookrelay.db' }, deliveryId: null, since: null, json: false, verbose: false });
     expect(s.options).toEqual({
       policy: DEFAULT_RETRY_POLICY,
       failureHandling: { autoDisableAfter: 15, disableOnGone: true },
@@ -51,7 +51,10 @@ describe('resolveCheckSettings', () => {
   it('takes the tolerance and the database like listen: flag > HOOKRELAY_* > default', () => {
     expect(settingsOf({}, { HOOKRELAY_TOLERANCE: '90' }).options.toleranceSeconds).toBe(90);
     expect(settingsOf({ tolerance: '30' }, { HOOKRELAY_TOLERANCE: '90' }).options.toleranceSeconds).toBe(30);
-    expect(settingsOf({ db: undefined }, { HOOKRELAY_DB: '/elsewhere/x.db' }).dbPath).toBe('/elsewhere/x.db');
+    expect(settingsOf({ db: undefined }, { HOOKRELAY_DB: '/elsewhere/x.db' }).location).toEqual({ kind: 'sqlite', path: '/elsewhere/x.db' });
+    expect(settingsOf({}, { HOOKRELAY_STORE: 'postgres://u@db/h' }).location).toEqual({ kind: 'postgres', url: 'postgres://u@db/h' });
+    expect(settingsOf({ store: 'postgres://flag/h' }, { HOOKRELAY_STORE: 'postgres://env/h' }).location).toEqual({ kind: 'postgres', url: 'postgres://flag/h' });
+    expect(resolve({ store: 'mysql://x' }, {})).toEqual({ ok: false, problems: ['--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)'] });
     expect(resolve({}, { HOOKRELAY_TOLERANCE: 'soon' })).toEqual({ ok: false, problems: ['HOOKRELAY_TOLERANCE: must be a whole number from 1 to 86400, got "soon"'] });
   });
 

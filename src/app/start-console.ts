@@ -1,0 +1,108 @@
+/**
+ * The console listener with what it is given of the app: status, replay, relay history,
+ * conformance, delete, metrics, and the one secret redactor. Never on the receiver's listener.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleConfig, ForwardConfig } from '../config/listen-config.js';
+import { secretHint, secretRedactor } from '../core/secret-hint.js';
+import type { FaultRules } from '../faults/rules-controller.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { ReplayResult } from '../relay/replay.js';
+import type { EventHub } from '../runtime/event-hub.js';
+import { isLoopbackHost, urlHost } from '../runtime/hosts.js';
+import { VERSION } from '../runtime/version.js';
+import type { DeliveryStore } from '../store/store.js';
+
+export interface ConsoleWiring {
+  settings: ConsoleConfig;
+  store: DeliveryStore;
+  hub: EventHub;
+  faults: FaultRules;
+  receiverUrl: string;
+  path: string;
+  secrets: readonly string[];
+  skipVerify: boolean;
+  toleranceSeconds: number;
+  forward: ForwardConfig | null;
+  replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
+  /** Called before a delivery is deleted (the relay forgets its read-ahead job). */
+  forget(deliveryId: string): void;
+  clock: () => number;
+}
+
+export interface StartedConsole {
+  server: FastifyInstance;
+  metrics: Metrics;
+  url: string;
+  token: string | null;
+}
+
+export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsole> {
+  const { settings, store, hub, forward } = wiring;
+  const token = settings.token ?? (isLoopbackHost(settings.host) ? null : randomBytes(24).toString('base64url'));
+  const [{ createMetrics }, { judgeStoredDelivery }, { DEFAULT_WEB_ROOT }, { createConsoleServer }] = await Promise.all([
+    import('../metrics/metrics.js'),
+    import('../conformance/judge-stored.js'),
+    import('../console/static-files.js'),
+    import('../console/console-server.js'),
+  ]);
+  const metrics = createMetrics({ hub, relayCounts: () => store.relayCounts() });
+  let server: FastifyInstance | null = null;
+  try {
+    server = await createConsoleServer({
+      metrics,
+      store,
+      hub,
+      status: () => ({
+        version: VERSION,
+        receiverUrl: wiring.receiverUrl,
+        path: wiring.path,
+        secretHints: wiring.secrets.map(secretHint),
+        skipVerify: wiring.skipVerify,
+        forwardTo: forward?.to ?? null,
+        toleranceSeconds: wiring.toleranceSeconds,
+      }),
+      listenHost: settings.host,
+      listenPort: settings.port,
+      allowedHosts: settings.allowedHosts,
+      token,
+      webRoot: DEFAULT_WEB_ROOT,
+      faults: wiring.faults,
+      replay: async (id, targetUrl) => {
+        const result = await wiring.replay(id, targetUrl ?? undefined);
+        if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };
+        return { ok: result.ok, status: result.status, ...(result.error ? { error: result.error } : {}) };
+      },
+      relayHistory: async (id) =>
+        (await store.relayHistory(id)).attempts.map((a) => ({
+          at: a.finishedAt,
+          ok: a.status !== null && a.status >= 200 && a.status < 300,
+          status: a.status,
+          latencyMs: a.finishedAt - a.startedAt,
+          replay: a.replay,
+          target: a.target,
+          ...(a.error ? { error: a.error } : {}),
+        })),
+      conformance: (id) => judgeStoredDelivery(store, id),
+      remove: (id) => {
+        wiring.forget(id);
+        return store.deleteDelivery(id);
+      },
+      redact: secretRedactor([...wiring.secrets, ...(forward ? [forward.secret] : [])]),
+      now: wiring.clock,
+    });
+    await server.listen({ host: settings.host, port: settings.port });
+  } catch (err) {
+    await server?.close();
+    metrics.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw Object.assign(new Error(`console port ${settings.port} on ${settings.host} is already in use: pass --console-port, or --no-console`), { code: 'CONSOLE_PORT_IN_USE' });
+    }
+    throw err;
+  }
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const host = isLoopbackHost(settings.host) || settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : urlHost(settings.host);
+  return { server, metrics, token, url: `http://${host}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}` };
+}

@@ -1,0 +1,80 @@
+/**
+ * One store opener for every command: a SQLite path or a `postgres://` URL. `listen` (through
+ * buildApp) opens it to write; `events`, `check` and `db stats` open it to read, which on SQLite
+ * is a read-only connection beside a running `listen` and never creates a file.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { redactPostgresUrl } from './postgres/pg-url.js';
+import type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
+import type { DeliveryStore } from './store.js';
+
+export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface OpenStoreOptions {
+  /** Accepting a delivery also queues its relay job (`--forward-to`, async). */
+  outbox?: boolean;
+  /** PostgreSQL: a relay lease outlives the longest hand-off. */
+  forwardTimeoutMs?: number;
+  /** SQLite: the hidden slow-disk knob (`--test-commit-delay`). */
+  commitDelayMs?: number;
+  /** SQLite: each group commit, for metrics. */
+  onCommit?: SqliteStoreOptions['onCommit'];
+}
+
+/** What reading commands use: every read of the contract, and close. */
+export type StoreReader = Pick<DeliveryStore, 'getDelivery' | 'listDeliveries' | 'listAttempts' | 'countArrivals' | 'relayHistory' | 'stats' | 'close'>;
+
+/** The location for messages: a path made absolute, a URL without its password. */
+export function describeStoreLocation(location: StoreLocation): string {
+  return location.kind === 'sqlite' ? resolve(location.path) : redactPostgresUrl(location.url);
+}
+
+/** Thrown when a command would read a SQLite file that does not exist (nothing is created). */
+export class NoStoreError extends Error {
+  readonly code = 'NO_STORE';
+}
+
+export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<DeliveryStore> {
+  if (location.kind === 'postgres') {
+    const { createPostgresStore } = await import('./postgres/pg-store.js');
+    return createPostgresStore(location.url, { outbox: options.outbox, forwardTimeoutMs: options.forwardTimeoutMs });
+  }
+  const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
+  return createSqliteStore(location.path, { outbox: options.outbox, commitDelayMs: options.commitDelayMs, onCommit: options.onCommit });
+}
+
+/** Like openStore, for a command that works on what is stored: a missing SQLite file is an error, not a new store. */
+export async function openExistingStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<DeliveryStore> {
+  assertExists(location);
+  return openStore(location, options);
+}
+
+export async function openStoreReader(location: StoreLocation): Promise<StoreReader> {
+  if (location.kind === 'postgres') return openStore(location);
+  assertExists(location);
+  const [{ openDatabase }, { createSqliteReader }, { readStoreStats }] = await Promise.all([
+    import('./sqlite/open-database.js'),
+    import('./sqlite/sqlite-reader.js'),
+    import('./sqlite/sqlite-stats.js'),
+  ]);
+  const db = openDatabase(location.path, { readonly: true });
+  const reader = createSqliteReader(db);
+  return {
+    getDelivery: async (id) => reader.getDelivery(id),
+    listDeliveries: async (query) => reader.listDeliveries(query),
+    listAttempts: async (query) => reader.listAttempts(query),
+    countArrivals: async (id) => reader.countArrivals(id),
+    relayHistory: async (id) => reader.relayHistory(id),
+    stats: async () => readStoreStats(db),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+function assertExists(location: StoreLocation): void {
+  if (location.kind === 'sqlite' && !existsSync(location.path)) {
+    throw new NoStoreError(`no database at ${resolve(location.path)}: start \`hookrelay listen\` first, or pass --db (or --store postgres://…)`);
+  }
+}

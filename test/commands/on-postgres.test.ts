@@ -1,0 +1,73 @@
+/** Every store command works on `--store postgres://…` (and HOOKRELAY_STORE), not only on the SQLite file. */
+import { describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/run-cli.js';
+import { startTarget } from '../helpers/target-server.js';
+import { useTestPostgres } from '../setup/postgres-test-url.js';
+
+const server = useTestPostgres();
+
+/** A schema with two deliveries (one with a dead relay job) and one refused attempt. */
+async function seeded(): Promise<string> {
+  const url = await server.freshSchema();
+  const store = await createPostgresStore(url, { outbox: true });
+  const a = makeDelivery({ id: 'pg-a', trigger: 'vendor.rating_dropped', receivedAt: Date.now() - 1000 });
+  const b = makeDelivery({ id: 'pg-b', receivedAt: Date.now() });
+  const { deliverySeq } = await store.accept(a, attemptFor(a, { receivedAt: a.receivedAt }));
+  await store.accept(b, attemptFor(b, { receivedAt: b.receivedAt }));
+  await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }));
+  await store.recordRelay({ deliverySeq, startedAt: 1, finishedAt: 2, status: 500, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 1, next: { state: 'dead' } });
+  await store.close();
+  return url;
+}
+
+describe('commands on PostgreSQL', () => {
+  it('events list, show, export, replay and retry read and write the PostgreSQL store', async () => {
+    const url = await seeded();
+    const list = await runCli(['events', 'list', '--store', url]);
+    expect(list.code).toBe(0);
+    expect(list.stdout.trim().split('\n').map((l) => /pg-\w/.exec(l)?.[0])).toEqual(['pg-b', 'pg-a']);
+    const viaEnv = await runCli(['events', 'list', '--json'], { env: { HOOKRELAY_STORE: url } });
+    expect((JSON.parse(viaEnv.stdout) as Array<{ id: string }>).map((d) => d.id)).toEqual(['pg-b', 'pg-a']);
+    const show = await runCli(['events', 'show', 'pg-a', '--store', url]);
+    expect(show.stdout).toMatch(/delivery {2}pg-a/);
+    expect(show.stdout).toMatch(/relay {5}dead after 1 tries/);
+    const exported = await runCli(['events', 'export', '--store', url]);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(2);
+
+    const target = await startTarget();
+    try {
+      const replay = await runCli(['events', 'replay', 'pg-b', '--store', url, '--to', target.url, '--secret', 'whsec_pg']);
+      expect(replay.code).toBe(0);
+      expect(target.received[0]!.headers['x-service-delivery']).toBe('pg-b');
+    } finally {
+      await target.close();
+    }
+    const retry = await runCli(['events', 'retry', 'pg-a', '--store', url]);
+    expect(retry.stdout).toMatch(/queued again: pg-a/);
+    const again = await runCli(['events', 'retry', 'pg-a', '--store', url]);
+    expect(again.stderr).toMatch(/pg-a is still queued/);
+  }, 60_000);
+
+  it('db stats and db prune work on PostgreSQL; db backup says to use pg_dump', async () => {
+    const url = await seeded();
+    const stats = await runCli(['db', 'stats', '--store', url, '--json']);
+    expect(stats.code).toBe(0);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ deliveries: 2, attempts: { accepted: 2, rejected: 1 }, relayJobs: { dead: 1, pending: 1 } });
+    expect(stats.stdout).not.toMatch(/password/);
+    const prune = await runCli(['db', 'prune', '--store', url, '--older-than', '1m', '--dry-run']);
+    expect(prune.code).toBe(0);
+    expect(prune.stdout).toMatch(/would remove 0 deliveries/);
+    const backup = await runCli(['db', 'backup', '/tmp/never-written.db', '--store', url]);
+    expect(backup.code).toBe(2);
+    expect(backup.stderr).toMatch(/pg_dump/);
+  }, 60_000);
+
+  it('check judges the attempts recorded in PostgreSQL', async () => {
+    const url = await seeded();
+    const check = await runCli(['check', '--store', url]);
+    expect(check.stdout).toMatch(/records {3}3 attempt records \(every recorded attempt\) in postgres:\/\//);
+    expect(check.stdout).toMatch(/delivery pg-a  vendor.rating_dropped  succeeded/);
+  }, 60_000);
+});
