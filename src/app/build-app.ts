@@ -4,8 +4,10 @@
  * commits and hand-offs finish, and closes the store.
  */
 import { randomInt } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Agent } from 'undici';
+import { dataDirOf, writeDevSecret } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
@@ -89,6 +91,9 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const location: StoreLocation = config.storeUrl ? { kind: 'postgres', url: config.storeUrl } : { kind: 'sqlite', path: config.dbPath };
   const started = closer();
   let describeOwner: InstanceLock['describe'] | null = null;
+  // A start that fails leaves no data folder behind that it made (issue 13: nothing before the listeners are bound).
+  const dataDir = dataDirOf(config.dbPath);
+  const dataDirIsNew = !deps.store && location.kind === 'sqlite' && !existsSync(dataDir);
   try {
     // One `listen` per SQLite file: a second relay over the same outbox would hand deliveries on twice.
     if (!deps.store && location.kind === 'sqlite') {
@@ -180,10 +185,12 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
       started.add(() => consoleStarted.server.close());
     }
     describeOwner?.({ receiverUrl, consoleUrl });
+    if (config.devSecret?.created) writeDevSecret(dataDir, config.secrets[0]!);
 
     return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, store, hub, faults, replay, receiver, close: started.close };
   } catch (err) {
     await started.close();
+    if (dataDirIsNew) rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
 }

@@ -1,4 +1,6 @@
 /** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
+import { DEFAULT_DB_PATH } from '../config/data-dir.js';
+import { shellQuote } from '../core/shell-command.js';
 import { secretRedactor } from '../core/secret-hint.js';
 import { Option, type Command } from 'commander';
 import { resolve } from 'node:path';
@@ -148,7 +150,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     lines.push(
       `  secret     development secret ${config.devSecret.created ? 'made now and ' : ''}kept in ${config.devSecret.file}:`,
       `               ${config.secrets[0]}`,
-      `             \`npx hookrelay send --to ${app.receiverUrl}\` signs with it; pass --secret to use your own.`,
+      `             \`${sendCommand(app.receiverUrl, config.dbPath)}\` signs with it; pass --secret to use your own.`,
     );
   } else {
     lines.push(`  secrets    ${config.secrets.map((s, i) => `#${i + 1} ${secretHint(s)}`).join(', ')}`);
@@ -170,4 +172,10 @@ function faultLines(app: AppHandle, config: ListenConfig): string[] {
   }
   lines.push('             tried in order: the first matching rule answers, no match is handled normally');
   return lines;
+}
+
+/** The `send` that signs with this development secret: it finds the secret beside the database, so a custom --db goes with it. */
+function sendCommand(receiverUrl: string, dbPath: string): string {
+  const db = resolve(dbPath) === resolve(DEFAULT_DB_PATH) ? '' : ` --db ${shellQuote(dbPath)}`;
+  return `npx hookrelay send --to ${shellQuote(receiverUrl)}${db}`;
 }

@@ -20,16 +20,17 @@ export function readDevSecret(dataDir: string): string | undefined {
   return secret.length > 0 ? secret : undefined;
 }
 
-/** Returns the development secret, making one (readable by the owner only) when there is none. */
-export function ensureDevSecret(dataDir: string): { secret: string; created: boolean } {
-  const existing = readDevSecret(dataDir);
-  if (existing) return { secret: existing, created: false };
+/** A new development secret, in memory: `listen` writes it only once its listeners are bound (writeDevSecret). */
+export function makeDevSecret(): string {
+  return `whsec_dev_${randomBytes(24).toString('hex')}`;
+}
+
+/** Keeps the development secret in the data folder, readable by the owner only. */
+export function writeDevSecret(dataDir: string, secret: string): void {
   mkdirSync(dataDir, { recursive: true });
-  const secret = `whsec_dev_${randomBytes(24).toString('hex')}`;
   const file = join(dataDir, DEV_SECRET_FILE);
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  return { secret, created: true };
 }
 
 export { secretHint } from '../core/secret-hint.js';

@@ -4,7 +4,7 @@ import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../
 import { parseForwardHeader } from '../handoff/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
-import { dataDirOf, ensureDevSecret } from './data-dir.js';
+import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 
@@ -109,9 +109,11 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   let devSecret: ListenConfig['devSecret'] = null;
   if (secrets.length === 0 && !values.skipVerify) {
     const dataDir = dataDirOf(dbPath);
-    const made = ensureDevSecret(dataDir);
-    secrets.push(made.secret);
-    devSecret = { created: made.created, file: `${dataDir}/dev-secret` };
+    // Only read here: a new one is written by the app once its listeners are bound, so a start
+    // that fails leaves nothing behind.
+    const existing = readDevSecret(dataDir);
+    secrets.push(existing ?? makeDevSecret());
+    devSecret = { created: existing === undefined, file: `${dataDir}/dev-secret` };
   }
   return {
     ok: true,

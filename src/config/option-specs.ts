@@ -2,6 +2,7 @@
  * The `listen` settings: one row each, naming its flag, its HOOKRELAY_* variable, its key in
  * hookrelay.config.json and its default. Resolution order: flag > env > file > default.
  */
+import { DEFAULT_DB_PATH } from './data-dir.js';
 
 export type OptionKind =
   | { type: 'port' }
@@ -29,7 +30,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'path', flag: '--path', env: 'HOOKRELAY_PATH', kind: { type: 'string' }, default: '/webhooks', description: 'path that accepts deliveries' },
   { key: 'secret', flag: '--secret', env: 'HOOKRELAY_SECRET', kind: { type: 'strings' }, default: [], description: 'signing secret; repeat for rotation (env: comma-separated)' },
   { key: 'tolerance', flag: '--tolerance', env: 'HOOKRELAY_TOLERANCE', kind: { type: 'int', min: 1, max: 86_400 }, default: 300, description: 'seconds a signature timestamp may be in the past or the future' },
-  { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: '.hookrelay/hookrelay.db', description: 'SQLite file; its folder is the data folder' },
+  { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: DEFAULT_DB_PATH, description: 'SQLite file; its folder is the data folder' },
   { key: 'store', flag: '--store', env: 'HOOKRELAY_STORE', kind: { type: 'string' }, description: 'a postgres:// URL: several instances share one PostgreSQL database (docs/deploy.md); default: the SQLite file of --db' },
   { key: 'skipVerify', flag: '--skip-verify', env: 'HOOKRELAY_SKIP_VERIFY', kind: { type: 'bool' }, default: false, description: 'accept unsigned or wrongly signed deliveries (UNSAFE: for local experiments only)' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: 64 * 1024 * 1024 }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },

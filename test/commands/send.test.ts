@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerSendCommand } from '../../src/commands/send.js';
-import { ensureDevSecret } from '../../src/config/data-dir.js';
+import { makeDevSecret, writeDevSecret } from '../../src/config/data-dir.js';
+
+function ensureDevSecret(dir: string): { secret: string } {
+  const secret = makeDevSecret();
+  writeDevSecret(dir, secret);
+  return { secret };
+}
 import { verify } from '../../src/core/signature/verify.js';
 import { runCli } from '../sender/helpers/cli.js';
 import { inTurn, startTestServer, type Answer, type Arrival, type TestServer } from '../sender/helpers/test-server.js';

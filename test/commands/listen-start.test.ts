@@ -1,0 +1,57 @@
+/** What `listen` leaves and says at start: nothing after a failed start; a banner whose send command works as printed. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function dir(): string {
+  const made = tempDir();
+  cleanups.push(made.remove);
+  return made.dir;
+}
+
+describe('listen at start', () => {
+  it('creates no data folder and no development secret when its port is busy', async () => {
+    const busy = createServer();
+    busy.listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    cleanups.push(() => new Promise((resolve) => busy.close(resolve)));
+    const port = (busy.address() as { port: number }).port;
+    const data = join(dir(), 'never-made');
+    const result = await runCli(['listen', '--port', String(port), '--console-port', '0', '--db', join(data, 'hookrelay.db')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('prints a send command that carries a custom --db, and keeps the secret it names', async () => {
+    const db = join(dir(), 'custom place', 'x.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', '--console-port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => child.kill('SIGKILL'));
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('Waiting for deliveries')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
+    });
+    const receiver = /POST (http:\/\/\S+)/.exec(out)![1]!;
+    expect(out).toContain(`\`npx hookrelay send --to ${receiver} --db '${db}'\` signs with it`);
+    const secret = readFileSync(join(db, '..', 'dev-secret'), 'utf8').trim();
+    expect(out).toContain(secret);
+    const sent = await runCli(['send', '--to', receiver, '--db', db]);
+    expect(sent.code).toBe(0);
+  }, 30_000);
+});
