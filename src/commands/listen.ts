@@ -21,7 +21,8 @@ export function registerListenCommand(program: Command): void {
     .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
   for (const spec of LISTEN_OPTIONS) {
     const env = `[env ${spec.env}]`;
-    const def = spec.default === undefined || (Array.isArray(spec.default) && spec.default.length === 0) ? '' : ` (default: ${String(spec.default)})`;
+    // A --no-X flag's default is "X on": saying "(default: true)" beside "--no-X" reads backwards.
+    const def = spec.default === undefined || spec.flag.startsWith('--no-') || (Array.isArray(spec.default) && spec.default.length === 0) ? '' : ` (default: ${String(spec.default)})`;
     if (spec.kind.type === 'bool') command.option(spec.flag, `${spec.description}${def} ${env}`);
     else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
     else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);

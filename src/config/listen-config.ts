@@ -87,7 +87,9 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
     if (parsed.ok) forwardHeaders.push(parsed.header);
     else problems.push(`--forward-header: ${parsed.message}`);
   }
-  if (values.forwardTo === undefined) {
+  // A --forward-to that was given but refused has its own problem; the others then say nothing.
+  const forwardToGiven = resolved.sources.forwardTo !== undefined && resolved.sources.forwardTo !== 'default';
+  if (values.forwardTo === undefined && !forwardToGiven) {
     for (const key of ['forwardSecret', 'forwardHeader'] as const) {
       if (resolved.sources[key] !== 'default') problems.push(`${key === 'forwardSecret' ? '--forward-secret' : '--forward-header'} has no effect without --forward-to`);
     }

@@ -78,9 +78,10 @@ export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInput
       continue;
     }
     const checked = coerce(spec, raw, source);
+    // Where the user gave it, also when it was refused: the other checks then know it was given.
+    sources[spec.key] = source;
     if (checked.ok) {
       values[spec.key] = checked.value;
-      sources[spec.key] = source;
     } else {
       problems.push(`${where}: ${checked.message}`);
     }

@@ -54,4 +54,11 @@ describe('listen at start', () => {
     const sent = await runCli(['send', '--to', receiver, '--db', db]);
     expect(sent.code).toBe(0);
   }, 30_000);
+
+  it('does not print "(default: true)" beside --no-console in its help', async () => {
+    const help = await runCli(['listen', '--help']);
+    const line = help.stdout.split('\n').find((l) => l.includes('--no-console'))!;
+    expect(line).toMatch(/do not start the browser console/);
+    expect(line).not.toMatch(/default: true/);
+  });
 });

@@ -1,0 +1,33 @@
+/** What `listen` says about its settings: one problem per cause, no follow-on noise, no dev secret written while resolving. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveListenConfig } from '../../src/config/listen-config.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+function folder(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return dir;
+}
+
+describe('listen settings wording', () => {
+  it('says only that --forward-to is wrong when it was given but refused, not that --forward-header lacks it', () => {
+    const dir = folder();
+    const result = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db'), forwardTo: 'notaurl', forwardHeader: ['X-Env: test'] }, env: {} });
+    expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--forward-to: must be a URL/)] });
+    const absent = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db'), forwardHeader: ['X-Env: test'] }, env: {} });
+    expect(absent).toEqual({ ok: false, problems: ['--forward-header has no effect without --forward-to'] });
+  });
+
+  it('resolves a development secret without writing it: the app writes it once bound', () => {
+    const dir = folder();
+    const result = resolveListenConfig({ flags: { db: join(dir, 'data', 'h.db') }, env: {} });
+    expect(result.ok && result.config.devSecret).toEqual({ created: true, file: `${join(dir, 'data')}/dev-secret` });
+    expect(result.ok && result.config.secrets[0]).toMatch(/^whsec_dev_[0-9a-f]{48}$/);
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+  });
+});
