@@ -14,7 +14,9 @@ export function registerSendCommand(program: Command): void {
   const command = program
     .command('send')
     .description('send signed deliveries to a receiver, retrying exactly as spec 6.4 says')
-    .requiredOption('--to <url>', 'the receiver endpoint (http or https)')
+    // Not a commander requiredOption: commander checks those before unknown options, so `--too x`
+    // said "required option --to" instead of "unknown option --too (Did you mean --to?)".
+    .option('--to <url>', 'the receiver endpoint (http or https); required')
     .option('--trigger <name>', 'the trigger (see `hookrelay triggers`)', 'trustcenter.access_requested')
     .option('--data <json>', "the body's data object, instead of sample data")
     .option('--payload <file>', 'send this file as the body, byte for byte (its "id" becomes x-service-delivery)')

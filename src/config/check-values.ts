@@ -4,10 +4,10 @@
  * value or a message saying what was expected; none throws.
  */
 
+import { parseDuration } from '../core/duration.js';
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const RELATIVE = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)(?:\s+ago)?$/i;
 // A calendar date, optionally with a time and a zone: what Date.parse reads the same everywhere.
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -18,8 +18,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[
  */
 export function parseMoment(text: string, nowMs: number): Parsed<number> {
   const trimmed = text.trim();
-  const relative = RELATIVE.exec(trimmed);
-  if (relative) return { ok: true, value: nowMs - Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]! };
+  const ago = parseDuration(trimmed.replace(/\s+ago$/i, ''));
+  if (ago.ok) return { ok: true, value: nowMs - ago.ms };
   if (ISO.test(trimmed)) {
     const ms = Date.parse(trimmed.replace(' ', 'T'));
     if (Number.isFinite(ms)) return { ok: true, value: ms };
@@ -27,14 +27,11 @@ export function parseMoment(text: string, nowMs: number): Parsed<number> {
   return { ok: false, message: `must be an ISO date-time such as 2026-06-01T10:00:00Z, or a time ago such as 90s, 10m, 2h, 1d (got ${JSON.stringify(text)})` };
 }
 
-/** Milliseconds: a bare number is ms; `ms` and `s` suffixes are read (`500`, `500ms`, `10s`, `0.5s`). */
+/** Milliseconds: a bare number is ms; any unit of the duration grammar is read (`500`, `500ms`, `10s`, `0.5s`). */
 export function parseDurationMs(text: string, min: number, max: number): Parsed<number> {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s)?$/i.exec(text.trim());
-  const ms = m ? Number(m[1]) * (m[2]?.toLowerCase() === 's' ? 1000 : 1) : NaN;
-  if (!Number.isFinite(ms) || ms < min || ms > max) {
-    return { ok: false, message: `must be milliseconds from ${min} to ${max} (e.g. 10000, or 10s), got ${JSON.stringify(text)}` };
-  }
-  return { ok: true, value: ms };
+  const duration = parseDuration(text, { bare: 'ms', min, max });
+  if (!duration.ok) return { ok: false, message: `must be milliseconds from ${min} to ${max} (e.g. 10000, or 10s), got ${JSON.stringify(text)}` };
+  return { ok: true, value: duration.ms };
 }
 
 /** Two non-negative millisecond numbers, `EARLY,LATE` (`250,1000`). */

@@ -1,4 +1,5 @@
 /** `events replay`: where to send, what to sign with, how long to wait; flag > HOOKRELAY_* > development secret. */
+import { parseDuration } from '../core/duration.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { dataDirOf, readDevSecret } from './data-dir.js';
 
@@ -20,8 +21,9 @@ export function resolveReplaySettings(flags: ReplayFlags, dbPath: string | null,
   const target = flags.to ?? env.HOOKRELAY_FORWARD_TO;
   if (!target) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
   else problems.push(...targetProblems(target, flags.allowRemote ?? false));
-  const timeoutMs = Number(flags.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) problems.push(`--timeout: must be a whole number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
+  const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1 });
+  const timeoutMs = timeout.ok ? timeout.ms : 0;
+  if (!timeout.ok) problems.push(`--timeout: must be milliseconds, or a duration such as 30s, got ${JSON.stringify(flags.timeout)}`);
   const secret = flags.secret ?? env.HOOKRELAY_FORWARD_SECRET ?? env.HOOKRELAY_SECRET?.split(',')[0] ?? (dbPath === null ? undefined : readDevSecret(dataDirOf(dbPath)) ?? undefined);
   if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0) return { ok: false, problems };

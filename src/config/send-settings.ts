@@ -2,6 +2,7 @@
  * `send` flags → checked settings and the deliveries to send. Refusals come back as tagged
  * results naming the flag or field; the command decides how to print them.
  */
+import { parseDuration } from '../core/duration.js';
 import { resolveDbPath } from './db-path.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -67,7 +68,8 @@ export function resolveSendSettings(flags: SendFlags, now: () => number): Settin
   if (!url.ok) return url;
   const count = integerFlag('--count', flags.count, 1, 100_000);
   const concurrency = integerFlag('--concurrency', flags.concurrency, 1, 1000);
-  const timeoutMs = integerFlag('--timeout', flags.timeout, 1, 600_000);
+  const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1, max: 600_000 });
+  const timeoutMs: Result<number> = timeout.ok ? { ok: true, value: timeout.ms } : { ok: false, message: `--timeout must be an integer from 1 to 600000 (milliseconds), or a duration such as 10s (got "${flags.timeout}")` };
   const seed = flags.seed === undefined ? { ok: true as const, value: randomInt(0, 2 ** 32) } : integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
   for (const checked of [count, concurrency, timeoutMs, seed]) if (!checked.ok) return checked;
   const timeScale = Number(flags.timeScale);
@@ -158,7 +160,8 @@ function resolveSecret(flags: SendFlags): { ok: true; secret: string | null; sig
   return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}` };
 }
 
-function checkUrl(value: string): Result<string> {
+function checkUrl(value: string | undefined): Result<string> {
+  if (value === undefined) return { ok: false, message: 'missing --to <url>: the receiver endpoint, e.g. --to http://127.0.0.1:4000/webhooks' };
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value: url.href };

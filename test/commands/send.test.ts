@@ -12,6 +12,7 @@ function ensureDevSecret(dir: string): { secret: string } {
 }
 import { verify } from '../../src/core/signature/verify.js';
 import { runCli } from '../sender/helpers/cli.js';
+import { runCli as runCliProcess } from '../helpers/run-cli.js';
 import { inTurn, startTestServer, type Answer, type Arrival, type TestServer } from '../sender/helpers/test-server.js';
 
 const SECRET = 'whsec_cli_test_secret_0123456789';
@@ -50,6 +51,14 @@ describe('hookrelay send', () => {
     expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: SECRET })).toMatchObject({ ok: true });
     const body = JSON.parse(a.body.toString('utf8'));
     expect(Object.keys(body.data)).toEqual(['accessRequestId']);
+  });
+
+  it('names a mistyped flag as unknown, with a suggestion, and a missing --to as missing', async () => {
+    const typo = await runCliProcess(['send', '--too', 'http://127.0.0.1:1/x']);
+    expect(typo.code).not.toBe(0);
+    expect(typo.stderr).toMatch(/unknown option '--too'\n\(Did you mean --to\?\)/);
+    const missing = await send(...noDevSecret());
+    expect(missing.err).toMatch(/missing --to <url>: the receiver endpoint/);
   });
 
   it('prints the spec Delivery records with --json', async () => {

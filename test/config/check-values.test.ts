@@ -40,11 +40,13 @@ describe('parseDurationMs (--timeout)', () => {
     ['10s', 10_000],
     ['0.5s', 500],
     [' 300 ', 300],
+    // The one duration grammar (src/core/duration.ts): minutes read too, within the bounds.
+    ['10m', 600_000],
   ])('reads %j as %d ms', (text, ms) => {
     expect(parseDurationMs(text, 1, 600_000)).toEqual({ ok: true, value: ms });
   });
 
-  it.each(['0', '-5', 'x', '10m', '600001', '', '1e3'])('refuses %j', (text) => {
+  it.each(['0', '-5', 'x', '11m', '600001', '', '1e3'])('refuses %j', (text) => {
     expect(parseDurationMs(text, 1, 600_000)).toMatchObject({ ok: false, message: expect.stringContaining('must be milliseconds from 1 to 600000') });
   });
 });

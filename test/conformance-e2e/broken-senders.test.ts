@@ -4,12 +4,18 @@
  *
  * Time scale 0.01 unless a case says otherwise: the first backoff window 48–72 s becomes
  * 480–720 ms, accepted 380–1220 ms with the local slack, so a right wait (600 ms) and a wrong one
- * (a few ms, or 1600 ms) are far apart on a loaded machine.
+ * (none, or 1600 ms) are far apart.
+ *
+ * No test here sleeps. The receiver and the sender double share a manual clock: a "wait" moves it,
+ * and every record is stamped with it, so each gap `check` measures is exactly the wait the script
+ * chose (and real sockets, the store and `check` itself run as in production). Whether real timing
+ * noise stays inside the slack is the built-in sender's test (built-in-sender.test.ts), which runs
+ * on the system clock.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildDelivery } from '../../src/sender/build-request.js';
-import { check, failedRules, newDelivery, startReceiver, type Cleanups, type Receiver } from './harness.js';
+import { check, failedRules, manualClock, newDelivery, startReceiver, type Cleanups, type ManualClock, type Receiver } from './harness.js';
 import { senderDouble, type SenderDouble } from './sender-double.js';
 
 const cleanups: Cleanups = [];
@@ -20,11 +26,15 @@ afterEach(async () => {
 /** The first retry's right wait at time scale 0.01 (60 s nominal). */
 const RIGHT_WAIT_MS = 600;
 
-async function setUp(faults: string[]): Promise<{ receiver: Receiver; sender: SenderDouble }> {
-  const receiver = await startReceiver(cleanups, faults);
-  const sender = senderDouble(receiver.url);
+/** A whole second an hour ago: `check` judges at the real now, after everything recorded. */
+const START_MS = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+
+async function setUp(faults: string[]): Promise<{ receiver: Receiver; sender: SenderDouble; clock: ManualClock }> {
+  const clock = manualClock(START_MS);
+  const receiver = await startReceiver(cleanups, faults, { clock });
+  const sender = senderDouble(receiver.url, clock);
   cleanups.push(() => sender.close());
-  return { receiver, sender };
+  return { receiver, sender, clock };
 }
 
 /** Lets the receiver finish its records, then checks; returns the failed rules and the run. */
@@ -48,9 +58,9 @@ describe('a broken sender fails exactly the rule it breaks', () => {
 
   it('reused timestamp → fresh-signature', async () => {
     // Time scale 0.03: the right wait is 1.8 s, long enough that a second t is owed (1 s + 500 ms slack).
-    const { receiver, sender } = await setUp(['500 attempt=1']);
+    const { receiver, sender, clock } = await setUp(['500 attempt=1']);
     const d = newDelivery();
-    const t = Math.floor(Date.now() / 1000);
+    const t = Math.floor(clock.now() / 1000);
     await sender.attempt({ delivery: d, n: 1, t });
     await sender.wait(1800);
     expect(await sender.attempt({ delivery: d, n: 2, t })).toBe(200);

@@ -47,13 +47,34 @@ function rulesOf(lines: readonly string[]): FaultRule[] {
   });
 }
 
-/** Starts hookrelay on 127.0.0.1:0 with `faults` (one-line rules) over a fresh database. */
-export async function startReceiver(cleanups: Cleanups, faults: readonly string[] = []): Promise<Receiver> {
+/** A clock that moves only when told: `now` never changes on its own. */
+export interface ManualClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+/** A manual clock starting at `startMs`. */
+export function manualClock(startMs: number): ManualClock {
+  let now = startMs;
+  return {
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+  };
+}
+
+/**
+ * Starts hookrelay on 127.0.0.1:0 with `faults` (one-line rules) over a fresh database. With
+ * `clock`, the receiver stamps every record (arrival, answer, signature check) with it instead of
+ * the system clock.
+ */
+export async function startReceiver(cleanups: Cleanups, faults: readonly string[] = [], options: { clock?: ManualClock } = {}): Promise<Receiver> {
   const dir = tempDir('hookrelay-e2e-');
   cleanups.push(dir.remove);
   const dbPath = join(dir.dir, 'hookrelay.db');
   const config: ListenConfig = testListenConfig(dbPath, { faultRules: rulesOf(faults), seed: 1 });
-  const app = await buildApp(config);
+  const app = await buildApp(config, options.clock ? { clock: options.clock.now } : {});
   cleanups.push(() => app.close());
   let requests = 0;
   let recorded = 0;

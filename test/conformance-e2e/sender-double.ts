@@ -2,12 +2,15 @@
  * A scriptable sender for broken-sender tests: each call sends one attempt of a delivery right
  * now, over undici, signed as spec 6.3 says unless the script says otherwise. The script decides
  * the waits, the attempt numbers, the ids, the bodies: a broken sender is a few lines of it.
+ *
+ * It shares a manual clock with the receiver (harness.ts): "now" for its signatures is that
+ * clock, and a wait moves it instead of sleeping. The receiver stamps each arrival and answer
+ * with the same clock, so the gaps `check` measures are exactly the waits the script chose.
  */
-import { setTimeout as senderWait } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { sign } from '../../src/core/signature/sign.js';
 import { attemptHeaders, type OutgoingDelivery } from '../../src/sender/build-request.js';
-import { TEST_SECRET } from './harness.js';
+import { TEST_SECRET, type ManualClock } from './harness.js';
 
 export interface AttemptScript {
   delivery: OutgoingDelivery;
@@ -24,17 +27,17 @@ export interface AttemptScript {
 export interface SenderDouble {
   /** Sends one attempt; resolves with the status (null: no answer). */
   attempt(script: AttemptScript): Promise<number | null>;
-  /** The double's own wait between attempts (its timer, not the test's). */
+  /** The double's wait between attempts: moves the shared clock by `ms` (no real time passes). */
   wait(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export function senderDouble(url: string): SenderDouble {
+export function senderDouble(url: string, clock: ManualClock): SenderDouble {
   const agent = new Agent();
   return {
     async attempt({ delivery, n, t, id, body }) {
       const bytes = body ?? delivery.body;
-      const headers = attemptHeaders(delivery, n, sign(TEST_SECRET, bytes, t ?? Math.floor(Date.now() / 1000)));
+      const headers = attemptHeaders(delivery, n, sign(TEST_SECRET, bytes, t ?? Math.floor(clock.now() / 1000)));
       if (id !== undefined) headers['x-service-delivery'] = id;
       try {
         const res = await request(url, { method: 'POST', headers, body: bytes, dispatcher: agent });
@@ -45,7 +48,7 @@ export function senderDouble(url: string): SenderDouble {
       }
     },
     async wait(ms) {
-      await senderWait(ms);
+      clock.advance(ms);
     },
     async close() {
       await agent.close();

@@ -1,6 +1,6 @@
 /** `suspension`: after auto-disable or a 410, nothing more arrives (spec 3, webhook status; 6.4 rule 5). */
 import type { DeliveryProgress } from './delivery-progress.js';
-import { isoTime, seconds } from './numbers.js';
+import { isoTime, policySeconds, seconds } from './numbers.js';
 import type { CheckOptions } from './options.js';
 import type { Finding, SuspensionVerdict, TimelineEntry } from './types.js';
 
@@ -51,15 +51,18 @@ export function findSuspension(
 }
 
 /**
- * Fails every attempt of another delivery arriving more than `slack.lateMs` after the suspension
- * (a request already on its way when the deciding answer came back is not the sender's fault).
- * Later attempts of the delivery that caused it are left to its own rules (no-retry-after-final,
- * max-attempts), so one broken behaviour fails one rule. n/a when the webhook was never suspended.
+ * Fails every attempt of another delivery arriving more than `slack.lateMs` after the suspension.
+ * One arriving within the late slack passes as already in flight (the sender sent it before the
+ * deciding answer reached it), and the verdict says so: an ok finding per such arrival, and a
+ * message that counts them. Later attempts of the delivery that caused it are left to its own
+ * rules (no-retry-after-final, max-attempts), so one broken behaviour fails one rule. n/a when the
+ * webhook was never suspended.
  */
 export function judgeSuspension(deliveries: readonly AnalysedDelivery[], options: CheckOptions): SuspensionVerdict & { causeIndex: number | null } {
   const { suspension, longestFailureRun } = findSuspension(deliveries, options);
   const { autoDisableAfter, disableOnGone } = options.failureHandling;
-  const expected = `suspended after ${autoDisableAfter} consecutive failed deliveries${disableOnGone ? ' or a 410' : ''}; nothing arrives after`;
+  const slack = `${policySeconds(options.slack.lateMs / 1000)} late slack`;
+  const expected = `suspended after ${autoDisableAfter} consecutive failed deliveries${disableOnGone ? ' or a 410' : ''}; nothing arrives after, but for a request already in flight (within the ${slack})`;
   if (!suspension) {
     return {
       rule: 'suspension',
@@ -76,18 +79,25 @@ export function judgeSuspension(deliveries: readonly AnalysedDelivery[], options
   }
   const cutoff = suspension.at + options.slack.lateMs;
   const causeId = deliveries[suspension.causeIndex]?.timeline[0]?.deliveryId ?? null;
-  const findings: Finding[] = [];
+  const late: Finding[] = [];
+  const inFlight: Finding[] = [];
+  /** The in-flight arrivals, briefly, for the message. */
+  const inFlightBrief: string[] = [];
   deliveries.forEach((d, index) => {
     if (index === suspension.causeIndex) return;
     const id = d.timeline[0]?.deliveryId ?? null;
     for (const a of d.timeline) {
-      if (!(a.receivedAt > cutoff)) continue;
-      findings.push({
+      if (!(a.receivedAt > suspension.at)) continue;
+      const which = `delivery ${id ?? '(no id)'} attempt ${a.position}`;
+      const after = `${which} arrived ${seconds(a.receivedAt - suspension.at)} after the suspension`;
+      const allowed = !(a.receivedAt > cutoff);
+      if (allowed) inFlightBrief.push(`${which}, ${seconds(a.receivedAt - suspension.at)} after`);
+      (allowed ? inFlight : late).push({
         attempt: a.position,
         deliveryId: id,
-        ok: false,
-        expected: `nothing after ${isoTime(suspension.at)}`,
-        observed: `delivery ${id ?? '(no id)'} attempt ${a.position} arrived ${seconds(a.receivedAt - suspension.at)} after the suspension`,
+        ok: allowed,
+        expected: `nothing after ${isoTime(suspension.at)} + the ${slack}`,
+        observed: allowed ? `${after}, within the ${slack}: already in flight` : after,
         bounds: { min: null, max: options.slack.lateMs / 1000 },
         value: (a.receivedAt - suspension.at) / 1000,
       });
@@ -96,18 +106,27 @@ export function judgeSuspension(deliveries: readonly AnalysedDelivery[], options
   const why = suspension.cause === 'gone'
     ? `delivery ${causeId ?? '(no id)'} was answered 410 (disableOnGone)`
     : `${suspension.consecutive} consecutive deliveries failed, the last ${causeId ?? '(no id)'}`;
+  const allowedText = inFlight.length === 0
+    ? ''
+    : `${plural(inFlight.length, 'arrival')} within the ${slack} ${inFlight.length === 1 ? 'was' : 'were'} already in flight (${inFlightBrief.join('; ')})`;
   return {
     rule: 'suspension',
-    status: findings.length > 0 ? 'fail' : 'pass',
-    message: findings.length > 0
-      ? `suspended at ${isoTime(suspension.at)} (${why}), yet ${findings.length} attempt${findings.length === 1 ? '' : 's'} arrived after: ${findings.map((f) => f.observed).join('; ')}`
-      : `suspended at ${isoTime(suspension.at)} (${why}); nothing arrived after`,
+    status: late.length > 0 ? 'fail' : 'pass',
+    message: late.length > 0
+      ? `suspended at ${isoTime(suspension.at)} (${why}), yet ${plural(late.length, 'attempt')} arrived after, beyond the ${slack}: ${late.map((f) => f.observed).join('; ')}${allowedText === '' ? '' : `; ${allowedText}`}`
+      : `suspended at ${isoTime(suspension.at)} (${why}); ${allowedText === '' ? 'nothing arrived after' : `${allowedText}, nothing arrived later`}`,
     expected,
-    observed: `${findings.length} attempt${findings.length === 1 ? '' : 's'} after the suspension`,
-    findings: findings.length > 0 ? findings : [{ attempt: 0, deliveryId: null, ok: true, expected: `nothing after ${isoTime(suspension.at)}`, observed: 'nothing arrived' }],
+    observed: `${plural(late.length, 'attempt')} after the suspension beyond the ${slack}${inFlight.length > 0 ? `, ${inFlight.length} within it` : ''}`,
+    findings: late.length + inFlight.length > 0
+      ? [...late, ...inFlight]
+      : [{ attempt: 0, deliveryId: null, ok: true, expected: `nothing after ${isoTime(suspension.at)} + the ${slack}`, observed: 'nothing arrived' }],
     suspendedAt: suspension.at,
     cause: suspension.cause,
     causeDeliveryId: causeId,
     causeIndex: suspension.causeIndex,
   };
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -6,7 +6,11 @@
  *
  * One answer (a 3-digit status, accept, hang, reset, close, redirect or delay=MS), its
  * options, match conditions, `times=N`, the `pre-verify` flag and `id=NAME`, in any order.
+ * Each token is checked on its own here; the checks across fields and the building of the rule
+ * are the JSON form's too (assemble-rule.ts).
  */
+import { parseDuration } from '../duration.js';
+import { assembleRule, OPTION_FITS, type AnswerHead, type OptionName, type RuleFields, type RuleProblem } from './assemble-rule.js';
 import { parseRangeText } from './attempt-range.js';
 import {
   checkBody,
@@ -20,21 +24,11 @@ import {
   checkRedirectStatus,
   checkStatus,
   checkTimes,
-  keepsPost,
-  statusAllowsBody,
   type Check,
 } from './field-checks.js';
 import { tokenize, type Token } from './one-line-lexer.js';
 import { parseRetryAfterText } from './retry-after.js';
-import {
-  DEFAULT_REDIRECT_STATUS,
-  MAX_HEADERS,
-  type FaultAnswer,
-  type FaultMatch,
-  type FaultRule,
-  type RedirectStatus,
-  type RetryAfterSpec,
-} from './rule.js';
+import { MAX_HEADERS, type FaultRule } from './rule.js';
 
 export type FaultRuleParse =
   | { ok: true; rule: FaultRule }
@@ -61,28 +55,13 @@ const KEYS = [
   'id',
 ] as const;
 
-type AnswerWord = (typeof ANSWER_WORDS)[number] | 'status' | 'delay';
 type Flag = (typeof FLAGS)[number];
 type Key = (typeof KEYS)[number];
 
-interface At<T> {
-  value: T;
-  column: number;
-}
-
-interface Draft {
-  answer: At<{ word: AnswerWord; text: string; n: number }> | null;
-  match: FaultMatch;
-  times?: number;
-  id?: string;
-  retryAfter?: At<RetryAfterSpec>;
-  headers: Array<At<[string, string]>>;
-  body?: At<string>;
-  redirectStatus?: At<RedirectStatus>;
-  hops?: At<number>;
-  flags: Map<Flag, number>;
-  /** Options in token order, to check each against the answer. */
-  options: Array<{ name: string; column: number; fits: AnswerWord[] }>;
+/** The rule's fields, at their columns, and the answer as written (for messages). */
+interface Draft extends RuleFields<number> {
+  answerText: string;
+  flags: Set<Flag>;
 }
 
 interface Failure {
@@ -103,14 +82,14 @@ export function parseFaultRule(text: string): FaultRuleParse {
   if (!lexed.ok) return fail(lexed);
   if (lexed.tokens.length === 0) return fail({ column: 1, reason: 'empty rule: give an answer such as 503, hang or reset' });
 
-  const draft: Draft = { answer: null, match: {}, headers: [], flags: new Map(), options: [] };
-  const seenKeys = new Map<Key, number>();
+  const draft: Draft = { answer: null, answerText: '', match: {}, options: [], flags: new Set() };
+  const seenKeys = new Set<Key>();
   for (const token of lexed.tokens) {
     const failure = token.key === null ? readWord(draft, token) : readKey(draft, token, seenKeys);
     if (failure) return fail(failure);
   }
-  const built = build(draft);
-  return 'reason' in built ? fail(built) : { ok: true, rule: built.rule };
+  const assembled = assembleRule(draft);
+  return assembled.ok ? { ok: true, rule: assembled.rule } : fail(explain(assembled.problem, draft.answerText));
 }
 
 function readWord(draft: Draft, token: Token): Failure | null {
@@ -120,17 +99,17 @@ function readWord(draft: Draft, token: Token): Failure | null {
     if (!/^[0-9]{3}$/.test(word)) return { column, reason: 'status must be 3 digits' };
     const status = checkStatus(Number(word));
     if (!status.ok) return { column, reason: 'status must be 100-599' };
-    return setAnswer(draft, { word: 'status', text: word, n: status.value }, column);
+    return setAnswer(draft, { kind: 'status', status: status.value }, word, column);
   }
   if ((ANSWER_WORDS as readonly string[]).includes(word)) {
-    return setAnswer(draft, { word: word as AnswerWord, text: word, n: 0 }, column);
+    return setAnswer(draft, { kind: word as (typeof ANSWER_WORDS)[number] }, word, column);
   }
   if ((FLAGS as readonly string[]).includes(word)) {
     const flag = word as Flag;
     if (draft.flags.has(flag)) return { column, reason: `duplicate flag ${flag}` };
-    draft.flags.set(flag, column);
-    if (flag === 'slow-headers') draft.options.push({ name: flag, column, fits: ['hang'] });
-    if (flag === 'no-location') draft.options.push({ name: flag, column, fits: ['redirect'] });
+    draft.flags.add(flag);
+    if (flag === 'pre-verify') draft.beforeVerify = true;
+    else draft.options.push({ name: flag, at: column });
     return null;
   }
   if ((KEYS as readonly string[]).includes(word)) return { column, reason: `${word} needs a value: ${word}=…` };
@@ -140,13 +119,14 @@ function readWord(draft: Draft, token: Token): Failure | null {
   };
 }
 
-function setAnswer(draft: Draft, answer: { word: AnswerWord; text: string; n: number }, column: number): Failure | null {
-  if (draft.answer) return { column, reason: `conflicting answers: ${draft.answer.value.text} and ${answer.text} (a rule has one answer)` };
-  draft.answer = { value: answer, column };
+function setAnswer(draft: Draft, head: AnswerHead, text: string, column: number): Failure | null {
+  if (draft.answer) return { column, reason: `conflicting answers: ${draft.answerText} and ${text} (a rule has one answer)` };
+  draft.answer = { head, at: column };
+  draft.answerText = text;
   return null;
 }
 
-function readKey(draft: Draft, token: Token, seenKeys: Map<Key, number>): Failure | null {
+function readKey(draft: Draft, token: Token, seenKeys: Set<Key>): Failure | null {
   const { column, value } = token;
   const key = token.key!;
   if ((FLAGS as readonly string[]).includes(key)) return { column, reason: `${key} is a flag and takes no value` };
@@ -155,7 +135,7 @@ function readKey(draft: Draft, token: Token, seenKeys: Map<Key, number>): Failur
   }
   const k = key as Key;
   if (k !== 'header' && seenKeys.has(k)) return { column, reason: `duplicate key ${k}` };
-  seenKeys.set(k, column);
+  seenKeys.add(k);
   if (value === '' && k !== 'body') return { column, reason: `${k} needs a value after =` };
   const problem = (c: Check<unknown>, name: string = k): Failure | null => (c.ok ? null : { column, reason: `${name} ${c.problem}` });
 
@@ -190,14 +170,12 @@ function readKey(draft: Draft, token: Token, seenKeys: Map<Key, number>): Failur
     case 'delay': {
       const c = checkDelayMs(readMs(value));
       if (!c.ok) return problem(c);
-      return setAnswer(draft, { word: 'delay', text: `delay=${value}`, n: c.value }, column);
+      return setAnswer(draft, { kind: 'delay', ms: c.value }, `delay=${value}`, column);
     }
     case 'retry-after': {
       const c = parseRetryAfterText(value);
-      if (!c.ok) return problem(c);
-      draft.retryAfter = { value: c.value, column };
-      draft.options.push({ name: k, column, fits: ['status'] });
-      return null;
+      if (c.ok) draft.options.push({ name: k, value: c.value, at: column });
+      return problem(c);
     }
     case 'header': {
       const colon = value.indexOf(':');
@@ -206,133 +184,72 @@ function readKey(draft: Draft, token: Token, seenKeys: Map<Key, number>): Failur
       if (!name.ok) return problem(name, 'header name');
       const v = checkHeaderValue(value.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, ''));
       if (!v.ok) return problem(v, 'header value');
-      draft.headers.push({ value: [name.value, v.value], column });
-      draft.options.push({ name: k, column, fits: ['status'] });
+      draft.options.push({ name: k, value: [name.value, v.value], at: column });
       return null;
     }
     case 'body': {
       const c = checkBody(value);
-      if (!c.ok) return problem(c);
-      draft.body = { value: c.value, column };
-      draft.options.push({ name: k, column, fits: ['status'] });
-      return null;
+      if (c.ok) draft.options.push({ name: k, value: c.value, at: column });
+      return problem(c);
     }
     case 'status': {
       const c = checkRedirectStatus(readInt(value));
-      if (!c.ok && draft.answer?.value.word !== 'redirect' && checkStatus(readInt(value)).ok) {
+      if (!c.ok && draft.answer?.head.kind !== 'redirect' && checkStatus(readInt(value)).ok) {
         // status= belongs to redirect answers; an answer with a status is written as the bare number.
         return { column, reason: `status= sets a redirect's status (301, 302, 303, 307 or 308); to answer ${value}, write it on its own, e.g. '${value} attempt=1'` };
       }
-      if (!c.ok) return problem(c);
-      draft.redirectStatus = { value: c.value, column };
-      draft.options.push({ name: 'status=', column, fits: ['redirect'] });
-      return null;
+      if (c.ok) draft.options.push({ name: 'status=', value: c.value, at: column });
+      return problem(c);
     }
     case 'hops': {
       const c = checkHops(readInt(value));
-      if (!c.ok) return problem(c);
-      draft.hops = { value: c.value, column };
-      draft.options.push({ name: k, column, fits: ['redirect'] });
-      return null;
+      if (c.ok) draft.options.push({ name: k, value: c.value, at: column });
+      return problem(c);
     }
   }
 }
 
-function build(draft: Draft): { rule: FaultRule } | Failure {
-  const answerAt = draft.answer;
-  if (!answerAt) {
-    return { column: 1, reason: 'rule has no answer: give a status (e.g. 503), accept, hang, reset, close, redirect or delay=MS' };
+/** A refusal of the shared assembly in the one-line form's words, at a column. */
+function explain(problem: RuleProblem<number>, answerText: string): Failure {
+  switch (problem.code) {
+    case 'no_answer':
+      return { column: 1, reason: 'rule has no answer: give a status (e.g. 503), accept, hang, reset, close, redirect or delay=MS' };
+    case 'option_not_for_answer':
+      return {
+        column: problem.at,
+        reason:
+          problem.option === 'status='
+            ? 'status= is for redirect; for a status answer write the status alone (e.g. 503)'
+            : `${problem.option} applies only to ${describeFit(problem.option)}, not to ${answerText}`,
+      };
+    case 'too_many_headers':
+      return { column: problem.at, reason: `at most ${MAX_HEADERS} headers` };
+    case 'duplicate_header':
+      return { column: problem.at, reason: `duplicate header ${problem.name}` };
+    case 'retry_after_twice':
+      return { column: Math.max(problem.at, problem.other), reason: 'Retry-After given twice: use retry-after= or header=retry-after:…, not both' };
+    case 'body_not_allowed':
+      return { column: problem.at, reason: `a ${problem.status} answer has no body` };
+    case 'hops_and_no_location':
+      return { column: Math.max(problem.at, problem.other), reason: 'hops and no-location conflict: a chain of hops has a Location' };
+    case 'hops_need_post':
+      return { column: Math.max(problem.at, problem.other), reason: `redirect hops need status 307 or 308 (only they keep the POST), not ${problem.status}` };
   }
-  const a = answerAt.value;
-  for (const option of draft.options) {
-    if (option.fits.includes(a.word)) continue;
-    const hint =
-      option.name === 'status='
-        ? 'status= is for redirect; for a status answer write the status alone (e.g. 503)'
-        : `${option.name} applies only to ${describeFit(option.fits)}, not to ${a.text}`;
-    return { column: option.column, reason: hint };
-  }
-
-  let answer: FaultAnswer;
-  switch (a.word) {
-    case 'status': {
-      const built = buildStatusAnswer(draft, a.n);
-      if ('reason' in built) return built;
-      answer = built.answer;
-      break;
-    }
-    case 'delay':
-      answer = { kind: 'delay', ms: a.n };
-      break;
-    case 'hang':
-      answer = { kind: 'hang', slowHeaders: draft.flags.has('slow-headers') };
-      break;
-    case 'redirect': {
-      const status = draft.redirectStatus?.value ?? DEFAULT_REDIRECT_STATUS;
-      const noLocation = draft.flags.get('no-location');
-      if (draft.hops && noLocation !== undefined) {
-        return { column: Math.max(draft.hops.column, noLocation), reason: 'hops and no-location conflict: a chain of hops has a Location' };
-      }
-      if (draft.hops && !keepsPost(status)) {
-        return {
-          column: Math.max(draft.hops.column, draft.redirectStatus!.column),
-          reason: `redirect hops need status 307 or 308 (only they keep the POST), not ${status}`,
-        };
-      }
-      answer = { kind: 'redirect', status, hops: draft.hops?.value ?? null };
-      break;
-    }
-    case 'accept':
-    case 'reset':
-    case 'close':
-      answer = { kind: a.word };
-      break;
-  }
-
-  const rule: FaultRule = { match: draft.match, answer };
-  if (draft.id !== undefined) rule.id = draft.id;
-  if (draft.times !== undefined) rule.limit = { times: draft.times };
-  if (draft.flags.has('pre-verify')) rule.beforeVerify = true;
-  return { rule };
 }
 
-function buildStatusAnswer(draft: Draft, status: number): { answer: FaultAnswer } | Failure {
-  if (draft.headers.length > MAX_HEADERS) return { column: draft.headers[MAX_HEADERS]!.column, reason: `at most ${MAX_HEADERS} headers` };
-  const seen = new Map<string, number>();
-  for (const h of draft.headers) {
-    const lower = h.value[0].toLowerCase();
-    if (seen.has(lower)) return { column: h.column, reason: `duplicate header ${lower}` };
-    seen.set(lower, h.column);
-  }
-  const retryAfterHeader = seen.get('retry-after');
-  if (draft.retryAfter && retryAfterHeader !== undefined) {
-    return {
-      column: Math.max(draft.retryAfter.column, retryAfterHeader),
-      reason: 'Retry-After given twice: use retry-after= or header=retry-after:…, not both',
-    };
-  }
-  if (draft.body && !statusAllowsBody(status)) return { column: draft.body.column, reason: `a ${status} answer has no body` };
-  const answer: FaultAnswer = { kind: 'status', status };
-  if (draft.headers.length > 0) answer.headers = draft.headers.map((h) => h.value);
-  if (draft.body) answer.body = draft.body.value;
-  if (draft.retryAfter) answer.retryAfter = draft.retryAfter.value;
-  return { answer };
-}
-
-function describeFit(fits: AnswerWord[]): string {
-  const [only] = fits;
-  return only === 'status' ? 'a status answer (e.g. 503)' : only === 'hang' ? 'hang' : 'redirect';
+function describeFit(option: OptionName): string {
+  const fits = OPTION_FITS[option];
+  return fits === 'status' ? 'a status answer (e.g. 503)' : fits;
 }
 
 function readInt(text: string): number {
   return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN;
 }
 
-/** Milliseconds: `2000`, `2000ms` or `2s`. */
+/** Milliseconds in the duration grammar (core/duration.ts), a bare number being ms: `2000`, `250ms`, `2s`, `1.5m`. */
 function readMs(text: string): number {
-  const m = /^([0-9]{1,12})(ms|s)?$/.exec(text);
-  if (!m) return NaN;
-  return m[2] === 's' ? Number(m[1]) * 1000 : Number(m[1]);
+  const d = parseDuration(text, { bare: 'ms' });
+  return d.ok ? d.ms : NaN;
 }
 
 /** A decimal (`0.3`, `.3`, `3e-1`) or a percentage (`30%`). */

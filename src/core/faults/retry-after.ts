@@ -2,7 +2,10 @@
  * The Retry-After value of a fault answer (spec 6.4 rule 1: seconds or an HTTP date), in its
  * text form (`120`, `+120s`, `'Wed, 21 Oct 2026 07:28:00 GMT'`) and as the header sent.
  */
+import { formatImfFixdate, readHttpDate } from '../http-date.js';
 import { MAX_RETRY_AFTER_SECONDS, type RetryAfterSpec } from './rule.js';
+
+export { formatImfFixdate };
 
 export type RetryAfterParse = { ok: true; value: RetryAfterSpec } | { ok: false; problem: string };
 
@@ -11,19 +14,15 @@ export const RETRY_AFTER_FORMS =
 
 const SECONDS = /^[0-9]{1,10}$/;
 const RELATIVE = /^([+-])([0-9]{1,10})s$/;
-// RFC 9110 5.6.7 IMF-fixdate, the form senders must accept; the round trip below also checks the weekday.
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/;
 
-/** Whether `text` is a valid IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), weekday included. */
+/**
+ * Whether `text` is an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 5.6.7, the form a
+ * sender must read) that the shared reader takes, weekday included, and that formats back to the
+ * same text (so a leap second 23:59:60, which would be sent as another text, is refused).
+ */
 export function isImfFixdate(text: string): boolean {
-  if (!IMF_FIXDATE.test(text)) return false;
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) && formatImfFixdate(ms) === text;
-}
-
-/** The IMF-fixdate of a time in milliseconds since the epoch (seconds are truncated). */
-export function formatImfFixdate(ms: number): string {
-  return new Date(ms).toUTCString();
+  const date = readHttpDate(text, 0);
+  return date.ok && date.form === 'imf-fixdate' && formatImfFixdate(date.ms) === text;
 }
 
 /**
@@ -40,7 +39,10 @@ export function parseRetryAfterText(text: string): RetryAfterParse {
     return { ok: true, value: { kind: 'relative', seconds: rel[1] === '-' && n !== 0 ? -n : n } };
   }
   if (isImfFixdate(text)) return { ok: true, value: { kind: 'date', date: text } };
-  if (IMF_FIXDATE.test(text)) return { ok: false, problem: 'is not a real date (check the weekday and the day of the month)' };
+  const date = readHttpDate(text, 0);
+  if (date.form === 'imf-fixdate' && (date.ok || date.reason !== 'malformed')) {
+    return { ok: false, problem: 'is not a real date (check the weekday and the day of the month)' };
+  }
   return { ok: false, problem: RETRY_AFTER_FORMS };
 }
 

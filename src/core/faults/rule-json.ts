@@ -1,9 +1,10 @@
 /**
- * The JSON form of rules, for `--fault-file` and the control API (docs/faults.md). It mirrors
- * FaultRule, with friendlier leaves: ranges as `1` or `"2-4"` / `"3-"`, Retry-After as a
- * number of seconds or a text (`"+120s"`, an HTTP date), headers as an object.
+ * Reading the JSON form of rules, for `--fault-file` and the control API (docs/faults.md; the
+ * shape and its writer are in rule-json-write.ts). Each value is checked on its own here; the
+ * checks across fields and the building of the rule are the one-line form's too (assemble-rule.ts).
  */
-import { checkRange, formatRange, parseRangeText } from './attempt-range.js';
+import { assembleRule, type RuleFields, type RuleProblem } from './assemble-rule.js';
+import { checkRange, parseRangeText } from './attempt-range.js';
 import {
   checkBody,
   checkDelayMs,
@@ -16,42 +17,14 @@ import {
   checkRedirectStatus,
   checkStatus,
   checkTimes,
-  keepsPost,
-  statusAllowsBody,
   type Check,
 } from './field-checks.js';
 import { parseFaultRule } from './parse-rule.js';
-import { formatRetryAfterText, parseRetryAfterText, secondsSpec } from './retry-after.js';
-import {
-  DEFAULT_REDIRECT_STATUS,
-  MAX_HEADERS,
-  type AttemptRange,
-  type FaultAnswer,
-  type FaultMatch,
-  type FaultRule,
-  type RetryAfterSpec,
-} from './rule.js';
+import { parseRetryAfterText, secondsSpec } from './retry-after.js';
+import { MAX_HEADERS, type AttemptRange, type FaultMatch, type FaultRule, type RetryAfterSpec } from './rule.js';
 
-export type FaultAnswerJson =
-  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string; retryAfter?: number | string }
-  | { kind: 'delay'; ms: number }
-  | { kind: 'hang'; slowHeaders?: boolean }
-  | { kind: 'reset' }
-  | { kind: 'close' }
-  | { kind: 'accept' }
-  | { kind: 'redirect'; status?: number; hops?: number | null };
-
-export interface FaultRuleJson {
-  id?: string;
-  match?: { trigger?: string; delivery?: string; attempt?: number | string; arrival?: number | string; p?: number };
-  answer: FaultAnswerJson;
-  limit?: { times: number };
-  beforeVerify?: boolean;
-}
-
-export interface FaultRuleFileJson {
-  rules: Array<FaultRuleJson | string>;
-}
+export { faultRuleToJson, faultRulesToJson } from './rule-json-write.js';
+export type { FaultAnswerJson, FaultRuleFileJson, FaultRuleJson } from './rule-json-write.js';
 
 export type FaultRuleJsonResult = { ok: true; rule: FaultRule } | { ok: false; path: string; message: string };
 export type FaultRulesJsonResult = { ok: true; rules: FaultRule[] } | { ok: false; path: string; message: string };
@@ -120,78 +93,55 @@ export function faultRulesFromJson(value: unknown): FaultRulesJsonResult {
   }
 }
 
-/** The JSON form of a rule; `faultRuleFromJson` reads it back to an equal rule. */
-export function faultRuleToJson(rule: FaultRule): FaultRuleJson {
-  const out: FaultRuleJson = { match: matchToJson(rule.match), answer: answerToJson(rule.answer) };
-  if (rule.id !== undefined) out.id = rule.id;
-  if (rule.limit !== undefined) out.limit = { times: rule.limit.times };
-  if (rule.beforeVerify) out.beforeVerify = true;
-  return out;
-}
-
-/** The file form `{ rules: [...] }` of a list of rules. */
-export function faultRulesToJson(rules: readonly FaultRule[]): { rules: FaultRuleJson[] } {
-  return { rules: rules.map(faultRuleToJson) };
-}
-
-function matchToJson(match: FaultMatch): NonNullable<FaultRuleJson['match']> {
-  const out: NonNullable<FaultRuleJson['match']> = {};
-  if (match.trigger !== undefined) out.trigger = match.trigger;
-  if (match.delivery !== undefined) out.delivery = match.delivery;
-  if (match.attempt !== undefined) out.attempt = rangeToJson(match.attempt);
-  if (match.arrival !== undefined) out.arrival = rangeToJson(match.arrival);
-  if (match.p !== undefined) out.p = match.p;
-  return out;
-}
-
-function rangeToJson(range: AttemptRange): number | string {
-  return range.to === range.from ? range.from : formatRange(range);
-}
-
-function answerToJson(answer: FaultAnswer): FaultAnswerJson {
-  switch (answer.kind) {
-    case 'status': {
-      const out: FaultAnswerJson = { kind: 'status', status: answer.status };
-      if (answer.headers !== undefined) out.headers = Object.fromEntries(answer.headers);
-      if (answer.body !== undefined) out.body = answer.body;
-      if (answer.retryAfter !== undefined) {
-        out.retryAfter = answer.retryAfter.kind === 'seconds' ? answer.retryAfter.seconds : formatRetryAfterText(answer.retryAfter);
-      }
-      return out;
-    }
-    case 'delay':
-      return { kind: 'delay', ms: answer.ms };
-    case 'hang':
-      return answer.slowHeaders ? { kind: 'hang', slowHeaders: true } : { kind: 'hang' };
-    case 'redirect':
-      return answer.hops === null ? { kind: 'redirect', status: answer.status } : { kind: 'redirect', status: answer.status, hops: answer.hops };
-    case 'reset':
-    case 'close':
-    case 'accept':
-      return { kind: answer.kind };
-  }
-}
-
 function readRule(value: unknown, path: string): FaultRule {
   const obj = readObject(value, path, ['id', 'match', 'answer', 'limit', 'beforeVerify']);
-  if (!Object.hasOwn(obj, 'answer')) throw new Refusal(join(path, 'answer'), `${name(join(path, 'answer'))} is missing`);
-  const rule: FaultRule = {
+  const answerPath = join(path, 'answer');
+  if (!Object.hasOwn(obj, 'answer')) throw new Refusal(answerPath, `${name(answerPath)} is missing`);
+  const fields: RuleFields<string> = {
     match: Object.hasOwn(obj, 'match') ? readMatch(obj['match'], join(path, 'match')) : {},
-    answer: readAnswer(obj['answer'], join(path, 'answer')),
+    answer: null,
+    options: [],
   };
-  if (Object.hasOwn(obj, 'id')) rule.id = field(checkId(obj['id']), join(path, 'id'));
+  readAnswer(obj['answer'], answerPath, fields);
+  if (Object.hasOwn(obj, 'id')) fields.id = field(checkId(obj['id']), join(path, 'id'));
   if (Object.hasOwn(obj, 'limit')) {
     const limitPath = join(path, 'limit');
     const limit = readObject(obj['limit'], limitPath, ['times']);
     if (!Object.hasOwn(limit, 'times')) throw new Refusal(join(limitPath, 'times'), `${join(limitPath, 'times')} is missing`);
-    rule.limit = { times: field(checkTimes(limit['times']), join(limitPath, 'times')) };
+    fields.times = field(checkTimes(limit['times']), join(limitPath, 'times'));
   }
   if (Object.hasOwn(obj, 'beforeVerify')) {
     const b = obj['beforeVerify'];
     if (typeof b !== 'boolean') throw new Refusal(join(path, 'beforeVerify'), `${join(path, 'beforeVerify')} must be true or false`);
-    if (b) rule.beforeVerify = true;
+    fields.beforeVerify = b;
   }
-  return rule;
+  const assembled = assembleRule(fields);
+  if (!assembled.ok) throw refusal(assembled.problem, answerPath, fields);
+  return assembled.rule;
+}
+
+/** A refusal of the shared assembly in the JSON form's words, at a JSON path. */
+function refusal(problem: RuleProblem<string>, answerPath: string, fields: RuleFields<string>): Refusal {
+  switch (problem.code) {
+    case 'no_answer':
+      return new Refusal(answerPath, `${name(answerPath)} is missing`);
+    case 'option_not_for_answer':
+      return new Refusal(problem.at, `${problem.at} is not allowed with kind ${fields.answer?.head.kind}`);
+    case 'too_many_headers': {
+      const headersPath = join(answerPath, 'headers');
+      return new Refusal(headersPath, `${headersPath} must hold at most ${MAX_HEADERS} headers`);
+    }
+    case 'duplicate_header':
+      return new Refusal(problem.at, `${problem.at} duplicates another header (names are case-insensitive)`);
+    case 'retry_after_twice':
+      return new Refusal(problem.at, `${problem.at} is also given as a header: use one of them`);
+    case 'body_not_allowed':
+      return new Refusal(problem.at, `${problem.at} is not allowed: a ${problem.status} answer has no body`);
+    case 'hops_and_no_location':
+      return new Refusal(problem.at, `${problem.at} conflicts with ${problem.other}: a chain of hops has a Location`);
+    case 'hops_need_post':
+      return new Refusal(problem.at, `${problem.at} needs status 307 or 308 (only they keep the POST), not ${problem.status}`);
+  }
 }
 
 function readMatch(value: unknown, path: string): FaultMatch {
@@ -211,77 +161,65 @@ function readRange(value: unknown, path: string): AttemptRange {
   throw new Refusal(path, `${path} must be a number or a range text such as "2-4" or "3-"`);
 }
 
-function readAnswer(value: unknown, path: string): FaultAnswer {
+/** Reads the answer object into `fields`: its head and its options, each checked on its own. */
+function readAnswer(value: unknown, path: string, fields: RuleFields<string>): void {
   const kindPath = join(path, 'kind');
   if (!isObject(value)) throw new Refusal(path, `${name(path)} must be an object with a kind`);
   const kind = value['kind'];
   if (!Object.hasOwn(value, 'kind') || typeof kind !== 'string' || !(ANSWER_KINDS as readonly string[]).includes(kind)) {
     throw new Refusal(kindPath, `${kindPath} must be one of ${ANSWER_KINDS.join(', ')}`);
   }
+  const at = (key: string): string => join(path, key);
   switch (kind as (typeof ANSWER_KINDS)[number]) {
-    case 'status':
-      return readStatusAnswer(readObject(value, path, ['kind', 'status', 'headers', 'body', 'retryAfter'], kind), path);
+    case 'status': {
+      const obj = readObject(value, path, ['kind', 'status', 'headers', 'body', 'retryAfter'], kind);
+      fields.answer = { head: { kind: 'status', status: field(checkStatus(required(obj, 'status', path)), at('status')) }, at: path };
+      if (Object.hasOwn(obj, 'headers')) readHeaders(obj['headers'], at('headers'), fields);
+      if (Object.hasOwn(obj, 'body')) fields.options.push({ name: 'body', value: field(checkBody(obj['body']), at('body')), at: at('body') });
+      if (Object.hasOwn(obj, 'retryAfter')) {
+        fields.options.push({ name: 'retry-after', value: readRetryAfter(obj['retryAfter'], at('retryAfter')), at: at('retryAfter') });
+      }
+      return;
+    }
     case 'delay': {
       const obj = readObject(value, path, ['kind', 'ms'], kind);
-      return { kind: 'delay', ms: field(checkDelayMs(required(obj, 'ms', path)), join(path, 'ms')) };
+      fields.answer = { head: { kind: 'delay', ms: field(checkDelayMs(required(obj, 'ms', path)), at('ms')) }, at: path };
+      return;
     }
     case 'hang': {
       const obj = readObject(value, path, ['kind', 'slowHeaders'], kind);
       const slow = Object.hasOwn(obj, 'slowHeaders') ? obj['slowHeaders'] : false;
-      if (typeof slow !== 'boolean') throw new Refusal(join(path, 'slowHeaders'), `${join(path, 'slowHeaders')} must be true or false`);
-      return { kind: 'hang', slowHeaders: slow };
+      if (typeof slow !== 'boolean') throw new Refusal(at('slowHeaders'), `${at('slowHeaders')} must be true or false`);
+      fields.answer = { head: { kind: 'hang' }, at: path };
+      if (slow) fields.options.push({ name: 'slow-headers', at: at('slowHeaders') });
+      return;
     }
     case 'redirect': {
       const obj = readObject(value, path, ['kind', 'status', 'hops'], kind);
-      const status = Object.hasOwn(obj, 'status') ? field(checkRedirectStatus(obj['status']), join(path, 'status')) : DEFAULT_REDIRECT_STATUS;
-      const rawHops = Object.hasOwn(obj, 'hops') ? obj['hops'] : null;
-      const hops = rawHops === null ? null : field(checkHops(rawHops), join(path, 'hops'));
-      if (hops !== null && !keepsPost(status)) {
-        throw new Refusal(join(path, 'hops'), `${join(path, 'hops')} needs status 307 or 308 (only they keep the POST), not ${status}`);
-      }
-      return { kind: 'redirect', status, hops };
+      fields.answer = { head: { kind: 'redirect' }, at: path };
+      if (Object.hasOwn(obj, 'status')) fields.options.push({ name: 'status=', value: field(checkRedirectStatus(obj['status']), at('status')), at: at('status') });
+      const hops = Object.hasOwn(obj, 'hops') ? obj['hops'] : null;
+      if (hops !== null) fields.options.push({ name: 'hops', value: field(checkHops(hops), at('hops')), at: at('hops') });
+      return;
     }
     case 'reset':
     case 'close':
     case 'accept':
       readObject(value, path, ['kind'], kind);
-      return { kind: kind as 'reset' | 'close' | 'accept' };
+      fields.answer = { head: { kind: kind as 'reset' | 'close' | 'accept' }, at: path };
+      return;
   }
 }
 
-function readStatusAnswer(obj: Record<string, unknown>, path: string): FaultAnswer {
-  const status = field(checkStatus(required(obj, 'status', path)), join(path, 'status'));
-  const answer: FaultAnswer = { kind: 'status', status };
-  if (Object.hasOwn(obj, 'headers')) {
-    const headersPath = join(path, 'headers');
-    const headers = obj['headers'];
-    if (!isObject(headers)) throw new Refusal(headersPath, `${headersPath} must be an object of header names to texts`);
-    const entries = Object.entries(headers);
-    if (entries.length > MAX_HEADERS) throw new Refusal(headersPath, `${headersPath} must hold at most ${MAX_HEADERS} headers`);
-    const seen = new Set<string>();
-    const pairs: Array<[string, string]> = [];
-    for (const [key, v] of entries) {
-      const at = joinKey(headersPath, key);
-      const headerName = checkHeaderName(key);
-      if (!headerName.ok) throw new Refusal(at, `${at} is not allowed: the name ${headerName.problem}`);
-      const lower = key.toLowerCase();
-      if (seen.has(lower)) throw new Refusal(at, `${at} duplicates another header (names are case-insensitive)`);
-      seen.add(lower);
-      pairs.push([key, field(checkHeaderValue(v), at)]);
-    }
-    if (seen.has('retry-after') && Object.hasOwn(obj, 'retryAfter')) {
-      throw new Refusal(join(path, 'retryAfter'), `${join(path, 'retryAfter')} is also given as a header: use one of them`);
-    }
-    if (pairs.length > 0) answer.headers = pairs;
+/** Headers as an object of names to texts; each becomes a header option at its own path. */
+function readHeaders(headers: unknown, path: string, fields: RuleFields<string>): void {
+  if (!isObject(headers)) throw new Refusal(path, `${path} must be an object of header names to texts`);
+  for (const [key, v] of Object.entries(headers)) {
+    const at = joinKey(path, key);
+    const headerName = checkHeaderName(key);
+    if (!headerName.ok) throw new Refusal(at, `${at} is not allowed: the name ${headerName.problem}`);
+    fields.options.push({ name: 'header', value: [key, field(checkHeaderValue(v), at)], at });
   }
-  if (Object.hasOwn(obj, 'body')) {
-    const bodyPath = join(path, 'body');
-    const body = field(checkBody(obj['body']), bodyPath);
-    if (!statusAllowsBody(status)) throw new Refusal(bodyPath, `${bodyPath} is not allowed: a ${status} answer has no body`);
-    answer.body = body;
-  }
-  if (Object.hasOwn(obj, 'retryAfter')) answer.retryAfter = readRetryAfter(obj['retryAfter'], join(path, 'retryAfter'));
-  return answer;
 }
 
 function readRetryAfter(value: unknown, path: string): RetryAfterSpec {

@@ -1,9 +1,10 @@
 /**
  * Fault rules: which arrivals a rule matches and how the receiver answers them (issue 4,
  * the failure classes of spec 6.4). A rule is plain data: the one-line form
- * (parse-rule.ts / format-rule.ts) and the JSON form (rule-json.ts) both produce it.
+ * (parse-rule.ts / format-rule.ts) and the JSON form (rule-json.ts / rule-json-write.ts) both
+ * produce it, through one assembly (assemble-rule.ts).
  *
- * Canonical shape, as the parsers produce it: optional keys are absent rather than
+ * Canonical shape, as the assembly produces it: optional keys are absent rather than
  * `undefined`, `beforeVerify` is present only when true, `headers` only when non-empty.
  */
 

@@ -51,6 +51,15 @@ describe('formatReport', () => {
     expect(verbose.length).toBeGreaterThan(formatReport(v).length);
   });
 
+  it('says in the run section what the late slack let through after a suspension', () => {
+    const gone = delivery({ id: 'gone' }).attempt({ answer: 410 });
+    const inFlight = delivery({ id: 'in-flight', start: gone.end + 800 }).attempt({ answer: 200 });
+    const out = formatReport(judgeRun(records(gone, inFlight), options), { options });
+    expect(out).toContain('slack −250/+1000 ms');
+    expect(out).toMatch(/pass {2}suspension {12}suspended at \S+ \(delivery gone was answered 410 \(disableOnGone\)\); 1 arrival within the 1 s late slack was already in flight \(delivery in-flight attempt 1, 0\.800 s after\), nothing arrived later/);
+    expect(out).not.toContain('nothing arrived after');
+  });
+
   it('says so when there is nothing to judge', () => {
     expect(formatReport(judgeRun([], options))).toContain('no deliveries to judge');
   });

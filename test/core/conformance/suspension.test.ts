@@ -79,6 +79,52 @@ describe('suspension', () => {
     expect(judgeRun(records(gone, after), opts()).suspension.status).toBe('fail');
   });
 
+  it('says what the late slack let through, and that nothing came later', () => {
+    const gone = delivery({ id: 'gone' }).attempt({ answer: 410 });
+    const inFlight = delivery({ id: 'in-flight', start: gone.end + 1500 }).attempt({ answer: 200 });
+    const v = judgeRun(records(gone, inFlight), opts({ slack: { earlyMs: 250, lateMs: 2000 } }));
+    expect(v.suspension.status).toBe('pass');
+    expect(v.suspension.message).toBe(
+      'suspended at 2026-06-01T10:00:00.020Z (delivery gone was answered 410 (disableOnGone)); 1 arrival within the 2 s late slack was already in flight (delivery in-flight attempt 1, 1.500 s after), nothing arrived later',
+    );
+    expect(v.suspension.message).not.toContain('nothing arrived after');
+    expect(v.suspension.expected).toContain('but for a request already in flight (within the 2 s late slack)');
+    expect(v.suspension.observed).toBe('0 attempts after the suspension beyond the 2 s late slack, 1 within it');
+    expect(v.suspension.findings).toEqual([
+      {
+        attempt: 1,
+        deliveryId: 'in-flight',
+        ok: true,
+        expected: 'nothing after 2026-06-01T10:00:00.020Z + the 2 s late slack',
+        observed: 'delivery in-flight attempt 1 arrived 1.500 s after the suspension, within the 2 s late slack: already in flight',
+        bounds: { min: null, max: 2 },
+        value: 1.5,
+      },
+    ]);
+  });
+
+  it('counts several arrivals in flight, and keeps "nothing arrived after" when there were none', () => {
+    const gone = delivery({ id: 'gone' }).attempt({ answer: 410 });
+    const a = delivery({ id: 'a', start: gone.end + 100 }).attempt({ answer: 200 });
+    const b = delivery({ id: 'b', start: gone.end + 400 }).attempt({ answer: 200 });
+    const v = judgeRun(records(gone, a, b), opts({ timeScale: 0.01 })); // the local slack: 500 ms
+    expect(v.suspension.message).toContain('; 2 arrivals within the 0.5 s late slack were already in flight (delivery a attempt 1, 0.100 s after; delivery b attempt 1, 0.400 s after), nothing arrived later');
+    expect(v.suspension.findings.map((f) => [f.deliveryId, f.ok])).toEqual([['a', true], ['b', true]]);
+    const alone = judgeRun(records(delivery({ id: 'gone' }).attempt({ answer: 410 })), opts());
+    expect(alone.suspension.message).toBe('suspended at 2026-06-01T10:00:00.020Z (delivery gone was answered 410 (disableOnGone)); nothing arrived after');
+    expect(alone.suspension.findings).toEqual([expect.objectContaining({ attempt: 0, ok: true, observed: 'nothing arrived' })]);
+  });
+
+  it('names the slack when an arrival came after it, and the one it let through', () => {
+    const gone = delivery({ id: 'gone' }).attempt({ answer: 410 });
+    const inFlight = delivery({ id: 'in-flight', start: gone.end + 500 }).attempt({ answer: 200 });
+    const after = delivery({ id: 'after', start: gone.end + 5000 }).attempt({ answer: 200 });
+    const v = judgeRun(records(gone, inFlight, after), opts());
+    expect(v.suspension.status).toBe('fail');
+    expect(v.suspension.message).toContain('yet 1 attempt arrived after, beyond the 1 s late slack: delivery after attempt 1 arrived 5.000 s after the suspension; 1 arrival within the 1 s late slack was already in flight (delivery in-flight attempt 1, 0.500 s after)');
+    expect(v.suspension.findings.map((f) => [f.deliveryId, f.ok])).toEqual([['after', false], ['in-flight', true]]);
+  });
+
   it('does not count deliveries still retrying', () => {
     const a = delivery({ id: 'a' }).attempt({ answer: 500 });
     const b = delivery({ id: 'b', start: T0 + 1000 }).attempt({ answer: 500 });

@@ -170,3 +170,18 @@ describe('parseFaultRule: properties', () => {
     );
   });
 });
+
+describe('parseFaultRule: delay= is read in the duration grammar of core/duration.ts', () => {
+  it.each<[string, number]>([
+    ['delay=1.5s', 1500],
+    ['delay=1m', 60_000],
+    ['delay=2S', 2000],
+    ["delay='250 ms'", 250],
+  ])('%s → %d ms', (text, ms) => {
+    expect(parseFaultRule(text)).toStrictEqual({ ok: true, rule: { match: {}, answer: { kind: 'delay', ms } } });
+  });
+
+  it.each(['delay=0.5ms', 'delay=61m', 'delay=1e3'])('refuses %s', (text) => {
+    expect(parseFaultRule(text)).toMatchObject({ ok: false, column: 1, reason: 'delay must be an integer number of milliseconds from 0 to 3600000' });
+  });
+});
