@@ -3,7 +3,7 @@ import { resolveDbPath } from '../config/db-path.js';
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { checkEnvelope } from '../core/envelope.js';
-import { verify, type VerifyResult } from '../core/signature/verify.js';
+import { UPPERCASE_HEX_NOTE, verify, type VerifyResult } from '../core/signature/verify.js';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
 import { printable } from '../reporter/printable.js';
 import { headerValues, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
@@ -115,11 +115,18 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
   return { headers: [['x-service-signature', flags.signature]], body };
 }
 
+/** What a note means for the sender under test; the note itself is what attempt records carry. */
+const NOTE_DETAILS: Record<string, string> = {
+  [UPPERCASE_HEX_NOTE]: ' (the same MAC, so hookrelay accepts it; the service sends lowercase, and receivers that compare hex strings, such as stripe-node, reject it)',
+};
+
 function describe(verdict: VerifyResult, tolerance: number, secretCount: number): string {
   if (verdict.ok) {
     const when = `${Math.abs(Math.round(verdict.skewSeconds))} s ${verdict.skewSeconds > 0 ? 'in the future' : 'ago'}`;
     const which = secretCount > 1 ? ` #${verdict.secretIndex + 1}` : '';
-    return `valid: the signature matches secret${which}; t=${verdict.timestamp} (${new Date(verdict.timestamp * 1000).toISOString()}, ${when}, within ${tolerance} s)\n`;
+    const lines = [`valid: the signature matches secret${which}; t=${verdict.timestamp} (${new Date(verdict.timestamp * 1000).toISOString()}, ${when}, within ${tolerance} s)`];
+    for (const note of verdict.notes ?? []) lines.push(`  note: ${note}${NOTE_DETAILS[note] ?? ''}`);
+    return `${lines.join('\n')}\n`;
   }
   const lines = [`invalid (${verdict.reason}): ${printable(verdict.message, 400)}`];
   for (const hint of verdict.hints) lines.push(`  hint: ${printable(hint, 400)}`);

@@ -1,38 +1,80 @@
-/** What the receiver reads off one request before deciding anything. */
+/**
+ * One delivery as a source hands it to the pipeline (pipeline.ts), and what the pipeline reads off
+ * it before deciding anything. No socket or framework type: an HTTP POST (http-arrival.ts) and a
+ * bridged WebSocket frame build the same Arrival.
+ */
 import { hash } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_ID_LENGTH } from '../core/envelope.js';
+import type { HopRef } from '../core/faults/index.js';
+
+/** Where an arrival came from: an HTTP POST; a bridged delivery (a WebSocket frame) later. */
+export type ArrivalSource = 'http' | 'bridge';
+
+/** A body the source could not read. Size is the first check (PRODUCT.md), so it is refused before any other. */
+export type ReadProblem = 'too_large' | 'bad_length' | 'empty';
+
+/** Header names lower-cased; a repeated header joined as Node joins it (`a, b`). */
+export type ArrivalHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** The sender's side of one arrival, as far as fault rules need it. */
+export interface ArrivalConnection {
+  /** Waits `ms` (a `delay` rule). False when the sender left first; true also on shutdown, so handling goes on at once. */
+  wait(ms: number): Promise<boolean>;
+  /** The moment the sender's connection ended (asked only for a `hang`, which holds it until then). */
+  ended(): Promise<number>;
+}
 
 export interface Arrival {
+  source: ArrivalSource;
+  /** Milliseconds since the epoch. */
   receivedAt: number;
+  /** The body exactly as received (empty when the source could not read it: see `unread`). */
   rawBody: Buffer;
+  headers: ArrivalHeaders;
+  /** Names and values in arrival order, flat as Node's `rawHeaders`: stored as received, and counted. */
+  rawHeaders: readonly string[];
+  connection: ArrivalConnection;
+  /** The source's id for this arrival (HTTP: also sent back as `x-request-id`). */
+  requestId?: string;
+  /** Set when the arrival came to a hop of a redirect chain hookrelay serves (hop-route.ts). */
+  hop?: HopRef;
+  /** Set when the body could not be read; `declaredBytes` is what the sender announced. */
+  unread?: { problem: ReadProblem; declaredBytes: number };
+}
+
+/** What the pipeline reads off an arrival before deciding anything. */
+export interface ArrivalFacts {
+  receivedAt: number;
   deliveryId: string | undefined;
   event: string | undefined;
   attemptHeader: number | null;
   signatureHeader: string | undefined;
+  /** Hex SHA-256 of the raw body; empty when the body was not read. */
   bodySha256: string;
+  bodyBytes: number;
 }
 
 const MAX_HEADER_ATTEMPT = 1_000_000;
 
 /** `x-service-delivery-attempt` as a positive integer, or null when absent or not one. */
-export function parseAttemptHeader(value: string | string[] | undefined): number | null {
+export function parseAttemptHeader(value: string | readonly string[] | undefined): number | null {
   if (typeof value !== 'string' || !/^[1-9][0-9]{0,6}$/.test(value)) return null;
   const n = Number(value);
   return n <= MAX_HEADER_ATTEMPT ? n : null;
 }
 
-const single = (value: string | string[] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
+const single = (value: string | readonly string[] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
 
-export function readArrival(headers: IncomingHttpHeaders, rawBody: Buffer, receivedAt: number): Arrival {
+export function readFacts(arrival: Arrival): ArrivalFacts {
+  const { headers, unread } = arrival;
   return {
-    receivedAt,
-    rawBody,
+    receivedAt: arrival.receivedAt,
     deliveryId: single(headers['x-service-delivery']),
     event: single(headers['x-service-event']),
     attemptHeader: parseAttemptHeader(headers['x-service-delivery-attempt']),
     signatureHeader: single(headers['x-service-signature']),
-    bodySha256: hash('sha256', rawBody, 'hex'),
+    bodySha256: unread ? '' : hash('sha256', arrival.rawBody, 'hex'),
+    bodyBytes: unread ? unread.declaredBytes : arrival.rawBody.length,
   };
 }
 
@@ -44,13 +86,13 @@ export function countSignatureHeaders(rawHeaders: readonly string[]): number {
 }
 
 /** Attempt-record fields that identify an arrival; ids and triggers are capped so a hostile header cannot bloat the store. */
-export function identify(arrival: Arrival) {
+export function identify(facts: ArrivalFacts) {
   return {
-    deliveryId: arrival.deliveryId === undefined ? null : arrival.deliveryId.slice(0, MAX_ID_LENGTH),
-    trigger: arrival.event === undefined ? null : arrival.event.slice(0, MAX_ID_LENGTH),
-    receivedAt: arrival.receivedAt,
-    attemptHeader: arrival.attemptHeader,
-    bodySha256: arrival.bodySha256,
-    bodyBytes: arrival.rawBody.length,
+    deliveryId: facts.deliveryId === undefined ? null : facts.deliveryId.slice(0, MAX_ID_LENGTH),
+    trigger: facts.event === undefined ? null : facts.event.slice(0, MAX_ID_LENGTH),
+    receivedAt: facts.receivedAt,
+    attemptHeader: facts.attemptHeader,
+    bodySha256: facts.bodySha256,
+    bodyBytes: facts.bodyBytes,
   };
 }

@@ -4,11 +4,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { parseAttemptHeader } from './arrival.js';
+import type { ReadProblem } from './arrival.js';
 import { errorBody } from './error-envelope.js';
-import { ingestPlugin, type IngestOptions } from './ingest-plugin.js';
+import { createFaultSockets } from './fault-answer.js';
+import { unreadHttpArrival } from './http-arrival.js';
+import { ingestPlugin } from './ingest-plugin.js';
+import { JSON_TYPE } from './outcome.js';
+import { createIngestPipeline, type IngestOptions } from './pipeline.js';
+import { writeOutcome } from './reply-outcome.js';
+
+export type { IngestOptions } from './pipeline.js';
 
 export interface ReceiverOptions extends IngestOptions {
+  /** Longest a `hang` holds a socket whose client never gives up (default 120 s). */
+  hangCapMs?: number;
   /** Time allowed to receive a whole request (slow-body defence). */
   requestTimeoutMs?: number;
   /** Time allowed to receive the headers (slowloris defence). */
@@ -31,13 +40,11 @@ export function requestIdFor(header: string | string[] | undefined): string {
   return typeof header === 'string' && PLAIN_REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** Client errors fastify raises before our handler runs, mapped to the codes users see. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: (limit: number) => string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE', message: (limit) => `the body is over the limit of ${limit} bytes` },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_CONTENT_LENGTH', message: () => 'Content-Length does not match the body received' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'EMPTY_BODY', message: () => 'the body is empty' },
+/** Client errors fastify raises before our handler runs: bodies it would not read, refused by the pipeline's first check. */
+const FRAMEWORK_ERRORS: Record<string, ReadProblem> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'too_large',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_length',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'empty',
 };
 
 export function buildReceiver(options: ReceiverOptions): FastifyInstance {
@@ -78,34 +85,26 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     return reply.code(503).type(JSON_TYPE).send(errorBody('NOT_READY', reason ?? 'not ready', now, data));
   });
 
-  app.register(ingestPlugin, options);
+  const pipeline = createIngestPipeline(options);
+  const sockets = createFaultSockets({ clock: options.clock, hangCapMs: options.hangCapMs });
+  // Hung and delayed connections must not hold up a shutdown.
+  app.addHook('preClose', (done) => {
+    sockets.shutdown();
+    done();
+  });
+  app.register(ingestPlugin, { path: options.path, bodyLimitBytes: options.bodyLimitBytes, clock: options.clock, pipeline, sockets });
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
   );
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const now = options.clock();
-    const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-    if (known) {
-      const record = {
-        deliveryId: typeof request.headers['x-service-delivery'] === 'string' ? request.headers['x-service-delivery'].slice(0, 256) : null,
-        trigger: typeof request.headers['x-service-event'] === 'string' ? request.headers['x-service-event'].slice(0, 256) : null,
-        receivedAt: now,
-        finishedAt: now,
-        attemptHeader: parseAttemptHeader(request.headers['x-service-delivery-attempt']),
-        signatureTimestamp: null,
-        bodySha256: '',
-        bodyBytes: Number(request.headers['content-length']) || 0,
-        outcome: 'rejected' as const,
-        status: known.status,
-        reason: known.code,
-        retryAfter: null,
-      };
-      await options.store.recordAttempt(record).catch(() => {});
-      options.hub.emit('attempt', { attempt: { ...record, seq: 0 }, skipVerify: options.skipVerify, requestId: request.id });
-      return reply.code(known.status).type(JSON_TYPE).send(errorBody(known.code, known.message(options.bodyLimitBytes), now));
+    const problem = error.code && Object.hasOwn(FRAMEWORK_ERRORS, error.code) ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (problem) {
+      const outcome = await pipeline.handle(unreadHttpArrival(request, reply, { sockets, clock: options.clock }, problem));
+      return writeOutcome(reply, outcome.action, sockets);
     }
+    const now = options.clock();
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).type(JSON_TYPE).send(errorBody('BAD_REQUEST', error.message, now));
     }

@@ -21,10 +21,12 @@ export interface FaultSockets {
   /** Ends the connection cleanly (FIN) without a response. */
   close(reply: FastifyReply): void;
   /**
-   * Never answers (after writing `statusLine` raw, when given). Resolves with the moment the
-   * connection ended: the client gave up, the cap passed, or the receiver shut down.
+   * Never answers (after writing `statusLine` raw, when given): holds the connection until the
+   * client gives up, the cap passes, or the receiver shuts down.
    */
-  hang(reply: FastifyReply, statusLine: string | null): Promise<number>;
+  hang(reply: FastifyReply, statusLine: string | null): void;
+  /** Resolves with the moment the request's connection ended (at once when it is gone already). */
+  ended(reply: FastifyReply): Promise<number>;
   /** Waits `ms`; resolves false when the client left first (true also on shutdown: handle it now). */
   delay(reply: FastifyReply, ms: number): Promise<boolean>;
   /** Ends every hang and wakes every delay, so that closing the receiver does not wait on them. */
@@ -79,17 +81,19 @@ export function createFaultSockets(options: FaultSocketsOptions): FaultSockets {
     },
     hang(reply, statusLine) {
       const socket = takeOver(reply);
-      if (socket === null) return Promise.resolve(clock());
-      return new Promise<number>((resolve) => {
-        hung.add(socket);
-        const cap = setTimeout(() => socket.destroy(), capMs);
-        socket.once('close', () => {
-          clearTimeout(cap);
-          hung.delete(socket);
-          resolve(clock());
-        });
-        if (statusLine !== null) socket.write(statusLine);
+      if (socket === null) return;
+      hung.add(socket);
+      const cap = setTimeout(() => socket.destroy(), capMs);
+      socket.once('close', () => {
+        clearTimeout(cap);
+        hung.delete(socket);
       });
+      if (statusLine !== null) socket.write(statusLine);
+    },
+    ended(reply) {
+      const socket = reply.raw.socket;
+      if (!socket || socket.destroyed) return Promise.resolve(clock());
+      return new Promise<number>((resolve) => socket.once('close', () => resolve(clock())));
     },
     delay(reply, ms) {
       const res = reply.raw;

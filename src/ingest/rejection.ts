@@ -1,6 +1,7 @@
 /** Why the receiver refused an arrival: the code in the error envelope and the HTTP status. */
 import type { EnvelopeProblem } from '../core/envelope.js';
 import type { VerifyFailure } from '../core/signature/verify.js';
+import type { ReadProblem } from './arrival.js';
 
 export interface Rejection {
   status: number;
@@ -27,3 +28,15 @@ const ENVELOPE_CODES: Record<EnvelopeProblem, string> = {
 export const signatureRejection = (reason: VerifyFailure, message: string): Rejection => ({ status: 400, code: SIGNATURE_CODES[reason], message });
 
 export const envelopeRejection = (problem: EnvelopeProblem, message: string): Rejection => ({ status: 400, code: ENVELOPE_CODES[problem], message });
+
+/** A body the source could not read (fastify raises these before any handler runs). */
+export function readRejection(problem: ReadProblem, bodyLimitBytes: number): Rejection {
+  switch (problem) {
+    case 'too_large':
+      return { status: 413, code: 'PAYLOAD_TOO_LARGE', message: `the body is over the limit of ${bodyLimitBytes} bytes` };
+    case 'bad_length':
+      return { status: 400, code: 'INVALID_CONTENT_LENGTH', message: 'Content-Length does not match the body received' };
+    case 'empty':
+      return { status: 400, code: 'EMPTY_BODY', message: 'the body is empty' };
+  }
+}

@@ -66,6 +66,19 @@ describe('hookrelay verify', () => {
     expect(JSON.parse(result.stdout).signature).toMatchObject({ ok: true, timestamp: T0, secretIndex: 0 });
   });
 
+  it('says valid with a note for a signature in uppercase hex, and exits 0 (text and --json)', async () => {
+    const upper = headers['x-service-signature'].replace(/v1=([0-9a-f]+)/, (_m, hex: string) => `v1=${hex.toUpperCase()}`);
+    const file = capture(folder(), body, { ...headers, 'x-service-signature': upper });
+    const result = await runCli(['verify', file, '--secret', SECRET, '--at', String(T0)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^valid: the signature matches secret;/m);
+    expect(result.stdout).toMatch(/^ {2}note: non-canonical signature encoding: uppercase hex \(.*lowercase.*stripe-node/m);
+    const json = await runCli(['verify', file, '--secret', SECRET, '--at', String(T0), '--json']);
+    expect(JSON.parse(json.stdout).signature).toMatchObject({ ok: true, notes: ['non-canonical signature encoding: uppercase hex'] });
+    const lower = await runCli(['verify', capture(folder(), body, headers), '--secret', SECRET, '--at', String(T0)]);
+    expect(lower.stdout).not.toContain('note:');
+  });
+
   it('lists every problem with its input at once and exits 2', async () => {
     const result = await runCli(['verify', join(folder(), 'missing.txt'), '--signature', 'x', '--tolerance', 'abc', '--at', 'yesterday', '--secret', SECRET]);
     expect(result.code).toBe(2);

@@ -184,6 +184,20 @@ describe('redirect chains', () => {
     ]);
   });
 
+  it('joins the hop note and the uppercase-hex note on the record of the last hop', async () => {
+    withRules('redirect hops=1');
+    const req = signedRequest();
+    req.headers['x-service-signature'] = req.headers['x-service-signature']!.replace(/v1=([0-9a-f]+)/, (_m, hex: string) => `v1=${hex.toUpperCase()}`);
+    const location = (await post(req)).headers.location as string;
+    expect((await post(req, location)).statusCode).toBe(200);
+    expect(seen.map((a) => [a.outcome, a.reason])).toEqual([
+      ['faulted', 'fault:redirect hops=1'],
+      ['accepted', 'fault-hop:1/1; non-canonical signature encoding: uppercase hex'],
+    ]);
+    const [stored] = await store.listAttempts({ deliveryId: req.id, limit: 1 });
+    expect(stored!.reason).toBe('fault-hop:1/1; non-canonical signature encoding: uppercase hex');
+  });
+
   it('still verifies the signature at the last hop', async () => {
     withRules('redirect hops=1');
     const req = signedRequest();

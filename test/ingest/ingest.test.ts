@@ -65,6 +65,20 @@ describe('receiver: accepted and duplicate', () => {
     expect(attempts.map((a) => [a.outcome, a.attemptHeader, a.signatureTimestamp])).toEqual([['duplicate', 2, T0 + 1], ['accepted', 1, T0]]);
   });
 
+  it('accepts a signature in uppercase hex, and notes it on the attempt record (stored and announced)', async () => {
+    const req = signedRequest();
+    const upper = req.headers['x-service-signature']!.replace(/v1=([0-9a-f]+)/, (_m, hex: string) => `v1=${hex.toUpperCase()}`);
+    const res = await post({ ...req.headers, 'x-service-signature': upper }, req.body);
+    expect(res.statusCode).toBe(200);
+    const note = 'non-canonical signature encoding: uppercase hex';
+    expect(seen).toMatchObject([{ outcome: 'accepted', reason: note }]);
+    expect(await store.listAttempts({ deliveryId: req.id, limit: 10 })).toMatchObject([{ outcome: 'accepted', reason: note }]);
+    // A lowercase signature (what the service sends) gets no note.
+    const plain = signedRequest();
+    await post(plain.headers, plain.body);
+    expect(seen[1]).toMatchObject({ outcome: 'accepted', reason: null });
+  });
+
   it('accepts a delivery signed with the second secret (rotation) and says which matched', async () => {
     app = build({ secrets: ['whsec_new', TEST_SECRET] });
     const req = signedRequest();

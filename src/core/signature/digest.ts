@@ -27,10 +27,25 @@ export function findMatchingSecret(
   body: Uint8Array,
   signatures: readonly Buffer[],
 ): number {
+  return findMatch(secrets, timestampText, body, signatures)?.secretIndex ?? -1;
+}
+
+/**
+ * The first secret whose digest matches one of `signatures`, and which of `signatures` that digest
+ * equals (each compared in constant time, every one compared); null when no secret matches.
+ */
+export function findMatch(
+  secrets: readonly string[],
+  timestampText: string,
+  body: Uint8Array,
+  signatures: readonly Buffer[],
+): { secretIndex: number; matched: boolean[] } | null {
   for (let i = 0; i < secrets.length; i++) {
-    if (matchesAny(signatureDigest(secrets[i] as string, timestampText, body), signatures)) return i;
+    const digest = signatureDigest(secrets[i] as string, timestampText, body);
+    const matched = signatures.map((candidate) => candidate.length === digest.length && timingSafeEqual(candidate, digest));
+    if (matched.includes(true)) return { secretIndex: i, matched };
   }
-  return -1;
+  return null;
 }
 
 /** The bytes of a body: a string is UTF-8 encoded; anything that is not bytes or a string gives undefined. */

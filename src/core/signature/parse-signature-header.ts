@@ -19,6 +19,12 @@ export interface ParsedSignatureHeader {
   timestampText: string;
   /** Each well-formed `v1`, decoded from hex: 32 bytes. */
   signatures: Buffer[];
+  /**
+   * For each of `signatures`: true when its hex was written with uppercase letters (all or some).
+   * The same bytes, so it verifies, but the service writes lowercase and receivers that compare
+   * hex strings (stripe-node's scheme) refuse it.
+   */
+  uppercaseHex: boolean[];
   /** `v1` entries skipped because they were not 64 hex characters. */
   malformedV1: number;
   /** Other schemes present (e.g. `v0`), in order of first appearance; never used to verify. */
@@ -33,6 +39,7 @@ export type ParseResult =
 
 const DIGITS = /^[0-9]{1,15}$/;
 const V1_HEX = /^[0-9a-fA-F]{64}$/;
+const UPPERCASE_HEX = /[A-F]/;
 const WHITESPACE = /\s/;
 const FORMAT = 'expected t=<unix seconds>,v1=<64 hex chars>';
 
@@ -59,6 +66,7 @@ export function parseSignatureHeader(header: string | readonly string[] | undefi
   let timestamp: number | undefined;
   let timestampText: string | undefined;
   const signatures: Buffer[] = [];
+  const uppercaseHex: boolean[] = [];
   let v1Count = 0;
   let malformedV1 = 0;
   const ignoredSchemes: string[] = [];
@@ -97,8 +105,12 @@ export function parseSignatureHeader(header: string | readonly string[] | undefi
       if (v1Count > MAX_V1_SIGNATURES) {
         return malformed(`more than ${MAX_V1_SIGNATURES} v1 signatures`, timestamp);
       }
-      if (V1_HEX.test(val)) signatures.push(Buffer.from(val, 'hex'));
-      else malformedV1++;
+      if (V1_HEX.test(val)) {
+        signatures.push(Buffer.from(val, 'hex'));
+        uppercaseHex.push(UPPERCASE_HEX.test(val));
+      } else {
+        malformedV1++;
+      }
     } else if (!ignoredSchemes.includes(key)) {
       ignoredSchemes.push(key);
     }
@@ -115,7 +127,7 @@ export function parseSignatureHeader(header: string | readonly string[] | undefi
     const which = malformedV1 === 1 ? 'the v1 value is not' : `none of the ${malformedV1} v1 values is`;
     return malformed(`no well-formed v1 signature: ${which} 64 hex characters`, timestamp);
   }
-  return { ok: true, header: { timestamp, timestampText, signatures, malformedV1, ignoredSchemes } };
+  return { ok: true, header: { timestamp, timestampText, signatures, uppercaseHex, malformedV1, ignoredSchemes } };
 }
 
 function singleValue(

@@ -1,9 +1,16 @@
-import { bodyBytes, findMatchingSecret } from './digest.js';
+import { bodyBytes, findMatch } from './digest.js';
 import { explainHeaderFailure, explainMismatch, explainNotBytes, explainTimestamp, formatSeconds } from './explain-failure.js';
 import { parseSignatureHeader } from './parse-signature-header.js';
 
 /** Recommended window of spec 6.3, applied to the past and to the future. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/**
+ * Noted when a signature matched only through a `v1` written in uppercase (or mixed-case) hex: the
+ * same MAC, so it is accepted, but the service sends lowercase, and receivers that compare hex
+ * strings (stripe-node's scheme) reject it. Attempt records carry it as their reason.
+ */
+export const UPPERCASE_HEX_NOTE = 'non-canonical signature encoding: uppercase hex';
 
 export type VerifyFailure = 'missing' | 'malformed' | 'no_signatures' | 'mismatch' | 'timestamp_too_old' | 'timestamp_in_future';
 
@@ -19,7 +26,14 @@ export interface VerifyOptions {
 }
 
 export type VerifyResult =
-  | { ok: true; timestamp: number; secretIndex: number; skewSeconds: number }
+  | {
+      ok: true;
+      timestamp: number;
+      secretIndex: number;
+      skewSeconds: number;
+      /** What a sender should hear about a signature that verified (UPPERCASE_HEX_NOTE); absent when there is nothing. */
+      notes?: string[];
+    }
   | { ok: false; reason: VerifyFailure; message: string; timestamp?: number; skewSeconds?: number; hints: string[] };
 
 /**
@@ -27,7 +41,8 @@ export type VerifyResult =
  * v1 signature matching one of the secrets (constant-time), then check `t` against the tolerance, both ways.
  * `skewSeconds` is `t - now`: positive means `t` is in the future.
  *
- * Returns `{ok: true}` with the index of the matching secret, or a tagged failure; any header or body,
+ * Returns `{ok: true}` with the index of the matching secret (and `notes` when the match was only
+ * through uppercase hex), or a tagged failure; any header or body,
  * however hostile, gives a result. Throws (RangeError / TypeError) only for invalid `options`, which are
  * programmer configuration: a bad tolerance or an empty secret must never silently weaken the check.
  */
@@ -60,8 +75,8 @@ export function verify(
     };
   }
 
-  const secretIndex = findMatchingSecret(secrets, timestampText, body, signatures);
-  if (secretIndex === -1) {
+  const match = findMatch(secrets, timestampText, body, signatures);
+  if (match === null) {
     const tried = secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`;
     const against = signatures.length === 1 ? 'the v1 signature' : `any of the ${signatures.length} v1 signatures`;
     return {
@@ -89,7 +104,11 @@ export function verify(
       hints: explain ? explainTimestamp(skewSeconds, toleranceSeconds) : [],
     };
   }
-  return { ok: true, timestamp, secretIndex, skewSeconds };
+  const { secretIndex } = match;
+  // A lowercase v1 that matched is what the service sends: nothing to say, whatever else the header holds.
+  const lowercaseMatched = match.matched.some((matched, i) => matched && !parsed.header.uppercaseHex[i]);
+  if (lowercaseMatched) return { ok: true, timestamp, secretIndex, skewSeconds };
+  return { ok: true, timestamp, secretIndex, skewSeconds, notes: [UPPERCASE_HEX_NOTE] };
 }
 
 interface CheckedOptions {

@@ -26,13 +26,13 @@ export type DecodedRequest =
 const ACCEPT = 1;
 const ATTEMPT = 2;
 const OP = 3;
-/** An accept whose attempt repeats the delivery's own fields (every one the receiver makes): only the rest travels. */
+/** An accept whose attempt repeats the delivery's own fields (every one the receiver makes): only the rest travels, its finishing time included. */
 const ACCEPT_SLIM = 4;
 
 /** What an accepted attempt says that its delivery does not already say. */
 function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
   return (
-    a.deliveryId === capped(d.id) && a.trigger === capped(d.trigger) && a.receivedAt === d.receivedAt && a.finishedAt === d.receivedAt &&
+    a.deliveryId === capped(d.id) && a.trigger === capped(d.trigger) && a.receivedAt === d.receivedAt &&
     a.signatureTimestamp === d.signatureTimestamp && a.bodyBytes === d.rawBody.length && a.outcome === 'accepted' && a.retryAfter === null
   );
 }
@@ -160,6 +160,7 @@ export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
     if (slim) {
       const a = request.attempt;
       w.f64(a.attemptHeader);
+      w.f64(a.finishedAt);
       w.str(a.bodySha256);
       w.f64(a.status);
       w.str(a.reason);
@@ -191,7 +192,7 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       out.push({ kind: 'op', ticket, name: r.str() as StoreOpName, args: JSON.parse(r.str()!) as unknown[] });
       continue;
     }
-    const slim = kind === ACCEPT_SLIM ? { attemptHeader: r.f64(), bodySha256: r.str()!, status: r.f64(), reason: r.str() } : null;
+    const slim = kind === ACCEPT_SLIM ? { attemptHeader: r.f64(), finishedAt: r.num(), bodySha256: r.str()!, status: r.f64(), reason: r.str() } : null;
     const full = slim ? null : readAttempt(r);
     if (kind === ATTEMPT) {
       out.push({ kind: 'attempt', ticket, attempt: full! });
@@ -213,7 +214,7 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       deliveryId: capped(delivery.id),
       trigger: capped(delivery.trigger),
       receivedAt: delivery.receivedAt,
-      finishedAt: delivery.receivedAt,
+      finishedAt: slim!.finishedAt,
       attemptHeader: slim!.attemptHeader,
       signatureTimestamp: delivery.signatureTimestamp,
       bodySha256: slim!.bodySha256,

@@ -22,6 +22,7 @@ describe('parseSignatureHeader: accepted', () => {
     ['v1 before t', `v1=${HEX_A},t=${T}`, { timestamp: T, signatureHex: [HEX_A] }],
     ['two v1', `t=${T},v1=${HEX_A},v1=${HEX_B}`, { signatureHex: [HEX_A, HEX_B] }],
     ['uppercase hex decodes to the same bytes', `t=${T},v1=${HEX_B.toUpperCase()}`, { signatureHex: [HEX_B] }],
+    ['which v1 was written in uppercase, one flag per signature', `t=${T},v1=${HEX_A},v1=${HEX_B.toUpperCase()},v1=junk,v1=${HEX_A.slice(0, 63)}A,v1=${'0'.repeat(64)}`, { uppercaseHex: [false, true, true, false], malformedV1: 1 }],
     ['junk v1 skipped and counted', `t=${T},v1=junk,v1=${HEX_A},v1=${HEX_A}0`, { signatureHex: [HEX_A], malformedV1: 2 }],
     ['v1 value containing "="', `t=${T},v1=${HEX_A},v1=ab=cd`, { signatureHex: [HEX_A], malformedV1: 1 }],
     ['other schemes listed once each, in order', `t=${T},v2=x,v1=${HEX_A},v0=y,v2=z`, { ignoredSchemes: ['v2', 'v0'] }],

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
 import { computeSignature, sign } from '../../../src/core/signature/sign.js';
-import { verify } from '../../../src/core/signature/verify.js';
+import { UPPERCASE_HEX_NOTE, verify } from '../../../src/core/signature/verify.js';
 import type { VerifyFailure } from '../../../src/core/signature/verify.js';
 
 const RUNS = { seed: 20260601, numRuns: 300 };
@@ -26,6 +26,19 @@ describe('verify, properties', () => {
       fc.property(bodies, secrets, timestamps, (body, secret, t) => {
         const result = verify(body, sign(secret, body, t), { secrets: secret, nowSeconds: t });
         expect(result).toEqual({ ok: true, timestamp: t, secretIndex: 0, skewSeconds: 0 });
+      }),
+      RUNS,
+    );
+  });
+
+  it('any case of the hex verifies, with the uppercase note exactly when a letter is upper-cased', () => {
+    fc.assert(
+      fc.property(bodies, secrets, timestamps, fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }), (body, secret, t, upper) => {
+        const hex = computeSignature(secret, body, t);
+        const written = [...hex].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+        const result = verify(body, `t=${t},v1=${written}`, { secrets: secret, nowSeconds: t });
+        const expected = written === hex ? {} : { notes: [UPPERCASE_HEX_NOTE] };
+        expect(result).toEqual({ ok: true, timestamp: t, secretIndex: 0, skewSeconds: 0, ...expected });
       }),
       RUNS,
     );

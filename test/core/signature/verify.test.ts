@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { computeSignature, sign } from '../../../src/core/signature/sign.js';
-import { verify } from '../../../src/core/signature/verify.js';
+import { UPPERCASE_HEX_NOTE, verify } from '../../../src/core/signature/verify.js';
 import type { VerifyFailure, VerifyOptions } from '../../../src/core/signature/verify.js';
 
 const SECRET = 'whsec_current_7d1f4e9a';
@@ -18,6 +18,8 @@ const INVALID_UTF8_BODY = Buffer.from([0x7b, 0xff, 0xfe, 0x22, 0x61, 0x22, 0x3a,
 
 const v1 = (secret: string, body: Buffer | string, t: number): string => computeSignature(secret, body, t);
 const JUNK_V1 = 'v1=junk';
+/** Every other letter upper-cased: still the same bytes. */
+const mixedCase = (hex: string): string => [...hex].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join('');
 
 type Body = Buffer | Uint8Array | string;
 type Header = string | readonly string[] | undefined | null;
@@ -27,7 +29,7 @@ interface Row {
   body: Body;
   header: Header;
   options?: Partial<VerifyOptions>;
-  ok?: { secretIndex: number; skewSeconds: number };
+  ok?: { secretIndex: number; skewSeconds: number; notes?: string[] };
   fail?: VerifyFailure;
   message?: RegExp;
   /** Asserted with `explain: true`: some hint matches. */
@@ -201,7 +203,33 @@ const rows: Row[] = [
     fail: 'mismatch',
     hint: /1 malformed v1 entry was skipped/,
   },
-  { name: 'uppercase hex', body: BODY, header: at(NOW, `v1=${v1(SECRET, BODY, NOW).toUpperCase()}`), ok: { secretIndex: 0, skewSeconds: 0 } },
+  { name: 'uppercase hex', body: BODY, header: at(NOW, `v1=${v1(SECRET, BODY, NOW).toUpperCase()}`), ok: { secretIndex: 0, skewSeconds: 0, notes: [UPPERCASE_HEX_NOTE] } },
+  { name: 'mixed-case hex', body: BODY, header: at(NOW, `v1=${mixedCase(v1(SECRET, BODY, NOW))}`), ok: { secretIndex: 0, skewSeconds: 0, notes: [UPPERCASE_HEX_NOTE] } },
+  {
+    name: 'uppercase hex next to the same MAC in lowercase: no note',
+    body: BODY,
+    header: at(NOW, `v1=${v1(SECRET, BODY, NOW).toUpperCase()}`, `v1=${v1(SECRET, BODY, NOW)}`),
+    ok: { secretIndex: 0, skewSeconds: 0 },
+  },
+  {
+    name: 'an uppercase v1 that does not match next to a good lowercase one: no note',
+    body: BODY,
+    header: at(NOW, `v1=${v1('nope', BODY, NOW).toUpperCase()}`, `v1=${v1(SECRET, BODY, NOW)}`),
+    ok: { secretIndex: 0, skewSeconds: 0 },
+  },
+  {
+    name: 'a lowercase v1 that does not match next to a good uppercase one: noted',
+    body: BODY,
+    header: at(NOW, `v1=${v1('nope', BODY, NOW)}`, `v1=${v1(SECRET, BODY, NOW).toUpperCase()}`),
+    ok: { secretIndex: 0, skewSeconds: 0, notes: [UPPERCASE_HEX_NOTE] },
+  },
+  {
+    name: 'uppercase hex matching the second secret (rotation): noted',
+    body: BODY,
+    header: at(NOW, `v1=${v1(OLD_SECRET, BODY, NOW).toUpperCase()}`),
+    options: { secrets: [SECRET, OLD_SECRET] },
+    ok: { secretIndex: 1, skewSeconds: 0, notes: [UPPERCASE_HEX_NOTE] },
+  },
   {
     name: 'v0 and v2 next to a good v1 are ignored',
     body: BODY,

@@ -1,0 +1,49 @@
+/**
+ * The one place that records an attempt and announces it (hub `attempt`). The announced record is
+ * the stored one, field for field (finishedAt included), so the live console and a reload agree.
+ */
+import type { AttemptInput, AttemptRecord, NewDelivery } from '../core/records.js';
+import type { EventHub } from '../runtime/event-hub.js';
+import type { AcceptResult, DeliveryStore } from '../store/store.js';
+
+export interface AttemptLog {
+  /**
+   * Stores the delivery unless its id is stored already, with `attempt` as accepted or duplicate,
+   * in one durable commit; then announces the attempt as stored. Rejects with the store's
+   * StoreUnavailableError, announcing nothing (the caller records the 503 instead).
+   */
+  accept(delivery: NewDelivery, attempt: AttemptInput, requestId?: string): Promise<{ result: AcceptResult; recorded: AttemptRecord }>;
+  /**
+   * Records an attempt that stores no delivery (rejected, faulted, unavailable), then announces it.
+   * A store that cannot write is ignored here: the answer says what happened, nothing is acknowledged.
+   */
+  record(attempt: AttemptInput, requestId?: string): Promise<AttemptRecord>;
+}
+
+export interface AttemptLogOptions {
+  store: DeliveryStore;
+  hub: EventHub;
+  /** Every record of a receiver with --skip-verify is flagged as unverified where it is shown. */
+  skipVerify: boolean;
+}
+
+export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions): AttemptLog {
+  const announce = (attempt: AttemptInput, requestId: string | undefined): AttemptRecord => {
+    const recorded: AttemptRecord = { ...attempt, seq: 0 };
+    hub.emit('attempt', { attempt: recorded, skipVerify, requestId });
+    return recorded;
+  };
+  return {
+    async accept(delivery, attempt, requestId) {
+      const result = await store.accept(delivery, attempt);
+      // The store decides accepted or duplicate and writes that outcome: announce the same.
+      return { result, recorded: announce({ ...attempt, outcome: result.outcome }, requestId) };
+    },
+    async record(attempt, requestId) {
+      await store.recordAttempt(attempt).catch(() => {
+        /* the store is down: the answer says so; nothing was acknowledged */
+      });
+      return announce(attempt, requestId);
+    },
+  };
+}

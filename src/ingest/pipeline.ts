@@ -1,0 +1,132 @@
+/**
+ * The ingest pipeline: one Arrival in, one Outcome out, whatever the source (an HTTP POST today,
+ * a bridged delivery later). Checks in the order of PRODUCT.md:
+ *
+ *   size (413) → [pre-verify fault rules] → signature (400) → envelope (400) → [fault rules]
+ *   → [sync passthrough, copies of one id taking turns] → store + dedupe → 2xx after the commit
+ *
+ * The last hop of a redirect chain hookrelay serves skips the rules; the other hops are redirects.
+ * Every attempt is recorded and announced by attempt-log.ts, before its answer goes out.
+ */
+import { checkEnvelope } from '../core/envelope.js';
+import { planHopArrival } from '../core/faults/index.js';
+import type { AttemptInput } from '../core/records.js';
+import type { RandomSource } from '../core/seeded-random.js';
+import type { FaultDecider } from '../faults/rules-controller.js';
+import type { Passthrough } from '../handoff/passthrough.js';
+import type { EventHub } from '../runtime/event-hub.js';
+import type { DeliveryStore } from '../store/store.js';
+import { identify, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
+import { createAttemptLog } from './attempt-log.js';
+import { errorBody } from './error-envelope.js';
+import { carryOutFault, type FaultStep } from './fault-outcome.js';
+import { createFaultStage, NO_FAULTS } from './fault-stage.js';
+import { jsonAnswer, type Outcome } from './outcome.js';
+import { createPassthroughStep } from './passthrough-step.js';
+import { envelopeRejection, readRejection, type Rejection } from './rejection.js';
+import { checkSignature } from './signature-step.js';
+import { createStoreStep } from './store-step.js';
+
+export interface IngestOptions {
+  /** The receiver's path: redirect chains are served under it. */
+  path: string;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  skipVerify: boolean;
+  bodyLimitBytes: number;
+  store: DeliveryStore;
+  hub: EventHub;
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  /** The fault rules (issue 4); absent: every arrival is handled normally. */
+  faults?: FaultDecider;
+  /** Draws redirect-chain nonces (default Math.random). */
+  random?: RandomSource;
+  /** `--forward-mode sync`: only a 2xx from the app makes the delivery accepted. */
+  passthrough?: Passthrough;
+}
+
+export interface IngestPipeline {
+  /** Decides one arrival: every check in order, the durable write, and the attempt's record. Rejects only on a bug (the receiver answers 500). */
+  handle(arrival: Arrival): Promise<Outcome>;
+}
+
+/** Joined into the attempt's reason, e.g. `fault-hop:3/3; non-canonical signature encoding: uppercase hex`. */
+const NOTE_SEPARATOR = '; ';
+
+export function createIngestPipeline(options: IngestOptions): IngestPipeline {
+  const { store, hub, clock } = options;
+  const log = createAttemptLog({ store, hub, skipVerify: options.skipVerify });
+  const faults = createFaultStage({ faults: options.faults ?? NO_FAULTS, store, clock, path: options.path, random: options.random ?? Math.random });
+  const passthrough = options.passthrough ? createPassthroughStep(options.passthrough, store, hub) : null;
+  const storeStep = createStoreStep({ log, hub, clock, skipVerify: options.skipVerify, passthrough });
+
+  /** A refusal's record joins the next group commit before the answer goes out, so whatever the sender was told can be read back. */
+  async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null): Promise<Outcome> {
+    const now = clock();
+    const recorded = await log.record(
+      { ...identify(facts), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null },
+      arrival.requestId,
+    );
+    return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now)), recorded: Promise.resolve(recorded) };
+  }
+
+  async function handle(arrival: Arrival): Promise<Outcome> {
+    const facts = readFacts(arrival);
+    if (arrival.unread) return refuse(arrival, facts, readRejection(arrival.unread.problem, options.bodyLimitBytes), null);
+
+    // Notes for the record of an arrival handled normally: the fault rule or hop that let it through first.
+    const notes: string[] = [];
+    // At most one rule answers an arrival: a pre-verify rule that fired, or a hop, settles it.
+    let faultsSettled = false;
+    const settle = (step: FaultStep): Outcome | null => {
+      if (step.answered) return step.outcome;
+      notes.push(step.note);
+      faultsSettled = true;
+      return null;
+    };
+
+    if (arrival.hop) {
+      const answered = settle(await carryOutFault(planHopArrival(arrival.hop, options.path), { arrival, facts, signatureTimestamp: null, log, clock }));
+      if (answered) return answered;
+    } else if (faults.wants(false)) {
+      const fault = await faults.decide(facts, false);
+      const answered = fault && settle(await carryOutFault(fault, { arrival, facts, signatureTimestamp: null, log, clock }));
+      if (answered) return answered;
+    }
+
+    const signature = checkSignature(arrival, facts, options);
+    if (!signature.ok) return refuse(arrival, facts, signature.rejection, signature.timestamp);
+
+    const checked = checkEnvelope(arrival.rawBody, { deliveryId: facts.deliveryId, event: facts.event });
+    if (!checked.ok) return refuse(arrival, facts, envelopeRejection(checked.problem, checked.message), signature.timestamp);
+
+    if (!faultsSettled && faults.wants(true)) {
+      const fault = await faults.decide(facts, true);
+      const answered = fault && settle(await carryOutFault(fault, { arrival, facts, signatureTimestamp: signature.timestamp, log, clock }));
+      if (answered) return answered;
+    }
+    notes.push(...signature.notes);
+
+    const accept = async (): Promise<Outcome> => {
+      const handOn = passthrough ? await passthrough.handOn(arrival, checked.envelope.id) : null;
+      if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp);
+      const handedOn = handOn?.kind === 'handed-on' ? handOn.handedOn : null;
+      // finishedAt: the outcome is decided (after any delay and the app's answer); the commit that holds this record follows.
+      const attempt: AttemptInput = {
+        ...identify(facts),
+        finishedAt: clock(),
+        signatureTimestamp: signature.timestamp,
+        outcome: 'accepted',
+        status: handedOn?.answer.status ?? 200,
+        reason: notes.length > 0 ? notes.join(NOTE_SEPARATOR) : null,
+        retryAfter: null,
+      };
+      return storeStep({ arrival, checked, signature, attempt, handedOn });
+    };
+    // Sync passthrough: the app answers first; copies of one id take turns, so only one reaches it.
+    return passthrough ? passthrough.inTurn(checked.envelope.id, accept) : accept();
+  }
+
+  return { handle };
+}

@@ -1,0 +1,84 @@
+/**
+ * Store + dedupe, the pipeline's last step: the delivery and its attempt in one durable commit,
+ * and a 2xx only after it. A store that cannot write gives 503 STORE_UNAVAILABLE, never a 2xx.
+ */
+import type { EnvelopeCheck } from '../core/envelope.js';
+import type { AttemptInput } from '../core/records.js';
+import type { PassthroughResult } from '../handoff/passthrough.js';
+import type { EventHub } from '../runtime/event-hub.js';
+import { StoreUnavailableError } from '../store/store.js';
+import type { Arrival } from './arrival.js';
+import type { AttemptLog } from './attempt-log.js';
+import { errorBody, successBody } from './error-envelope.js';
+import { jsonAnswer, type Outcome } from './outcome.js';
+import type { PassthroughStep } from './passthrough-step.js';
+import type { SignatureCheck } from './signature-step.js';
+
+export interface StoreStepContext {
+  arrival: Arrival;
+  checked: Extract<EnvelopeCheck, { ok: true }>;
+  signature: Extract<SignatureCheck, { ok: true }>;
+  /** The attempt as decided (outcome accepted): the store makes it a duplicate when the id is stored. */
+  attempt: AttemptInput;
+  /** The app's 2xx in sync mode: answered to the sender, and recorded in the relay history. */
+  handedOn: PassthroughResult | null;
+}
+
+export interface StoreStepOptions {
+  log: AttemptLog;
+  hub: EventHub;
+  clock: () => number;
+  skipVerify: boolean;
+  passthrough: PassthroughStep | null;
+}
+
+export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepContext) => Promise<Outcome> {
+  const { log, hub, clock, skipVerify } = options;
+  const signatureState = skipVerify ? 'skipped' : 'valid';
+
+  return async function store({ arrival, checked, signature, attempt, handedOn }) {
+    const { envelope, apiVersionKnown } = checked;
+    const delivery = {
+      id: envelope.id,
+      trigger: envelope.type,
+      apiVersion: envelope.apiVersion,
+      apiVersionKnown,
+      receivedAt: arrival.receivedAt,
+      rawBody: arrival.rawBody,
+      rawHeaders: arrival.rawHeaders,
+      signature: signatureState,
+      secretIndex: signature.secretIndex,
+      signatureTimestamp: signature.timestamp,
+    } as const;
+    try {
+      const { result, recorded } = await log.accept(delivery, attempt, arrival.requestId);
+      const now = clock();
+      if (handedOn) options.passthrough?.recordHandOff(envelope.id, result.deliverySeq, handedOn);
+      const duplicate = result.outcome === 'duplicate';
+      if (!duplicate) {
+        hub.emit('delivery', {
+          delivery: {
+            seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, apiVersion: envelope.apiVersion,
+            apiVersionKnown, receivedAt: arrival.receivedAt, headers: [],
+            signature: signatureState, secretIndex: signature.secretIndex, signatureTimestamp: signature.timestamp,
+            duplicateCount: 0, lastAttemptAt: arrival.receivedAt, bodyBytes: arrival.rawBody.length,
+          },
+        });
+      }
+      // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
+      const status = attempt.status ?? 200;
+      const action =
+        status === 204 || status === 205
+          ? { kind: 'answer' as const, status, body: null }
+          : jsonAnswer(status, successBody({ deliveryId: envelope.id, duplicate, ...(apiVersionKnown ? {} : { apiVersionUnknown: envelope.apiVersion }) }, now));
+      return { action, recorded: Promise.resolve(recorded) };
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const now = clock();
+      // Not awaited: recording into the store that just failed would hold the 503 back until the
+      // write times out, past the sender's 10 s attempt timeout.
+      const recorded = log.record({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, arrival.requestId);
+      return { action: jsonAnswer(503, errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now)), recorded };
+    }
+  };
+}
