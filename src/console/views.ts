@@ -37,15 +37,8 @@ export function redactUrl(value: string | null): string | null {
   }
 }
 
-export interface StatusView {
-  version: string;
-  receiverUrl: string;
-  path: string;
-  secretHints: string[];
-  skipVerify: boolean;
-  forwardTo: string | null;
-  toleranceSeconds: number;
-}
+/** What the page is sent: the status itself, each field checked (the same shape: an allow-list by construction). */
+export type StatusView = ConsoleStatus;
 
 export function statusView(status: ConsoleStatus): StatusView {
   return {

@@ -1,10 +1,5 @@
 /** Glob matching for trigger and delivery conditions: `*` is any run of characters, `?` one character. */
 
-/** True when the whole glob is a literal (no `*` or `?`): it then matches exactly one value. */
-export function isLiteralGlob(pattern: string): boolean {
-  return !pattern.includes('*') && !pattern.includes('?');
-}
-
 /**
  * Whether `value` matches `pattern` as a whole, case-sensitively, by code point.
  * No regular expression is built, so a hostile value cannot make it backtrack

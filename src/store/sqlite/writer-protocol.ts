@@ -21,6 +21,9 @@ export interface CommitStats {
 
 export const OUTCOME_CODES = ['failed', 'accepted', 'duplicate', 'recorded'] as const;
 
+/** The code of each outcome, as the writer sends it (an index into OUTCOME_CODES). */
+export const OUTCOME = { failed: 0, accepted: 1, duplicate: 2, recorded: 3 } as const satisfies Record<(typeof OUTCOME_CODES)[number], number>;
+
 export type ToWriter = { type: 'batch'; packed: Uint8Array } | { type: 'close' };
 
 export type FromWriter =

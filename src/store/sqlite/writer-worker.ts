@@ -11,7 +11,7 @@ import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
 import { framesInWal, recordCheckpoint, type CheckpointResult } from './wal-frames.js';
-import type { FromWriter, ToWriter, WriteResults, WriterData } from './writer-protocol.js';
+import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
 const { path, port, commitDelayMs, outbox, walRestartBytes, walFrames } = workerData as WriterData & { port: MessagePort };
 const send = (message: FromWriter) => port.postMessage(message);
@@ -108,14 +108,14 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
   );
 }
 
-/** Applies one request; returns [outcome code, delivery seq] (codes as OUTCOME_CODES). */
+/** Applies one request: pushes its ticket, its outcome code (OUTCOME) and its delivery seq (or an op's value) onto `results`. */
 function apply(request: DecodedRequest, results: WriteResults): void {
   results.tickets.push(request.ticket);
   if (request.kind === 'op') {
     const op = OPS[request.name];
     if (!op) throw new Error(`unknown store operation ${request.name}`);
     const value = op(...(request.args as never[]));
-    results.outcomes.push(3);
+    results.outcomes.push(OUTCOME.recorded);
     if (typeof value === 'number') results.deliverySeqs.push(value);
     else {
       results.deliverySeqs.push(0);
@@ -125,7 +125,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   }
   if (request.kind === 'attempt') {
     recordAttempt(request.attempt, null, request.attempt.outcome);
-    results.outcomes.push(3);
+    results.outcomes.push(OUTCOME.recorded);
     results.deliverySeqs.push(0);
     return;
   }
@@ -135,7 +135,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   if (existing) {
     countDuplicate.run(attempt.receivedAt, existing.seq);
     recordAttempt(attempt, existing.seq, 'duplicate');
-    results.outcomes.push(2);
+    results.outcomes.push(OUTCOME.duplicate);
     results.deliverySeqs.push(existing.seq);
     return;
   }
@@ -148,7 +148,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   recordAttempt(attempt, seq, 'accepted');
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
   if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt);
-  results.outcomes.push(1);
+  results.outcomes.push(OUTCOME.accepted);
   results.deliverySeqs.push(seq);
 }
 

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globMatch, isLiteralGlob } from '../../../src/core/faults/glob.js';
+import { globMatch } from '../../../src/core/faults/glob.js';
+
+/** A pattern with no wildcard: it matches exactly one value. */
+const isLiteralGlob = (pattern: string) => !pattern.includes('*') && !pattern.includes('?');
 
 describe('globMatch', () => {
   it.each<[string, string, boolean]>([

@@ -1,0 +1,79 @@
+/** The PostgreSQL store's statements, each prepared once per connection under its name. */
+import type pg from 'pg';
+
+export const DELIVERY_COLUMNS =
+  'd.seq, d.id, d.trigger, d.api_version, d.api_version_known, d.received_at, d.signature, d.secret_index, d.signature_t, d.headers, d.raw_body, d.duplicate_count, d.last_attempt_at';
+
+// Named statements: parsed and planned once per connection.
+export const SQL = {
+  insertDelivery: `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body, last_attempt_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+  countDuplicate: 'UPDATE deliveries SET duplicate_count = duplicate_count + 1, last_attempt_at = $2 WHERE id = $1 RETURNING seq',
+  insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+  insertJob: "INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES ($1, 'pending', $2, $2)",
+  getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $1`,
+  countArrivals: `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1))
+    + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_id = $1) AS n`,
+  // Claim: due, not leased by anyone (or the lease ran out), rows another worker is claiming
+  // right now are skipped rather than waited for.
+  claimJobs: `WITH due AS (
+      SELECT delivery_seq FROM relay_jobs
+      WHERE state = 'pending' AND next_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND delivery_seq <> ALL($5::bigint[])
+      ORDER BY next_at, delivery_seq LIMIT $2
+      FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+      UPDATE relay_jobs j SET leased_until = $1::bigint + $3::bigint, leased_by = $4
+      FROM due WHERE j.delivery_seq = due.delivery_seq
+      RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error
+    )
+    SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error
+    FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq`,
+  insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  // A job moves only while pending and only for the worker holding it (or nobody): a stale
+  // worker whose lease was taken over never undoes a `done`, so nothing goes out again after a 2xx.
+  recordRelayMove: `WITH tried AS (
+      INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    )
+    UPDATE relay_jobs SET state = $9, tries = $8, next_at = $10, last_status = $4, last_error = $5, updated_at = $3, leased_until = NULL, leased_by = NULL
+    WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $11)`,
+  requeue: `UPDATE relay_jobs SET state = 'pending', next_at = $2, updated_at = $2, leased_until = NULL, leased_by = NULL
+    WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
+  jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
+  relayAttemptsOf: 'SELECT * FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq',
+  jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',
+  deleteDelivery: `WITH d AS (DELETE FROM deliveries WHERE id = $1 RETURNING seq),
+      a1 AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM d)),
+      a2 AS (DELETE FROM attempts WHERE delivery_seq IS NULL AND delivery_id = $1 AND EXISTS (SELECT 1 FROM d)),
+      r AS (DELETE FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM d)),
+      j AS (DELETE FROM relay_jobs WHERE delivery_seq IN (SELECT seq FROM d))
+    SELECT COUNT(*) AS n FROM d`,
+  // Retention, as the other drivers: deliveries last seen before $1 go with their attempts and
+  // relay history, except those whose relay is still pending; refused attempts go by their own
+  // age unless they claim an id that stays. One statement: one snapshot, one transaction.
+  prune: `WITH cand AS (
+      SELECT d.seq, d.id, (j.state = 'pending') AS pending FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
+      WHERE d.last_attempt_at < $1
+    ), gone AS (SELECT seq, id FROM cand WHERE pending IS NOT TRUE),
+    linked AS (SELECT seq FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone)),
+    refused AS (
+      SELECT a.seq FROM attempts a WHERE a.delivery_seq IS NULL AND a.received_at < $1
+      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id AND d.seq NOT IN (SELECT seq FROM gone))
+    ),
+    relayed AS (SELECT seq FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM gone)),
+    del_attempts AS (DELETE FROM attempts WHERE NOT $2::boolean AND seq IN (SELECT seq FROM linked UNION ALL SELECT seq FROM refused)),
+    del_relayed AS (DELETE FROM relay_attempts WHERE NOT $2::boolean AND seq IN (SELECT seq FROM relayed)),
+    del_jobs AS (DELETE FROM relay_jobs WHERE NOT $2::boolean AND delivery_seq IN (SELECT seq FROM gone)),
+    del_deliveries AS (DELETE FROM deliveries WHERE NOT $2::boolean AND seq IN (SELECT seq FROM gone))
+    SELECT (SELECT COUNT(*) FROM gone) AS deliveries,
+      (SELECT COUNT(*) FROM linked) + (SELECT COUNT(*) FROM refused) AS attempts,
+      (SELECT COUNT(*) FROM relayed) AS relay_attempts,
+      (SELECT COUNT(*) FROM cand WHERE pending) AS kept_pending`,
+  deliveryStats: 'SELECT COUNT(*) AS n, MIN(received_at) AS oldest, MAX(received_at) AS newest FROM deliveries',
+  attemptStats: 'SELECT outcome, COUNT(*) AS n FROM attempts GROUP BY outcome',
+} as const;
+
+type SqlName = keyof typeof SQL;
+export const named = (name: SqlName, values: unknown[]): pg.QueryConfig => ({ name: `hookrelay_${name}`, text: SQL[name], values });
