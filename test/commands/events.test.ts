@@ -45,6 +45,25 @@ describe('hookrelay events', () => {
     expect(bad.stderr).toMatch(/--status: must be one of/);
   });
 
+  it('pages with --cursor, streams every delivery with --all, and never changes a limit without saying so', async () => {
+    const { db } = await seeded();
+    const first = await runCli(['events', 'list', '--db', db, '--limit', '2']);
+    expect(first.stdout.trim().split('\n').map((l) => /evt-\w/.exec(l)?.[0])).toEqual(['evt-c', 'evt-b']);
+    const cursor = /more: hookrelay events list --cursor (\d+) \(or --all\)/.exec(first.stderr)![1]!;
+    const second = await runCli(['events', 'list', '--db', db, '--limit', '2', '--cursor', cursor]);
+    expect(second.stdout.trim().split('\n').map((l) => /evt-\w/.exec(l)?.[0])).toEqual(['evt-a']);
+    expect(second.stderr).toBe('');
+    const all = await runCli(['events', 'list', '--db', db, '--all']);
+    expect(all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['evt-c', 'evt-b', 'evt-a']);
+    const tooMany = await runCli(['events', 'list', '--db', db, '--limit', '5000']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toMatch(/--limit: must be a whole number from 1 to 1000 \(page with --cursor, or stream them all with --all\)/);
+    const both = await runCli(['events', 'list', '--db', db, '--all', '--limit', '5']);
+    expect(both.stderr).toMatch(/--all lists every delivery: leave out --limit/);
+    const none = await runCli(['events', 'list', '--db', db, '--trigger', 'nope']);
+    expect(none.stdout).toBe('no stored delivery matches --trigger nope\n');
+  });
+
   it('shows one delivery with its attempts, escaping control characters; --raw gives the exact bytes', async () => {
     const { db } = await seeded();
     const shown = await runCli(['events', 'show', 'evt-b', '--db', db]);
