@@ -1,91 +1,130 @@
-/** `hookrelay verify`: check one captured request offline and say why it fails. */
-import { resolveDbPath } from '../config/db-path.js';
+/**
+ * `hookrelay verify`: the receiver's verdict on one captured request, offline, and why it fails.
+ * The verdict comes from the receiver's own checks (ingest/request-verdict.ts), in its order and
+ * with its codes; the hints from the signature check's explanations.
+ */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { checkEnvelope } from '../core/envelope.js';
-import { UPPERCASE_HEX_NOTE, verify, type VerifyResult } from '../core/signature/verify.js';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
+import { LISTEN_OPTIONS } from '../config/option-specs.js';
+import { resolveOptions } from '../config/resolve-config.js';
+import { decodeBodyLeniently } from '../core/envelope.js';
+import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
+import { UPPERCASE_HEX_NOTE, verify, type VerifyResult } from '../core/signature/verify.js';
+import { readFacts } from '../ingest/arrival.js';
+import { capturedArrival } from '../ingest/captured-arrival.js';
+import { judgeArrival, type RequestVerdict } from '../ingest/request-verdict.js';
 import { printable } from '../reporter/printable.js';
+import { outputOf } from '../sender/cli-output.js';
 import { headerValues, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
 import { collect, reportProblems } from './shared-options.js';
 
 interface VerifyFlags {
   signature?: string;
+  header?: string[];
   body?: string;
   bodyFile?: string;
   secret?: string[];
   tolerance?: string;
+  bodyLimit?: string;
   at?: string;
   db?: string;
   config?: string;
   json?: boolean;
 }
 
+/** The receiver's settings verify judges with, looked up as `listen` looks them up. */
+const RECEIVER_KEYS = ['secret', 'tolerance', 'bodyLimit', 'db'];
+
+/** `listen`'s default, shown in the help. */
+const listenDefault = (key: string): string => String(LISTEN_OPTIONS.find((s) => s.key === key)?.default);
+
 export function registerVerifyCommand(program: Command): void {
   program
     .command('verify')
-    .description('check one captured request (headers + raw body) offline and say why it fails')
+    .description("give the receiver's verdict on one captured request (headers + raw body), offline, and say why it fails")
     .argument('[capture]', 'file holding the request: optional request line, "Name: value" header lines, a blank line, the raw body')
-    .option('--signature <value>', 'the x-service-signature value (instead of a capture file)')
-    .option('--body-file <file>', 'the raw body bytes (with --signature)')
-    .option('--body <text>', 'the raw body as text (with --signature)')
-    .option('--secret <secret>', 'secret to try; repeat for several (default: the development secret of --db)', collect)
-    .option('--tolerance <seconds>', 'allowed distance of t from now, past and future', '300')
+    .option('--body-file <file>', 'the raw body bytes (instead of a capture file)')
+    .option('--body <text>', 'the raw body as text (instead of a capture file)')
+    .option('--signature <value>', 'the x-service-signature value (with --body-file or --body)')
+    .option('--header <line>', "a request header, 'Name: value' (with --body-file or --body); repeat for each", collect)
+    .option('--secret <secret>', 'secret to try; repeat for several (default: as listen: HOOKRELAY_SECRET, the config file, else the development secret of --db)', collect)
+    .option('--tolerance <seconds>', `allowed distance of t from now, past and future (default: as listen, ${listenDefault('tolerance')})`)
+    .option('--body-limit <bytes>', `largest body the receiver reads (default: as listen, ${listenDefault('bodyLimit')})`)
     .option('--at <unix-seconds>', 'judge as if the time were this (default: now)')
     .option('--db <file>', 'database whose data folder holds the development secret')
-    .option('--config <file>', 'config file to read db from')
+    .option('--config <file>', `config file to read secret, tolerance, bodyLimit and db from (default: ./hookrelay.config.json when present)`)
     .option('--json', 'print the verdict as JSON')
     .addHelpText('after', `
+The verdict is the receiver's: its checks in its order, and the first that fails gives the status
+and code \`listen\` answers with: size (413 PAYLOAD_TOO_LARGE) → signature (400 SIGNATURE_MISSING,
+SIGNATURE_MALFORMED, SIGNATURE_NO_V1, SIGNATURE_MISMATCH, TIMESTAMP_TOO_OLD, TIMESTAMP_IN_FUTURE)
+→ envelope and headers (400 INVALID_JSON, INVALID_ENVELOPE, DELIVERY_ID_MISMATCH,
+EVENT_TYPE_MISMATCH). The envelope is checked against x-service-delivery and x-service-event, so
+give them: in the capture file, or with --header. Settings not given as flags are read as listen
+reads them (flag > HOOKRELAY_* > hookrelay.config.json > default). Fault rules, --skip-verify,
+dedupe and the store are not judged.
+
 Examples:
   npx hookrelay verify request.txt --secret "$WEBHOOK_SECRET"
-  npx hookrelay verify --signature 't=1763719200,v1=5f…' --body-file body.json --at 1763719200
+  npx hookrelay verify --body-file body.json --signature 't=1763719200,v1=5f…' \\
+      --header 'x-service-delivery: 6f1c…' --header 'x-service-event: trustcenter.access_requested' --at 1763719200
 
-Exit code: 0 valid, 1 invalid, 2 the input could not be read.`)
-    .action((capture: string | undefined, flags: VerifyFlags) => {
+Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input could not be read.`)
+    .action(function (this: Command, capture: string | undefined, flags: VerifyFlags) {
+      const output = outputOf(this);
       const problems: string[] = [];
       const request = readRequest(capture, flags, problems);
-      const secrets = flags.secret ?? [];
-      if (secrets.length === 0) {
-        const db = resolveDbPath({ db: flags.db, config: flags.config });
-        const dev = db.ok ? readDevSecret(dataDirOf(db.dbPath)) : undefined;
+      const settings = resolveOptions(
+        LISTEN_OPTIONS.filter((s) => RECEIVER_KEYS.includes(s.key)),
+        {
+          flags: { secret: flags.secret, tolerance: flags.tolerance, bodyLimit: flags.bodyLimit, db: flags.db },
+          env: process.env,
+          configFile: flags.config,
+          configFileRequired: flags.config !== undefined,
+        },
+        LISTEN_OPTIONS.map((s) => s.key),
+      );
+      problems.push(...settings.problems);
+      const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
+      if (secrets.length === 0 && settings.problems.length === 0) {
+        const dev = readDevSecret(dataDirOf(settings.values.db as string));
         if (dev) secrets.push(dev);
         else problems.push('no secret: pass --secret (repeatable), or run `hookrelay listen` once so it makes a development secret');
       }
-      const tolerance = Number(flags.tolerance);
-      if (!Number.isInteger(tolerance) || tolerance < 1) problems.push(`--tolerance: must be a whole number of seconds ≥ 1, got ${JSON.stringify(flags.tolerance)}`);
-      const at = flags.at === undefined ? Date.now() / 1000 : Number(flags.at);
       if (!/^\d+$/.test(flags.at ?? '0')) problems.push(`--at: must be unix seconds, got ${JSON.stringify(flags.at)}`);
       if (problems.length > 0 || !request) {
-        reportProblems(problems);
+        reportProblems(problems, { write: (text: string) => (output.err(text.replace(/\n$/, '')), true) } as unknown as NodeJS.WritableStream);
         process.exitCode = 2;
         return;
       }
-      const signatures = headerValues(request, 'x-service-signature');
-      const verdict = verify(request.body, signatures.length === 1 ? signatures[0] : signatures, {
-        secrets,
-        toleranceSeconds: tolerance,
-        nowSeconds: at,
-        explain: true,
-      });
-      const envelope = checkEnvelope(request.body, {
-        deliveryId: headerValues(request, 'x-service-delivery')[0],
-        event: headerValues(request, 'x-service-event')[0],
-      });
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ signature: verdict, envelope: envelope.ok ? { ok: true, id: envelope.envelope.id, type: envelope.envelope.type } : envelope }, null, 2)}\n`);
-      } else {
-        process.stdout.write(describe(verdict, tolerance, secrets.length));
-        process.stdout.write(envelope.ok
-          ? `envelope: ok (id ${printable(envelope.envelope.id)}, type ${printable(envelope.envelope.type)})\n`
-          : `envelope: ${envelope.problem} — ${printable(envelope.message, 300)}\n`);
-      }
+      const nowSeconds = flags.at === undefined ? Date.now() / 1000 : Number(flags.at);
+      const toleranceSeconds = settings.values.tolerance as number;
+      const bodyLimitBytes = settings.values.bodyLimit as number;
+
+      const arrival = capturedArrival({ headers: request.headers, body: request.body, receivedAt: nowSeconds * 1000, bodyLimitBytes });
+      const verdict = judgeArrival(arrival, { secrets, toleranceSeconds, skipVerify: false, bodyLimitBytes });
+      // The receiver's signature check again, with explanations (extra HMACs the receiver does not spend).
+      const signature = verdict.ok || verdict.check !== 'size'
+        ? verify(arrival.rawBody, readFacts(arrival).signatureHeader, { secrets, toleranceSeconds, nowSeconds, explain: true })
+        : null;
+      const report: Report = { verdict, signature, hints: hintsFor(verdict, signature, request, { flagMode: capture === undefined, bodyLimitBytes }) };
+      output.out(flags.json ? JSON.stringify(asJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length));
       process.exitCode = verdict.ok ? 0 : 1;
     });
 }
 
+interface Report {
+  verdict: RequestVerdict;
+  /** The signature check with its explanation; null when the receiver would not get that far. */
+  signature: VerifyResult | null;
+  hints: string[];
+}
+
 function readRequest(capture: string | undefined, flags: VerifyFlags, problems: string[]): CapturedRequest | null {
+  const requestFlags = (['signature', 'header', 'body', 'bodyFile'] as const).filter((key) => flags[key] !== undefined);
   if (capture !== undefined) {
-    if (flags.signature !== undefined) problems.push('give either a capture file or --signature, not both');
+    if (requestFlags.length > 0) problems.push('give either a capture file or the request as flags (--body-file or --body, --signature, --header), not both');
     let bytes: Buffer;
     try {
       bytes = readFileSync(capture);
@@ -94,16 +133,32 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
       return null;
     }
     const parsed = parseCapturedRequest(bytes);
-    if (!parsed.ok) problems.push(`${capture}: ${parsed.message}`);
-    return parsed.ok ? parsed.request : null;
+    if (!parsed.ok) {
+      problems.push(`${capture}: ${parsed.message}`);
+      return null;
+    }
+    problems.push(...parsed.request.headers.flatMap(([name, value]) => headerProblems(name, value, capture)));
+    return parsed.request;
   }
-  if (flags.signature === undefined) {
-    problems.push('nothing to verify: give a capture file, or --signature with --body-file or --body');
+  if (flags.body === undefined && flags.bodyFile === undefined) {
+    problems.push('nothing to verify: give a capture file, or the body with --body-file or --body (and its headers with --signature and --header)');
     return null;
   }
-  if ((flags.body === undefined) === (flags.bodyFile === undefined)) {
-    problems.push('with --signature, give exactly one of --body-file or --body');
+  if (flags.body !== undefined && flags.bodyFile !== undefined) {
+    problems.push('give exactly one of --body-file or --body');
     return null;
+  }
+  const headers: Array<[string, string]> = [];
+  if (flags.signature !== undefined) headers.push(['x-service-signature', flags.signature]);
+  for (const line of flags.header ?? []) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) {
+      problems.push(`--header: must be 'Name: value', got ${JSON.stringify(printable(line, 80))}`);
+      continue;
+    }
+    const [name, value] = [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+    problems.push(...headerProblems(name, value, '--header'));
+    headers.push([name, value]);
   }
   let body: Buffer;
   try {
@@ -112,7 +167,60 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
     problems.push(`cannot read ${flags.bodyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     return null;
   }
-  return { headers: [['x-service-signature', flags.signature]], body };
+  return { headers, body };
+}
+
+/** RFC 9110 5.1 token; an HTTP server refuses a request with another name, or a control character in a value, before any check. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+function headerProblems(name: string, value: string, where: string): string[] {
+  if (!HEADER_NAME.test(name)) return [`${where}: ${JSON.stringify(printable(name, 80))} is not a header name an HTTP server accepts`];
+  if (BAD_VALUE.test(value)) return [`${where}: the value of ${name} holds a control character an HTTP server refuses`];
+  return [];
+}
+
+/** Hints on a refusal: the signature check's explanations, or what to give for an envelope that disagrees with the headers. */
+function hintsFor(verdict: RequestVerdict, signature: VerifyResult | null, request: CapturedRequest, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
+  if (verdict.ok) return [];
+  switch (verdict.check) {
+    case 'size':
+      return [`the body is ${request.body.length} bytes, over the receiver's --body-limit of ${context.bodyLimitBytes} bytes (judged with listen's setting; pass --body-limit to judge with another)`];
+    case 'signature':
+      return signature && !signature.ok ? signature.hints : [];
+    case 'envelope':
+      return envelopeHints(verdict.rejection.code, request, context.flagMode);
+  }
+}
+
+const HEADER_OF: Record<string, { header: string; field: 'id' | 'type' }> = {
+  DELIVERY_ID_MISMATCH: { header: 'x-service-delivery', field: 'id' },
+  EVENT_TYPE_MISMATCH: { header: 'x-service-event', field: 'type' },
+};
+
+const SHELL_SAFE = /^[\w.:@/+=-]+$/;
+
+/** For a header that disagrees with the body: what the receiver read; for every one missing, what to give, all at once. */
+function envelopeHints(code: string, request: CapturedRequest, flagMode: boolean): string[] {
+  const failing = HEADER_OF[code];
+  if (!failing) return [];
+  // checkEnvelope parsed this body before it compared the headers.
+  const body = JSON.parse(decodeBodyLeniently(request.body)) as Record<string, string>;
+  const hints: string[] = [];
+  const lines = headerValues(request, failing.header);
+  if (lines.length > 0) {
+    const received = lines.length > 1 ? `${lines.length} ${failing.header} lines, which the receiver reads joined with ", "` : `${failing.header} is ${JSON.stringify(printable(lines[0]!, 100))}`;
+    hints.push(`${received}; the body "${failing.field}" is ${JSON.stringify(printable(body[failing.field]!, 100))}: send exactly one ${failing.header}, equal to it`);
+  }
+  const missing = Object.values(HEADER_OF).filter(({ header }) => headerValues(request, header).length === 0);
+  if (missing.length === 0) return hints;
+  if (!flagMode) {
+    hints.push(`the capture has no ${missing.map((m) => m.header).join(' or ')} line: capture the request with all its headers (the service sends x-service-delivery, x-service-event, x-service-delivery-attempt and x-service-signature)`);
+  } else {
+    const flags = missing.map(({ header, field }) => `--header '${header}: ${SHELL_SAFE.test(body[field] ?? '') ? body[field] : `<the body's "${field}">`}'`);
+    hints.push(`the headers are part of the receiver's check: add ${flags.join(' ')}`);
+  }
+  return hints;
 }
 
 /** What a note means for the sender under test; the note itself is what attempt records carry. */
@@ -120,15 +228,31 @@ const NOTE_DETAILS: Record<string, string> = {
   [UPPERCASE_HEX_NOTE]: ' (the same MAC, so hookrelay accepts it; the service sends lowercase, and receivers that compare hex strings, such as stripe-node, reject it)',
 };
 
-function describe(verdict: VerifyResult, tolerance: number, secretCount: number): string {
-  if (verdict.ok) {
-    const when = `${Math.abs(Math.round(verdict.skewSeconds))} s ${verdict.skewSeconds > 0 ? 'in the future' : 'ago'}`;
-    const which = secretCount > 1 ? ` #${verdict.secretIndex + 1}` : '';
-    const lines = [`valid: the signature matches secret${which}; t=${verdict.timestamp} (${new Date(verdict.timestamp * 1000).toISOString()}, ${when}, within ${tolerance} s)`];
-    for (const note of verdict.notes ?? []) lines.push(`  note: ${note}${NOTE_DETAILS[note] ?? ''}`);
-    return `${lines.join('\n')}\n`;
+function describe({ verdict, signature, hints }: Report, tolerance: number, secretCount: number): string {
+  const lines = verdict.ok
+    ? ['valid: the receiver would accept it (200)']
+    : [`invalid: the receiver would answer ${verdict.rejection.status} ${verdict.rejection.code}: ${printable(verdict.rejection.message, 400)}`];
+  if (signature?.ok) {
+    const skew = roundSeconds(signature.skewSeconds);
+    const when = `${formatSeconds(Math.abs(skew))} s ${skew > 0 ? 'in the future' : 'ago'}`;
+    const which = secretCount > 1 ? ` #${signature.secretIndex + 1}` : '';
+    lines.push(`  signature: matches secret${which}; t=${signature.timestamp} (${new Date(signature.timestamp * 1000).toISOString()}, ${when}, within ${tolerance} s)`);
+    for (const note of signature.notes ?? []) lines.push(`  note: ${note}${NOTE_DETAILS[note] ?? ''}`);
   }
-  const lines = [`invalid (${verdict.reason}): ${printable(verdict.message, 400)}`];
-  for (const hint of verdict.hints) lines.push(`  hint: ${printable(hint, 400)}`);
-  return `${lines.join('\n')}\n`;
+  if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
+  for (const hint of hints) lines.push(`  hint: ${printable(hint, 400)}`);
+  return lines.join('\n');
+}
+
+function asJson({ verdict, signature, hints }: Report) {
+  const rounded = signature && signature.skewSeconds !== undefined ? { ...signature, skewSeconds: roundSeconds(signature.skewSeconds) } : signature;
+  return {
+    verdict: verdict.ok
+      ? { accepted: true, status: 200 }
+      : { accepted: false, status: verdict.rejection.status, code: verdict.rejection.code, message: verdict.rejection.message, check: verdict.check, hints },
+    signature: rounded,
+    envelope: verdict.ok
+      ? { ok: true, id: verdict.envelope.envelope.id, type: verdict.envelope.envelope.type, apiVersionKnown: verdict.envelope.apiVersionKnown }
+      : verdict.check === 'envelope' ? { ok: false, code: verdict.rejection.code, message: verdict.rejection.message } : null,
+  };
 }

@@ -133,7 +133,13 @@ function describeSurroundingWhitespace(secret: string): string {
   return pieces.join(' and ');
 }
 
+/** Seconds to the millisecond: `t - now` against a fractional clock reads -3.425, not -3.424999952316284. */
+export function roundSeconds(seconds: number): number {
+  // `|| 0` turns -0 (a skew that rounds away) into 0.
+  return Number.isInteger(seconds) ? seconds : Math.round(seconds * 1000) / 1000 || 0;
+}
+
 /** Seconds for a message: whole numbers as they are, fractions to the millisecond. */
 export function formatSeconds(seconds: number): string {
-  return Number.isInteger(seconds) ? String(seconds) : String(Math.round(seconds * 1000) / 1000);
+  return String(roundSeconds(seconds));
 }
