@@ -7,6 +7,7 @@ import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
+  attemptTally,
   attemptView,
   bodyView,
   clip,
@@ -19,6 +20,8 @@ import {
 
 /** Attempts shown in one delivery's detail; a sender allows at most 10 (spec 8), so this is plenty. */
 const MAX_DETAIL_ATTEMPTS = 1000;
+/** Attempts read per list item for its tally: a sender makes at most 10 (spec 8), duplicates aside. */
+const MAX_TALLIED_ATTEMPTS = 200;
 const OUTCOMES = new Set(['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable']);
 
 /** An optional adapter's answer, or null when it failed: one failing view must not fail the page. */
@@ -66,12 +69,16 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const relayHistory = ctx.options.relayHistory;
     const items = await Promise.all(
       page.items.map(async (d) => {
-        const [latest] = await store.listAttempts({ deliveryId: d.id, limit: 1 });
+        // One read gives the latest attempt and the tally, so the two always agree.
+        const read = await store.listAttempts({ deliveryId: d.id, limit: MAX_TALLIED_ATTEMPTS + 1 });
+        const attempts = read.slice(0, MAX_TALLIED_ATTEMPTS);
+        const latest = attempts[0];
         const relay = await optional(relayHistory && (() => relayHistory(d.id)));
         const lastRelay = relay?.[relay.length - 1];
         return {
           ...deliverySummary({ ...d, bodyBytes: d.rawBody.length }, hints),
           latestAttempt: latest ? attemptView(latest) : null,
+          attempts: attemptTally(attempts, read.length > MAX_TALLIED_ATTEMPTS),
           relay: lastRelay ? showRelay(lastRelay) : null,
         };
       }),

@@ -76,6 +76,26 @@ export function attemptView(a: AttemptRecord): AttemptView {
   };
 }
 
+/**
+ * A delivery's arrivals by outcome, counted from one read of its attempts. `throughSeq` (the seq of
+ * the newest one counted) versions the tally: the page adds an attempt from the feed only when its
+ * seq is higher, so the order in which the API and the feed answer cannot change a count.
+ */
+export interface AttemptTally {
+  throughSeq: number;
+  total: number;
+  /** More arrivals exist than were read. */
+  truncated: boolean;
+  byOutcome: Record<AttemptRecord['outcome'], number>;
+}
+
+/** `newestFirst`: one read of a delivery's attempts, newest first; `truncated` when the read was capped. */
+export function attemptTally(newestFirst: readonly AttemptRecord[], truncated: boolean): AttemptTally {
+  const byOutcome = { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 };
+  for (const a of newestFirst) byOutcome[a.outcome] += 1;
+  return { throughSeq: newestFirst[0]?.seq ?? 0, total: newestFirst.length, truncated, byOutcome };
+}
+
 /** The delivery fields the list, the feed and the detail share. */
 export interface DeliverySummary {
   seq: number;

@@ -160,6 +160,20 @@ describe('GET /api/deliveries', () => {
     expect(item).not.toHaveProperty('rawBody');
     expect(item).not.toHaveProperty('headers');
   });
+
+  it('tallies each item\'s arrivals by outcome, versioned by the seq of the newest one counted (issue 13, items 10 and 12)', async () => {
+    await build();
+    for (let n = 1; n <= 5; n++) await refuse(store, hub, { deliveryId: 'f1', outcome: 'faulted', status: 503, reason: 'rule r1: 503', attemptHeader: n });
+    await receive(store, hub, { id: 'f1' }, { attemptHeader: 6 });
+    await receive(store, hub, { id: 'f1' }, { outcome: 'duplicate', attemptHeader: 6 });
+    const [item] = (await call('GET', '/api/deliveries')).json().data;
+    expect(item.attempts).toEqual({
+      throughSeq: item.latestAttempt.seq,
+      total: 7,
+      truncated: false,
+      byOutcome: { accepted: 1, duplicate: 1, rejected: 0, faulted: 5, unavailable: 0 },
+    });
+  });
 });
 
 describe('GET /api/attempts', () => {

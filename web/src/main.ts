@@ -4,11 +4,11 @@ import { ApiError, apiGet, currentToken, initToken } from './api.js';
 import { createState, describeError, toast, type AppState } from './app-state.js';
 import { button, el, replaceChildren, vtext } from './dom.js';
 import { connectFeed, type FeedState } from './feed-client.js';
-import { keyOf } from './rows.js';
+import { deliveryKeyOf, keyOf } from './rows.js';
 import type { FeedMessage, Status } from './types.js';
 import { createDetailView } from './views/detail-view.js';
 import { createFaultsView } from './views/faults-view.js';
-import { createListView } from './views/list-view.js';
+import { createListView, type ListView } from './views/list-view.js';
 
 const root = document.getElementById('app')!;
 
@@ -59,9 +59,10 @@ function start(state: AppState): void {
       state.paused = !state.paused;
       if (!state.paused) {
         for (const message of queued.splice(0)) apply(message);
+        queuedKeys.clear();
         list.render();
       }
-      list.setPausedCount(queued.length);
+      list.setPausedCount(queuedKeys.size);
     },
   });
   const faults = createFaultsView(state);
@@ -79,10 +80,12 @@ function start(state: AppState): void {
   );
 
   const queued: FeedMessage[] = [];
+  // The deliveries the queued messages concern: "Resume (N new)" counts these, not messages.
+  const queuedKeys = new Set<string>();
   const apply = (message: FeedMessage) => {
     switch (message.type) {
       case 'attempt':
-        state.rows.applyAttempt(message.data, true);
+        state.rows.applyAttempt(message.data);
         return message.data.deliveryId;
       case 'delivery':
         state.rows.applyDelivery(message.data);
@@ -109,7 +112,9 @@ function start(state: AppState): void {
     if (state.paused) {
       queued.push(message);
       if (queued.length > 5000) queued.shift();
-      list.setPausedCount(queued.length);
+      const key = deliveryKeyOf(message);
+      if (key !== null) queuedKeys.add(key);
+      list.setPausedCount(queuedKeys.size);
       return;
     }
     const id = apply(message);
@@ -150,7 +155,43 @@ function start(state: AppState): void {
     list.render();
   };
   window.addEventListener('hashchange', route);
+  document.addEventListener('keydown', (event) => keyboard(event, state, list, deliveriesPane));
   void list.reload().then(route);
+}
+
+/**
+ * Keyboard navigation of the list, as in a mail client: j / ↓ next row, k / ↑ previous, Enter opens
+ * (the row's own handler), Esc closes the detail and puts the focus back on its row. Keys typed
+ * into a field are left alone.
+ */
+function keyboard(event: KeyboardEvent, state: AppState, list: ListView, pane: HTMLElement): void {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || pane.hidden) return;
+  const target = event.target instanceof HTMLElement ? event.target : null;
+  if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+  // Arrows scroll whatever has the focus, unless that is the list (or nothing).
+  const onList = target === null || target === document.body || target.classList.contains('row');
+  switch (event.key) {
+    case 'j':
+    case 'ArrowDown':
+      if (event.key === 'ArrowDown' && !onList) return;
+      list.moveFocus(1);
+      break;
+    case 'k':
+    case 'ArrowUp':
+      if (event.key === 'ArrowUp' && !onList) return;
+      list.moveFocus(-1);
+      break;
+    case 'Escape': {
+      const open = state.selected;
+      if (open === null) return;
+      location.hash = '#/';
+      requestAnimationFrame(() => list.focusRow(open));
+      break;
+    }
+    default:
+      return;
+  }
+  event.preventDefault();
 }
 
 async function boot(): Promise<void> {

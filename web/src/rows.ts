@@ -3,7 +3,9 @@
  * and feed messages in any order. Every update is idempotent, so a message seen both in the
  * backlog and in an API page counts once. Pure: no DOM.
  */
-import type { AttemptView, DeliverySummary, Outcome, RelayView } from './types.js';
+import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, Outcome, RelayView } from './types.js';
+
+export type OutcomeCounts = Record<Outcome, number>;
 
 export interface Row {
   key: string;
@@ -12,16 +14,27 @@ export interface Row {
   /** Latest activity, ms: the list is sorted by it, newest first. */
   lastSeen: number;
   stored: boolean;
+  /** Times received again after it was stored (derived: see `counts`). */
   duplicateCount: number;
-  /** Outcome, status and reason of the latest arrival. */
+  /** Arrivals by outcome (derived from `tally` and `live`, never from arrival order). */
+  counts: OutcomeCounts;
+  /** At least this many arrivals (true when `tally` was truncated). */
+  countsTruncated: boolean;
+  /** Outcome, status, reason and duration of the latest arrival. */
   outcome: Outcome | null;
   status: number | null;
   reason: string | null;
+  durationMs: number | null;
   latestSeq: number;
+  bodyBytes: number | null;
   relay: RelayView | null;
   skipVerify: boolean;
-  /** Attempts seen for this row (only those without a delivery id are kept whole). */
-  seen: Set<number>;
+  /** The newest tally the API sent (its `throughSeq` is its version). */
+  tally: AttemptTally | null;
+  /** Attempts seen one by one (feed, attempt lists), by seq: those newer than `tally` add to it. */
+  live: Map<number, Outcome>;
+  /** The largest duplicateCount a delivery summary carried: the count only grows, so it is a floor. */
+  duplicateFloor: number;
   lone: AttemptView | null;
 }
 
@@ -35,9 +48,12 @@ export interface Filter {
 
 export const keyOf = (deliveryId: string | null, seq: number) => (deliveryId !== null ? `d:${deliveryId}` : `a:${seq}`);
 
+const OUTCOMES: readonly Outcome[] = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'];
+const zeroCounts = (): OutcomeCounts => ({ accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 });
+
 export interface RowStore {
   applyDelivery(summary: DeliverySummary): void;
-  applyAttempt(attempt: AttemptView, live: boolean): void;
+  applyAttempt(attempt: AttemptView): void;
   applyRelay(deliveryId: string, relay: RelayView): void;
   remove(deliveryId: string): void;
   get(key: string): Row | undefined;
@@ -46,6 +62,21 @@ export interface RowStore {
   triggers(): string[];
   size(): number;
   clear(): void;
+}
+
+/**
+ * Counts are merged by version, never by arrival order: the API's tally says which attempts it
+ * counted (every seq up to `throughSeq`), and an attempt seen one by one adds only when it is newer
+ * than that. So a feed backlog replayed after a page load, a stale page, or a feed message that
+ * arrives before the page all give the same count (issue 13, item 10).
+ */
+function recount(row: Row): void {
+  const through = row.tally?.throughSeq ?? 0;
+  const counts = row.tally ? { ...row.tally.byOutcome } : zeroCounts();
+  for (const [seq, outcome] of row.live) if (seq > through) counts[outcome] += 1;
+  row.counts = counts;
+  row.countsTruncated = row.tally?.truncated ?? false;
+  row.duplicateCount = Math.max(counts.duplicate, row.duplicateFloor);
 }
 
 export function createRowStore(maxRows = 2000): RowStore {
@@ -61,13 +92,19 @@ export function createRowStore(maxRows = 2000): RowStore {
         lastSeen: 0,
         stored: false,
         duplicateCount: 0,
+        counts: zeroCounts(),
+        countsTruncated: false,
         outcome: null,
         status: null,
         reason: null,
+        durationMs: null,
         latestSeq: 0,
+        bodyBytes: null,
         relay: null,
         skipVerify: false,
-        seen: new Set(),
+        tally: null,
+        live: new Map(),
+        duplicateFloor: 0,
         lone: null,
       };
       rows.set(key, row);
@@ -88,7 +125,20 @@ export function createRowStore(maxRows = 2000): RowStore {
     row.outcome = a.outcome;
     row.status = a.status;
     row.reason = a.reason;
+    row.durationMs = Math.max(0, a.finishedAt - a.receivedAt);
+    if (!row.stored || row.bodyBytes === null) row.bodyBytes = a.bodyBytes;
     if (a.trigger !== null) row.trigger = a.trigger;
+  };
+
+  const see = (row: Row, a: AttemptView) => {
+    if (row.live.has(a.seq)) return;
+    row.live.set(a.seq, a.outcome);
+    if (a.deliveryId === null) row.lone = a;
+    if (a.skipVerify) row.skipVerify = true;
+    if (row.trigger === null) row.trigger = a.trigger;
+    row.lastSeen = Math.max(row.lastSeen, a.receivedAt);
+    if (a.outcome === 'accepted' || a.outcome === 'duplicate') row.stored = true;
+    takeLatest(row, a);
   };
 
   return {
@@ -96,29 +146,20 @@ export function createRowStore(maxRows = 2000): RowStore {
       const row = ensure(keyOf(s.id, s.seq), s.id);
       row.stored = true;
       row.trigger = s.trigger;
-      // The store's count is authoritative; live duplicates add to it until the next page load.
-      row.duplicateCount = s.duplicateCount;
+      row.bodyBytes = s.bodyBytes;
+      row.duplicateFloor = Math.max(row.duplicateFloor, s.duplicateCount);
+      if (s.attempts && s.attempts.throughSeq >= (row.tally?.throughSeq ?? -1)) row.tally = s.attempts;
       row.lastSeen = Math.max(row.lastSeen, s.lastAttemptAt, s.receivedAt);
       if (row.outcome === null) row.outcome = s.duplicateCount > 0 ? 'duplicate' : 'accepted';
-      if (s.latestAttempt) {
-        row.seen.add(s.latestAttempt.seq);
-        takeLatest(row, s.latestAttempt);
-      }
-      if (s.relay) row.relay = s.relay;
+      if (s.latestAttempt) see(row, s.latestAttempt);
+      if (s.relay && (!row.relay || row.relay.at <= s.relay.at)) row.relay = s.relay;
+      recount(row);
     },
 
-    applyAttempt(a, live) {
-      const key = keyOf(a.deliveryId, a.seq);
-      const row = ensure(key, a.deliveryId);
-      if (row.seen.has(a.seq)) return;
-      row.seen.add(a.seq);
-      if (a.deliveryId === null) row.lone = a;
-      if (a.skipVerify) row.skipVerify = true;
-      if (row.trigger === null) row.trigger = a.trigger;
-      row.lastSeen = Math.max(row.lastSeen, a.receivedAt);
-      if (a.outcome === 'accepted') row.stored = true;
-      if (a.outcome === 'duplicate' && live) row.duplicateCount += 1;
-      takeLatest(row, a);
+    applyAttempt(a) {
+      const row = ensure(keyOf(a.deliveryId, a.seq), a.deliveryId);
+      see(row, a);
+      recount(row);
     },
 
     applyRelay(deliveryId, relay) {
@@ -159,6 +200,47 @@ export function createRowStore(maxRows = 2000): RowStore {
     size: () => rows.size,
     clear: () => rows.clear(),
   };
+}
+
+/** The row a feed message brings news of (an arrival or a stored delivery); null for the others. */
+export function deliveryKeyOf(message: FeedMessage): string | null {
+  if (message.type === 'attempt') return keyOf(message.data.deliveryId, message.data.seq);
+  if (message.type === 'delivery') return keyOf(message.data.id, message.data.seq);
+  return null;
+}
+
+/**
+ * How many deliveries the queued feed messages concern (the "Resume (N new)" count): an arrival
+ * and the stored delivery it made are one delivery, and so are a delivery's retries.
+ */
+export function queuedDeliveries(messages: Iterable<FeedMessage>): number {
+  const keys = new Set<string>();
+  for (const m of messages) {
+    const key = deliveryKeyOf(m);
+    if (key !== null) keys.add(key);
+  }
+  return keys.size;
+}
+
+/** Arrivals of a row in total, e.g. `6` or `200+`. */
+export function attemptsText(row: Pick<Row, 'counts' | 'countsTruncated'>): string {
+  const total = OUTCOMES.reduce((sum, o) => sum + row.counts[o], 0);
+  return `${total}${row.countsTruncated ? '+' : ''}`;
+}
+
+/**
+ * The refused arrivals before the latest one, so that a delivery faulted five times and then
+ * accepted does not read like one accepted at once: `after 5 faulted`, `after 2 rejected, 1 faulted`.
+ * Null when nothing was refused.
+ */
+export function historyText(row: Pick<Row, 'counts' | 'outcome'>): string | null {
+  const refused = (['rejected', 'faulted', 'unavailable'] as const).filter((o) => row.counts[o] > 0);
+  // The latest refusal is what the chip already says: leave it out of the history.
+  const counts = { ...row.counts };
+  if (row.outcome === 'rejected' || row.outcome === 'faulted' || row.outcome === 'unavailable') counts[row.outcome] -= 1;
+  const parts = refused.filter((o) => counts[o] > 0).map((o) => `${counts[o]} ${o}`);
+  if (parts.length === 0) return null;
+  return row.outcome === 'accepted' || row.outcome === 'duplicate' ? `after ${parts.join(', ')}` : `before: ${parts.join(', ')}`;
 }
 
 /** The verdict chip's text: accepted / duplicate ×N / rejected: reason / faulted: rule. */

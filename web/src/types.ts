@@ -37,6 +37,8 @@ export interface AttemptView {
   reason: string | null;
   retryAfter: string | null;
   skipVerify?: boolean;
+  /** The headers of this arrival, in order, when the API keeps them per attempt. */
+  headers?: Array<[string, string]> | null;
 }
 
 export interface RelayView {
@@ -65,6 +67,21 @@ export interface DeliverySummary {
   signatureTimestamp: number | null;
   latestAttempt?: AttemptView | null;
   relay?: RelayView | null;
+  /** List items only: the delivery's arrivals by outcome, counted in one read (see AttemptTally). */
+  attempts?: AttemptTally;
+}
+
+/**
+ * A delivery's arrivals by outcome as one API read saw them. `throughSeq` is the seq of the newest
+ * attempt counted: attempts are numbered by one global sequence, so an attempt from the feed with a
+ * higher seq is newer than the tally and one with a lower or equal seq is already in it.
+ */
+export interface AttemptTally {
+  throughSeq: number;
+  total: number;
+  /** More arrivals exist than were counted. */
+  truncated: boolean;
+  byOutcome: Record<Outcome, number>;
 }
 
 export interface BodyView {

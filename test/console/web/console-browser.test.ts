@@ -98,7 +98,7 @@ describe('console page', () => {
     expect(await row(page, 'evt_live_3').locator('.chip').first().textContent()).toBe('rejected: timestamp_too_old');
     expect(await row(page, 'evt_live_4').locator('.chip').first().textContent()).toBe('faulted: rule r1: 503 retry-after=120');
     // Newest first.
-    expect(await page.locator('tbody tr.row td.id').allTextContents()).toEqual(['evt_live_4', 'evt_live_3', 'evt_live_2', 'evt_live_1']);
+    expect(await page.locator('tbody tr.row .id').allTextContents()).toEqual(['evt_live_4', 'evt_live_3', 'evt_live_2', 'evt_live_1']);
 
     await row(page, 'evt_live_1').click();
     const headers = page.locator('[data-testid=headers]');
@@ -244,7 +244,8 @@ describe('console page', () => {
     const curl = await page.locator('[data-testid=curl]').inputValue();
     // Not valid UTF-8: the exact bytes travel in base64 through a quoted here-document (issue 13).
     const lines = curl.split('\n');
-    expect(lines).toContain("base64 -d <<'HOOKRELAY_BODY' | curl -sS -X POST http://127.0.0.1:4000/webhooks \\");
+    // The body path is under test here; curl's own flags are test/console/web/shell.test.ts's.
+    expect(lines[0]).toMatch(/^base64 -d <<'HOOKRELAY_BODY' \| curl -sS (?:-\S+ )*-X POST http:\/\/127\.0\.0\.1:4000\/webhooks \\$/);
     expect(lines.at(-1)).toBe('HOOKRELAY_BODY');
     expect(lines.slice(lines.indexOf('  --data-binary @-') + 1, -1).join('')).toBe(raw.toString('base64'));
 
@@ -265,18 +266,19 @@ describe('console page', () => {
     await liveFeed(page);
     await page.locator('[data-testid=pause]').click();
     await receive(fx!.store, fx!.hub, { id: 'evt_p2', trigger: 'vendor.rating_dropped' });
-    await page.locator('[data-testid=pause]', { hasText: 'Resume (2 new)' }).waitFor();
+    // One delivery came in (an arrival and its stored record): one new, not two messages (issue 13, item 14).
+    await page.locator('[data-testid=pause]', { hasText: 'Resume (1 new)' }).waitFor();
     expect(await row(page, 'evt_p2').count()).toBe(0);
     await page.locator('[data-testid=pause]').click();
     await row(page, 'evt_p2').waitFor();
 
     await page.locator('[data-testid=filter-trigger]').selectOption('vendor.rating_dropped');
     await row(page, 'evt_p1').waitFor({ state: 'detached' });
-    expect(await page.locator('tbody tr.row td.id').allTextContents()).toEqual(['evt_p2']);
+    expect(await page.locator('tbody tr.row .id').allTextContents()).toEqual(['evt_p2']);
     await page.locator('[data-testid=filter-trigger]').selectOption('');
     await page.locator('[data-testid=filter-text]').fill('p1');
     await row(page, 'evt_p2').waitFor({ state: 'detached' });
-    expect(await page.locator('tbody tr.row td.id').allTextContents()).toEqual(['evt_p1']);
+    expect(await page.locator('tbody tr.row .id').allTextContents()).toEqual(['evt_p1']);
   });
 
   it('reconnects after the console restarts and catches up', async () => {

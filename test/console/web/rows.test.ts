@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRowStore, relayText, verdictText } from '../../../web/src/rows.js';
-import type { AttemptView, DeliverySummary } from '../../../web/src/types.js';
+import { attemptsText, createRowStore, historyText, queuedDeliveries, relayText, verdictText } from '../../../web/src/rows.js';
+import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
   seq,
@@ -40,12 +40,12 @@ const all = { trigger: '', status: '' as const, text: '' };
 describe('row store', () => {
   it('folds the arrivals of one delivery into one row whose chip follows the latest', () => {
     const rows = createRowStore();
-    rows.applyAttempt(attempt(1, { outcome: 'faulted', status: 503, reason: 'rule r1: 503' }), true);
+    rows.applyAttempt(attempt(1, { outcome: 'faulted', status: 503, reason: 'rule r1: 503' }));
     expect(verdictText(rows.list(all, null)[0]!)).toBe('faulted: rule r1: 503');
-    rows.applyAttempt(attempt(2), true);
+    rows.applyAttempt(attempt(2));
     rows.applyDelivery(summary({ lastAttemptAt: 2000 }));
-    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }), true);
-    rows.applyAttempt(attempt(4, { outcome: 'duplicate' }), true);
+    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }));
+    rows.applyAttempt(attempt(4, { outcome: 'duplicate' }));
     const [row] = rows.list(all, null);
     expect(rows.size()).toBe(1);
     expect(verdictText(row!)).toBe('duplicate ×2');
@@ -54,22 +54,22 @@ describe('row store', () => {
   it('counts an attempt seen twice (backlog and live) once', () => {
     const rows = createRowStore();
     rows.applyDelivery(summary());
-    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }), true);
-    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }), true);
+    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }));
+    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }));
     expect(rows.list(all, null)[0]!.duplicateCount).toBe(1);
   });
 
   it('does not let an older arrival overwrite a newer verdict', () => {
     const rows = createRowStore();
-    rows.applyAttempt(attempt(5), true);
-    rows.applyAttempt(attempt(2, { outcome: 'rejected', reason: 'timestamp_too_old' }), false);
+    rows.applyAttempt(attempt(5));
+    rows.applyAttempt(attempt(2, { outcome: 'rejected', reason: 'timestamp_too_old' }));
     expect(verdictText(rows.list(all, null)[0]!)).toBe('accepted');
   });
 
   it('keeps arrivals without a delivery id apart, newest first', () => {
     const rows = createRowStore();
-    rows.applyAttempt(attempt(1, { deliveryId: null, outcome: 'rejected', reason: 'missing_signature' }), true);
-    rows.applyAttempt(attempt(2, { deliveryId: null, outcome: 'rejected', reason: 'malformed_header' }), true);
+    rows.applyAttempt(attempt(1, { deliveryId: null, outcome: 'rejected', reason: 'missing_signature' }));
+    rows.applyAttempt(attempt(2, { deliveryId: null, outcome: 'rejected', reason: 'malformed_header' }));
     expect(rows.list(all, null).map((r) => r.key)).toEqual(['a:2', 'a:1']);
   });
 
@@ -77,7 +77,7 @@ describe('row store', () => {
     const rows = createRowStore();
     rows.applyDelivery(summary({ id: 'a', seq: 1, trigger: 'vendor.rating_dropped' }));
     rows.applyDelivery(summary({ id: 'b', seq: 2, duplicateCount: 2 }));
-    rows.applyAttempt(attempt(9, { deliveryId: 'c', outcome: 'faulted', reason: 'hang' }), true);
+    rows.applyAttempt(attempt(9, { deliveryId: 'c', outcome: 'faulted', reason: 'hang' }));
     const keys = (f: Partial<typeof all>, server: Set<string> | null = null) => rows.list({ ...all, ...f } as typeof all, server).map((r) => r.key).sort();
     expect(keys({ trigger: 'vendor.rating_dropped' })).toEqual(['d:a']);
     expect(keys({ status: 'duplicate' } as never)).toEqual(['d:b']);
@@ -95,6 +95,89 @@ describe('row store', () => {
     expect(relayText(rows.list(all, null)[0]!.relay)).toBe('relayed 200');
     rows.remove('evt_1');
     expect(rows.size()).toBe(0);
+  });
+});
+
+const tally = (throughSeq: number, byOutcome: Partial<AttemptTally['byOutcome']>): AttemptTally => {
+  const counts = { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0, ...byOutcome };
+  return { throughSeq, total: Object.values(counts).reduce((a, b) => a + b, 0), truncated: false, byOutcome: counts };
+};
+
+/** Every order of `items` (small arrays only). */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
+describe('duplicate count merged by version (issue 13, item 10)', () => {
+  // The delivery was accepted (seq 1) and received twice more (seqs 2 and 3). The page loads the API
+  // (which counted all three) while the feed replays its backlog: the stored-for-the-first-time
+  // message (count 0) and the three arrivals.
+  type Step = (rows: ReturnType<typeof createRowStore>) => void;
+  const steps: Record<string, Step> = {
+    api: (rows) => rows.applyDelivery(summary({ duplicateCount: 2, lastAttemptAt: 3000, latestAttempt: attempt(3, { outcome: 'duplicate' }), attempts: tally(3, { accepted: 1, duplicate: 2 }) })),
+    storedMessage: (rows) => rows.applyDelivery(summary({ duplicateCount: 0, lastAttemptAt: 1000 })),
+    a1: (rows) => rows.applyAttempt(attempt(1)),
+    a2: (rows) => rows.applyAttempt(attempt(2, { outcome: 'duplicate' })),
+    a3: (rows) => rows.applyAttempt(attempt(3, { outcome: 'duplicate' })),
+  };
+
+  it.each(permutations(Object.keys(steps)).map((order) => [order.join(' → '), order]))('%s gives ×2', (_name, order) => {
+    const rows = createRowStore();
+    for (const name of order as string[]) steps[name]!(rows);
+    const row = rows.list(all, null)[0]!;
+    expect(verdictText(row)).toBe('duplicate ×2');
+    expect(attemptsText(row)).toBe('3');
+    // A later arrival adds; the same one replayed again does not.
+    rows.applyAttempt(attempt(4, { outcome: 'duplicate' }));
+    rows.applyAttempt(attempt(4, { outcome: 'duplicate' }));
+    expect(verdictText(rows.list(all, null)[0]!)).toBe('duplicate ×3');
+  });
+
+  it('keeps the newer tally when an older API page answers last', () => {
+    const rows = createRowStore();
+    rows.applyDelivery(summary({ duplicateCount: 3, attempts: tally(7, { accepted: 1, duplicate: 3 }) }));
+    rows.applyDelivery(summary({ duplicateCount: 1, attempts: tally(4, { accepted: 1, duplicate: 1 }) }));
+    expect(rows.list(all, null)[0]!.duplicateCount).toBe(3);
+  });
+});
+
+describe('row history (issue 13, items 12 and 14)', () => {
+  it('shows a delivery faulted five times and then accepted', () => {
+    const rows = createRowStore();
+    for (let seq = 1; seq <= 5; seq++) rows.applyAttempt(attempt(seq, { outcome: 'faulted', status: 503, reason: 'rule r1: 503' }));
+    rows.applyAttempt(attempt(6));
+    const row = rows.list(all, null)[0]!;
+    expect(verdictText(row)).toBe('accepted');
+    expect(historyText(row)).toBe('after 5 faulted');
+    expect(attemptsText(row)).toBe('6');
+    // The same from the API's tally alone.
+    const loaded = createRowStore();
+    loaded.applyDelivery(summary({ latestAttempt: attempt(6), attempts: tally(6, { faulted: 5, accepted: 1 }) }));
+    expect(historyText(loaded.list(all, null)[0]!)).toBe('after 5 faulted');
+    expect(attemptsText(loaded.list(all, null)[0]!)).toBe('6');
+  });
+
+  it('says nothing more for a delivery accepted at once, and counts earlier refusals of a refused one', () => {
+    const rows = createRowStore();
+    rows.applyAttempt(attempt(1));
+    expect(historyText(rows.list(all, null)[0]!)).toBeNull();
+    rows.applyAttempt(attempt(2, { deliveryId: 'evt_2', outcome: 'rejected', reason: 'timestamp_too_old' }));
+    rows.applyAttempt(attempt(3, { deliveryId: 'evt_2', outcome: 'rejected', reason: 'timestamp_too_old' }));
+    expect(historyText(rows.get('d:evt_2')!)).toBe('before: 1 rejected');
+  });
+
+  it('counts queued deliveries, not feed messages, for "Resume (N new)"', () => {
+    const messages: FeedMessage[] = [
+      { n: 1, type: 'attempt', data: attempt(1, { deliveryId: 'evt_a' }) },
+      { n: 2, type: 'delivery', data: summary({ id: 'evt_a' }) },
+      { n: 3, type: 'relay', data: { deliveryId: 'evt_a', at: 1, ok: true, status: 200, latencyMs: 1, replay: false } },
+      { n: 4, type: 'attempt', data: attempt(2, { deliveryId: 'evt_a', outcome: 'duplicate' }) },
+      { n: 5, type: 'attempt', data: attempt(3, { deliveryId: 'evt_b', outcome: 'faulted' }) },
+      { n: 6, type: 'attempt', data: attempt(4, { deliveryId: null, outcome: 'rejected' }) },
+      { n: 7, type: 'attempt', data: attempt(5, { deliveryId: null, outcome: 'rejected' }) },
+    ];
+    expect(queuedDeliveries(messages)).toBe(4);
   });
 });
 

@@ -8,6 +8,21 @@ function answer(a: AttemptView): string {
   return a.retryAfter ? `${status}, Retry-After ${a.retryAfter}` : status;
 }
 
+/** This arrival's own headers, folded, when the API has them (issue 13, item 13). */
+function attemptHeaders(a: AttemptView): HTMLElement | null {
+  if (!Array.isArray(a.headers) || a.headers.length === 0) return null;
+  return el(
+    'details',
+    { class: 'attempt-headers' },
+    el('summary', null, `Headers of this attempt (${a.headers.length})`),
+    el(
+      'table',
+      { class: 'kv', attrs: { 'data-testid': 'attempt-headers' } },
+      el('tbody', null, ...a.headers.map(([name, value]) => el('tr', null, el('th', null, vtext(String(name))), el('td', null, vtext(String(value), { max: 8192 }))))),
+    ),
+  );
+}
+
 export function attemptsTimeline(attempts: AttemptView[], truncated: boolean): HTMLElement {
   const first = attempts[0]?.receivedAt ?? 0;
   const last = attempts[attempts.length - 1]?.finishedAt ?? first;
@@ -46,6 +61,7 @@ export function attemptsTimeline(attempts: AttemptView[], truncated: boolean): H
       a.signatureTimestamp !== null
         ? el('div', { class: 'muted' }, `signature t=${a.signatureTimestamp}: ${formatSkew(a.receivedAt / 1000 - a.signatureTimestamp)}`)
         : el('div', { class: 'muted' }, 'no parsable signature timestamp'),
+      attemptHeaders(a),
     );
   });
   return el(

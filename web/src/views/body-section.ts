@@ -1,7 +1,8 @@
 /** The body: a JSON tree, the raw text, and the bytes when the encoding is not clean. */
 import { button, el, replaceChildren, vtext } from '../dom.js';
 import { formatBytes } from '../format.js';
-import { jsonTree } from '../json-tree.js';
+import { parseJsonSource } from '../json-source.js';
+import { jsonSourceTree } from '../json-tree.js';
 import type { BodyView } from '../types.js';
 
 const RAW_MAX_CHARS = 500_000;
@@ -32,17 +33,13 @@ export function bodySection(body: BodyView): HTMLElement {
   if (!body.inline) {
     return el('section', { class: 'block' }, el('h3', null, 'Body'), flags, el('p', { class: 'muted' }, 'Too large to show here: download the raw body.'));
   }
-  let parsed: { ok: true; value: unknown } | { ok: false; error: string };
-  try {
-    parsed = { ok: true, value: JSON.parse(body.text) };
-  } catch (err) {
-    parsed = { ok: false, error: err instanceof Error ? err.message : 'not JSON' };
-  }
+  // From the source text, so numbers show their digits as sent (JSON.parse would round them).
+  const parsed = parseJsonSource(body.text);
   if (!parsed.ok) flags.appendChild(el('span', { class: 'chip chip-rejected' }, vtext(`not JSON: ${parsed.error}`, { max: 200 })));
 
   const pane = el('div', { class: 'body-pane' });
   const views: Record<string, () => HTMLElement> = {
-    Tree: () => (parsed.ok ? jsonTree(parsed.value) : el('p', { class: 'muted' }, 'The body is not JSON: see Raw.')),
+    Tree: () => (parsed.ok ? jsonSourceTree(parsed.value) : el('p', { class: 'muted' }, 'The body is not JSON: see Raw.')),
     Raw: () => el('pre', { class: 'raw', attrs: { 'data-testid': 'raw-body' } }, vtext(body.text, { multiline: true, max: RAW_MAX_CHARS })),
     Bytes: () => el('pre', { class: 'raw hex', attrs: { 'data-testid': 'hex-body' } }, hexDump(body.base64)),
   };

@@ -1,4 +1,4 @@
-/** One delivery: verdicts, attempts timeline, relay, conformance, headers, body, and actions. */
+/** One delivery: actions, headers, body, then the verdicts: signature, attempts timeline, relay, conformance. */
 import { ApiError, apiGet, query } from '../api.js';
 import { describeError, type AppState } from '../app-state.js';
 import { button, el, field, replaceChildren, vtext } from '../dom.js';
@@ -84,12 +84,13 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
         ...field('Body', `${s.bodyBytes} bytes`),
         ...field('Duplicates', s.duplicateCount === 0 ? 'none' : `received ${s.duplicateCount} more time${s.duplicateCount === 1 ? '' : 's'}, not handed on again`),
       ),
+      // What was sent comes first (as in ngrok's inspector and webhook.site); the verdicts about it follow.
+      kept.headers,
+      kept.body,
       signatureSection(d),
       attemptsTimeline(d.attempts, d.attemptsTruncated),
       relaySection(d.relay, state.status),
       conformanceSection(d.conformance, state.status),
-      kept.headers,
-      kept.body,
     );
   };
 

@@ -2,8 +2,8 @@
 import { apiGet, query } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
-import { formatTime } from '../format.js';
-import { keyOf, relayText, verdictText, type Row, type StatusFilter } from '../rows.js';
+import { formatBytes, formatDuration, formatTime } from '../format.js';
+import { attemptsText, historyText, keyOf, relayText, verdictText, type Row, type StatusFilter } from '../rows.js';
 import type { AttemptView, DeliverySummary } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { emptyState } from './empty-state.js';
@@ -14,6 +14,10 @@ export interface ListView {
   render(): void;
   /** Reloads the first page from the API (start, filter change, resync). */
   reload(): Promise<void>;
+  /** Moves the keyboard focus to the next (+1) or previous (-1) row shown. */
+  moveFocus(step: 1 | -1): void;
+  /** Puts the keyboard focus on the row with this key, if shown. */
+  focusRow(key: string): void;
   setPausedCount(count: number): void;
 }
 
@@ -38,7 +42,22 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
   const table = el(
     'table',
     { class: 'list' },
-    el('thead', null, el('tr', null, el('th', null, 'Time'), el('th', null, 'Trigger'), el('th', null, 'Delivery'), el('th', null, 'Verdict'), el('th', null, 'Relay'))),
+    el(
+      'thead',
+      null,
+      el(
+        'tr',
+        null,
+        el('th', { class: 'c-time' }, 'Time'),
+        el('th', { class: 'c-trigger' }, 'Trigger · delivery'),
+        el('th', { class: 'c-verdict' }, 'Verdict'),
+        el('th', { class: 'c-num', attrs: { title: 'The status hookrelay answered to the latest attempt' } }, 'Status'),
+        el('th', { class: 'c-num', attrs: { title: 'Arrivals of this delivery, whatever their outcome' } }, 'Tries'),
+        el('th', { class: 'c-num c-size', attrs: { title: 'Body size' } }, 'Size'),
+        el('th', { class: 'c-num c-took', attrs: { title: 'How long hookrelay took to answer the latest attempt' } }, 'Took'),
+        el('th', { class: 'c-relay' }, 'Relay'),
+      ),
+    ),
     tbody,
   );
   const placeholder = el('div');
@@ -63,7 +82,10 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
 
   const draw = () => {
     const rows = state.rows.list(state.filter, state.serverMatches);
+    // Rows are rebuilt on each draw: keep the keyboard focus on the row that had it.
+    const focused = document.activeElement instanceof HTMLElement && tbody.contains(document.activeElement) ? document.activeElement.getAttribute('data-key') : null;
     replaceChildren(tbody, ...rows.slice(0, 500).map(rowElement));
+    if (focused !== null) rowNode(focused)?.focus({ preventScroll: true });
     const filtering = state.filter.trigger !== '' || state.filter.status !== '' || state.filter.text.trim() !== '';
     count.textContent = `${rows.length} shown`;
     if (state.rows.size() === 0 && !filtering) replaceChildren(placeholder, emptyState(state.status));
@@ -75,6 +97,28 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
   };
 
   const tip = (text: string | null) => (text === null ? null : shorten(visibleString(text), 300));
+
+  /** A dotted name (`trustcenter.access_requested`) that may wrap after a dot, never inside a word. */
+  const dotted = (name: string): HTMLElement => {
+    const span = el('span', { class: 'dotted' });
+    const parts = name.slice(0, 120).split('.');
+    parts.forEach((part, i) => {
+      span.appendChild(vtext(i < parts.length - 1 ? `${part}.` : part));
+      if (i < parts.length - 1) span.appendChild(document.createElement('wbr'));
+    });
+    if (name.length > 120) span.appendChild(el('span', { class: 'more' }, '…'));
+    return span;
+  };
+
+  const history = (row: Row): HTMLElement | null => {
+    const text = historyText(row);
+    return text === null ? null : el('div', { class: 'history', attrs: { 'data-testid': 'row-history' } }, text);
+  };
+
+  const rowNode = (key: string): HTMLElement | null => {
+    for (const tr of tbody.children) if (tr.getAttribute('data-key') === key) return tr as HTMLElement;
+    return null;
+  };
 
   const rowElement = (row: Row): HTMLElement => {
     const tr = el(
@@ -89,15 +133,25 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
           },
         },
       },
-      el('td', { class: 'time' }, row.lastSeen ? formatTime(row.lastSeen) : ''),
-      el('td', { class: 'trigger', attrs: { title: tip(row.trigger) } }, row.trigger === null ? el('span', { class: 'muted' }, '(none)') : vtext(row.trigger, { max: 80 })),
-      el('td', { class: 'id', attrs: { title: tip(row.deliveryId) } }, row.deliveryId === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(row.deliveryId, { max: 60 })),
+      // Seconds in the list, milliseconds in the title: the list is in order anyway.
+      el('td', { class: 'time', attrs: { title: row.lastSeen ? formatTime(row.lastSeen) : null } }, row.lastSeen ? formatTime(row.lastSeen).slice(0, 8) : ''),
       el(
         'td',
-        { attrs: { title: tip(verdictText(row)) } },
-        el('span', { class: `chip chip-${row.outcome ?? 'accepted'}` }, vtext(verdictText(row), { max: 120 })),
-        row.skipVerify ? el('span', { class: 'chip chip-warn', attrs: { title: '--skip-verify' } }, 'unverified') : null,
+        { class: 'trigger', attrs: { title: tip(row.trigger) } },
+        el('div', { class: 'trigger-name' }, row.trigger === null ? el('span', { class: 'muted' }, '(none)') : dotted(row.trigger)),
+        el('div', { class: 'id', attrs: { title: tip(row.deliveryId) } }, row.deliveryId === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(row.deliveryId, { max: 60 })),
       ),
+      el(
+        'td',
+        { class: 'verdict', attrs: { title: tip(verdictText(row)) } },
+        el('span', { class: `chip chip-wrap chip-${row.outcome ?? 'accepted'}` }, vtext(verdictText(row), { max: 120 })),
+        row.skipVerify ? el('span', { class: 'chip chip-warn', attrs: { title: '--skip-verify' } }, 'unverified') : null,
+        history(row),
+      ),
+      el('td', { class: 'num status' }, row.latestSeq === 0 ? '' : row.status === null ? el('span', { class: 'muted', attrs: { title: 'no answer: the connection ended without a response' } }, 'none') : String(row.status)),
+      el('td', { class: 'num tries' }, attemptsText(row)),
+      el('td', { class: 'num size' }, row.bodyBytes === null ? '' : formatBytes(row.bodyBytes)),
+      el('td', { class: 'num took' }, row.durationMs === null ? '' : formatDuration(row.durationMs)),
       el('td', { class: `relay${row.relay && !row.relay.ok ? ' relay-failed' : ''}`, attrs: { title: tip(relayText(row.relay)) } }, vtext(relayText(row.relay), { max: 80 })),
     );
     return tr;
@@ -133,7 +187,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       ]);
       if (mine !== generation) return;
       for (const d of deliveries.data) state.rows.applyDelivery(d);
-      for (const a of arrivals.data) state.rows.applyAttempt(a, false);
+      for (const a of arrivals.data) state.rows.applyAttempt(a);
       state.serverMatches = state.filter.text.trim() ? new Set(deliveries.data.map((d) => keyOf(d.id, d.seq))) : null;
       state.nextCursor = deliveries.cursor?.nextCursor ?? null;
       render();
@@ -177,6 +231,23 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     element,
     render,
     reload,
+    moveFocus(step) {
+      if (frame) {
+        cancelAnimationFrame(frame);
+        frame = 0;
+        draw();
+      }
+      const rows = [...tbody.children] as HTMLElement[];
+      if (rows.length === 0) return;
+      const active = document.activeElement;
+      let index = rows.findIndex((r) => r === active);
+      if (index === -1) index = rows.findIndex((r) => r.getAttribute('data-key') === state.selected);
+      const next = index === -1 ? (step === 1 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, index + step));
+      rows[next]!.focus();
+    },
+    focusRow(key) {
+      rowNode(key)?.focus({ preventScroll: false });
+    },
     setPausedCount(queued) {
       pauseButton.textContent = state.paused ? `Resume${queued > 0 ? ` (${queued} new)` : ''}` : 'Pause';
       pauseButton.setAttribute('aria-pressed', state.paused ? 'true' : 'false');

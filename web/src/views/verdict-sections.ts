@@ -32,8 +32,16 @@ export function signatureSection(d: DeliveryDetail): HTMLElement {
           : el('span', null, formatSkew(s.skewSeconds), ` · tolerance ±${s.toleranceSeconds} s`, within ? '' : el('span', { class: 'chip chip-warn' }, 'outside tolerance')),
       ),
     ),
-    el('p', { class: 'muted' }, 'Refused attempts are on the timeline below, each with the reason it was refused.'),
+    refusedNote(d),
   );
+}
+
+/** Points to the refused attempts, only when there are some. */
+function refusedNote(d: DeliveryDetail): HTMLElement | null {
+  const refused = d.attempts.filter((a) => a.outcome === 'rejected' || a.outcome === 'faulted' || a.outcome === 'unavailable').length;
+  if (refused === 0) return null;
+  const text = refused === 1 ? '1 attempt was refused' : `${refused} attempts were refused`;
+  return el('p', { class: 'muted', attrs: { 'data-testid': 'refused-note' } }, `${text}: see the attempts for the reason of each.`);
 }
 
 export function relaySection(relay: RelayView[] | null, status: Status): HTMLElement {
