@@ -22,9 +22,22 @@
  *   passed as `-H "$hookrelay_h1"`: exact, and the command shows only ASCII. `printf .` after the
  *   decoder keeps trailing newlines that command substitution would strip; `${v%.}` removes it.
  *   `"$(printf '\302\205')"` is not used: printf escapes differ between shells.
- * - NUL cannot be part of an argument, and a string with a lone surrogate has no UTF-8 bytes: such a
- *   header is left out, with a `#` comment naming it (as is a name starting with `@`, which curl takes
- *   for a file of headers). Comments hold only `[A-Za-z0-9 .,:_/-]`: zsh does
+ * - Header names and values are byte strings. Node's HTTP parser decodes header bytes as latin1, so a
+ *   stored header holds one code unit (≤ 0xFF) per byte on the wire: a UTF-8 `café` arrives as the
+ *   string `cafÃ©`. Such a string is turned back into bytes one code unit per byte (latin1), never
+ *   re-encoded as UTF-8, so curl sends the original bytes. A code unit above 0xFF cannot come from
+ *   Node's parser (only from a delivery made by hand or by an older hookrelay); it has no latin1
+ *   byte, so that name or value is sent as UTF-8, the only reading that keeps every character.
+ *   The URL is not a stored byte string (the user gives it): it is sent as UTF-8.
+ * - curl must not change the request. `-g` turns off URL globbing (`{a,b}` or `[1-2]` in a URL would
+ *   make curl send several requests). curl adds `User-Agent`, `Accept` and, with `--data-binary`,
+ *   `Content-Type: application/x-www-form-urlencoded` when no such header is given, and `Expect:
+ *   100-continue` for a large body: `-H 'Name:'` (an empty value) removes its own header, so the
+ *   command gives it for each of these the original request did not carry (Expect is never carried).
+ *   Only Host and Content-Length, which curl must set itself, can differ from the original.
+ * - NUL cannot be part of an argument, and a string with a lone surrogate has no bytes in any
+ *   encoding: such a header is left out, with a `#` comment naming it (as is a name starting with
+ *   `@`, which curl takes for a file of headers). Comments hold only `[A-Za-z0-9 .,:_/-]`: zsh does
  *   not treat `#` as a comment when pasted interactively (INTERACTIVE_COMMENTS is off by default), so a
  *   comment must also be harmless when read as words.
  *
@@ -40,6 +53,37 @@ const VALUE_END = 'HOOKRELAY_VALUE';
 
 /** Headers curl sets itself, or that would be wrong on a re-send. */
 const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'accept-encoding', 'expect', 'keep-alive']);
+
+/**
+ * Headers curl adds on its own unless told otherwise (`-H 'Name:'` removes one). Each is removed when
+ * the original request did not carry it; Expect always, as it is never carried (a re-send must not
+ * wait for a 100 Continue the original never asked for).
+ */
+const CURL_DEFAULT_HEADERS = ['User-Agent', 'Accept', 'Content-Type', 'Expect'] as const;
+
+/**
+ * The bytes of a header name or value as stored: one byte per code unit (latin1) when every code unit
+ * is at most 0xFF, which is always the case for a header Node's parser read; otherwise UTF-8 (see the
+ * module comment). The caller has already left out strings with a lone surrogate.
+ */
+export function headerBytes(text: string): Uint8Array {
+  if (/^[\u0000-\u00ff]*$/.test(text)) {
+    const bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    return bytes;
+  }
+  return new TextEncoder().encode(text);
+}
+
+function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 /**
  * Quotes one shell word for sh, bash and zsh: single quotes, `'\''` for a quote inside, nothing
@@ -69,18 +113,22 @@ export interface CurlRequest {
  * A command (several lines, no trailing newline) that POSTs `body` to `url` with `headers`,
  * byte for byte, the same in sh, bash and zsh. Headers curl manages itself (Host, Content-Length, …)
  * are left out; so is a header that no command line can carry (NUL, lone surrogate), with a comment.
+ * Header names and values are sent as the bytes they stand for (latin1, see `headerBytes`).
  */
 export function curlCommand(request: CurlRequest): string {
   const setup: string[] = [];
   let variables = 0;
-  /** A word for `text`: single-quoted when it is printable ASCII, otherwise a variable set above. */
-  const word = (text: string, what: string): string => {
+  /**
+   * A word for `text`: single-quoted when it is printable ASCII (the same bytes in every encoding),
+   * otherwise a variable set above, decoded from base64 of `bytes()`.
+   */
+  const word = (text: string, what: string, bytes: () => Uint8Array): string => {
     if (PRINTABLE_ASCII.test(text)) return shellQuote(text);
     const name = `hookrelay_v${++variables}`;
     setup.push(
       `# ${what} holds characters other than printable ASCII: it is decoded from base64`,
       `${name}=$(base64 -d <<'${VALUE_END}'`,
-      ...base64Lines(new TextEncoder().encode(text)),
+      ...base64Lines(bytes()),
       VALUE_END,
       'printf .)',
       `${name}=\${${name}%.}`,
@@ -88,8 +136,10 @@ export function curlCommand(request: CurlRequest): string {
     return `"$${name}"`;
   };
 
-  const curl = ['curl -sS -X POST', word(request.url, 'the URL')];
+  const curl = ['curl -sS -g -X POST', word(request.url, 'the URL', () => new TextEncoder().encode(request.url))];
   const args: string[] = [];
+  /** Lower-cased names of the headers the command carries. */
+  const given = new Set<string>();
   for (const [name, value] of request.headers) {
     if (SKIPPED_HEADERS.has(name.toLowerCase())) continue;
     const label = `header ${commentText(name)}`;
@@ -103,7 +153,14 @@ export function curlCommand(request: CurlRequest): string {
       continue;
     }
     // curl drops a header given as `name:` with nothing (or only blanks) after it; `name;` sends it empty.
-    args.push(`-H ${word(/^[ \t]*$/.test(value) ? `${name};` : `${name}: ${value}`, label)}`);
+    const empty = /^[ \t]*$/.test(value);
+    const line = empty ? `${name};` : `${name}: ${value}`;
+    const bytes = () => concatBytes(headerBytes(name), empty ? headerBytes(';') : concatBytes(headerBytes(': '), headerBytes(value)));
+    args.push(`-H ${word(line, label, bytes)}`);
+    given.add(name.toLowerCase());
+  }
+  for (const name of CURL_DEFAULT_HEADERS) {
+    if (name === 'Expect' || !given.has(name.toLowerCase())) args.push(`-H ${shellQuote(`${name}:`)}`);
   }
   args.push('--data-binary @-');
 

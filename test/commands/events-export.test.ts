@@ -1,10 +1,16 @@
 import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app/build-app.js';
 import { shellQuote, toCurl, toHar, toNdjson } from '../../src/commands/events-export.js';
 import type { StoredDelivery } from '../../src/store/store.js';
+import { testListenConfig } from '../helpers/listen-config.js';
+import { runCli } from '../helpers/run-cli.js';
+import { startRawCapture, type RawRequest } from '../helpers/shell-stub.js';
+import { signedRequest } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -81,12 +87,63 @@ describe('events export', () => {
     expect(target.received).toHaveLength(2);
     expect(target.received[0]!.body.equals(big)).toBe(true);
     expect(target.received[1]!.body.equals(Buffer.concat([body, big]))).toBe(true);
-    // Node reads header bytes as latin1: compare the bytes on the wire with the UTF-8 of the original.
+    // Node reads header bytes as latin1, so a stored header stands for one byte per code unit: U+0085
+    // goes out as the byte 0x85. U+202E cannot come from Node's parser and goes out as UTF-8.
     const wire = (name: string) => Buffer.from(String(target.received[0]!.headers[name]), 'latin1');
-    expect(wire('x-shell-6').equals(Buffer.from(`\u0085'; touch ${marker}; #`))).toBe(true);
-    expect(wire('x-bidi').equals(Buffer.from(`\u202e'; touch ${marker}; #`))).toBe(true);
+    expect(wire('x-shell-6').equals(Buffer.from(`\u0085'; touch ${marker}; #`, 'latin1'))).toBe(true);
+    expect(wire('x-bidi').equals(Buffer.from(`\u202e'; touch ${marker}; #`, 'utf8'))).toBe(true);
     expect(target.received[0]!.headers['x-empty']).toBe('');
   });
+
+  it('a request received by a real receiver goes out of the curl script with the same header bytes', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'hookrelay.db');
+    const app = await buildApp(testListenConfig(db, { skipVerify: true }));
+    let closed = false;
+    cleanups.push(() => (closed ? undefined : app.close()));
+
+    // The original request, as bytes: UTF-8 `café ☃`, and bytes that are not UTF-8 at all.
+    const signed = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const odd: Array<[string, Buffer]> = [
+      ['X-Cafe', Buffer.from('café ☃', 'utf8')],
+      ['X-Latin1', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x85, 0xff])],
+    ];
+    const original = Buffer.concat([
+      Buffer.from(`POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1:${app.receiverPort}\r\n`),
+      ...Object.entries(signed.headers).map(([name, value]) => Buffer.from(`${name}: ${value}\r\n`)),
+      ...odd.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `), value, Buffer.from('\r\n')])),
+      Buffer.from(`Content-Length: ${signed.body.length}\r\nConnection: close\r\n\r\n`),
+      signed.body,
+    ]);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(app.receiverPort, '127.0.0.1', () => socket.write(original));
+      let text = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 2\d\d /);
+    await app.close();
+    closed = true;
+
+    const capture = await startRawCapture();
+    cleanups.push(() => capture.close());
+    const exported = await runCli(['events', 'export', '--format', 'curl', '--db', db, '--url', `${capture.origin}/webhooks`]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const script = join(dir, 'replay.sh');
+    writeFileSync(script, exported.stdout);
+    await run('/bin/sh', [script]);
+
+    expect(capture.requests).toHaveLength(1);
+    const got = capture.requests[0]!;
+    const header = (r: RawRequest, name: string) => r.headers.filter((h) => h.name.toString('latin1').toLowerCase() === name.toLowerCase()).map((h) => h.value.toString('hex'));
+    for (const [name, bytes] of odd) expect(header(got, name), name).toEqual([bytes.toString('hex')]);
+    for (const [name, value] of Object.entries(signed.headers)) expect(header(got, name), name).toEqual([Buffer.from(value).toString('hex')]);
+    expect(got.headers.map((h) => h.name.toString('latin1').toLowerCase()).sort()).toEqual(['content-length', 'host', ...Object.keys(signed.headers), ...odd.map(([n]) => n.toLowerCase())].sort());
+    expect(got.line.toString('latin1')).toBe('POST /webhooks HTTP/1.1');
+    expect(got.body.equals(signed.body)).toBe(true);
+  }, 60_000);
 
   it('quotes for the shell', () => {
     expect(shellQuote("a'b")).toBe(`'a'\\''b'`);

@@ -4,6 +4,10 @@
  * the commands run in real shells with `curl` replaced by a stub that records its arguments and stdin.
  * The same corpus runs through the console's curlCommand and the export's toCurl.
  */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toCurl } from '../../src/commands/events-export.js';
@@ -11,7 +15,7 @@ import { bodyView } from '../../src/console/views.js';
 import { commentText, curlCommand as coreCurlCommand, shellQuote } from '../../src/core/shell-command.js';
 import type { StoredDelivery } from '../../src/store/store.js';
 import { curlCommand as consoleCurlCommand } from '../../web/src/shell.js';
-import { createSandbox, PASTE_SHELLS, SCRIPT_SHELLS, type Sandbox, type Shell, type ShellRun } from '../helpers/shell-stub.js';
+import { createSandbox, parseRawRequest, PASTE_SHELLS, SCRIPT_SHELLS, startRawCapture, type RawRequest, type Sandbox, type Shell, type ShellRun } from '../helpers/shell-stub.js';
 
 const URL = 'http://127.0.0.1:4000/webhooks';
 const SKIPPED = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'accept-encoding', 'expect', 'keep-alive']);
@@ -69,6 +73,9 @@ function corpus(marker: string): Entry[] {
     header('x-surrogate', `a\ud800b'; ${T}`),
     header(`@${marker}`, 'x', 'name starting with @'),
     header('x-latin1', 'caf\u00e9 \u00ff'),
+    // What Node stores for the UTF-8 bytes of `café`: one code unit per byte (latin1).
+    header('x-utf8-bytes', 'caf\u00c3\u00a9'),
+    header('x-mixed', 'caf\u00e9 \u202e'),
   ];
   const bodies: Entry[] = [
     body('JSON with quotes and substitutions', `{"q":"it's '; ${T}; # $(${T}) \`${T}\` \\\\ \\" !! !$"}`),
@@ -95,19 +102,36 @@ function corpus(marker: string): Entry[] {
     headers: [...base, ...headers.flatMap((e) => e.headers.slice(base.length))],
     body: Buffer.from(`\u202e'; ${T}; #\u0000\u0085`),
   };
-  return [...headers, ...bodies, everything];
+  const glob: Entry = { name: 'URL with curl glob characters', url: `${URL}/{a,b}/[1-2]?x={y}`, headers: base, body: json };
+  return [...headers, ...bodies, everything, glob];
 }
 
 /** Headers the command leaves out: curl's own, and those no command line can carry. */
 const carried = ([name, value]: readonly [string, string]) =>
   !SKIPPED.has(name.toLowerCase()) && !`${name}${value}`.includes('\u0000') && !/[\ud800-\udfff]/.test(`${name}${value}`.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')) && !name.startsWith('@');
 
+/**
+ * The bytes a header name or value stands for. Node's parser reads header bytes as latin1, so a
+ * string whose code units are all ≤ 0xFF is one byte per code unit; a code unit above 0xFF cannot
+ * come from a real request, and such a string is sent as UTF-8.
+ */
+const headerBytes = (text: string) => Buffer.from(text, /[^\u0000-\u00ff]/.test(text) ? 'utf8' : 'latin1');
+
 /** What curl must receive, worked out here rather than taken from the code under test. */
 function expectedArgs(entry: Entry): Buffer[] {
-  const args = ['-sS', '-X', 'POST', entry.url];
-  for (const [name, value] of entry.headers.filter(carried)) args.push('-H', /^[ \t]*$/.test(value) ? `${name};` : `${name}: ${value}`);
-  args.push('--data-binary', '@-');
-  return args.map((a) => Buffer.from(a, 'utf8'));
+  const args: Buffer[] = ['-sS', '-g', '-X', 'POST', entry.url].map((a) => Buffer.from(a, 'utf8'));
+  const kept = entry.headers.filter(carried);
+  for (const [name, value] of kept) {
+    const line = /^[ \t]*$/.test(value) ? [headerBytes(name), Buffer.from(';')] : [headerBytes(name), Buffer.from(': '), headerBytes(value)];
+    args.push(Buffer.from('-H'), Buffer.concat(line));
+  }
+  // curl's own User-Agent, Accept and Content-Type are removed unless the request had them; its Expect always.
+  for (const name of ['User-Agent', 'Accept', 'Content-Type']) {
+    if (!kept.some(([n]) => n.toLowerCase() === name.toLowerCase())) args.push(Buffer.from('-H'), Buffer.from(`${name}:`));
+  }
+  args.push(Buffer.from('-H'), Buffer.from('Expect:'));
+  args.push(Buffer.from('--data-binary'), Buffer.from('@-'));
+  return args;
 }
 
 const delivery = (entry: Entry): StoredDelivery => ({
@@ -256,6 +280,65 @@ describe('random hostile requests', () => {
   });
 });
 
+describe('curlCommand run by real curl', () => {
+  /** A request as bytes on the wire, with Host and Content-Length as any client sends them. */
+  const wire = (target: string, headers: Array<[string, Buffer | string]>, body: Buffer): Buffer =>
+    Buffer.concat([
+      Buffer.from(`POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:9\r\n`),
+      ...headers.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `), Buffer.isBuffer(value) ? value : Buffer.from(value), Buffer.from('\r\n')])),
+      Buffer.from(`Content-Length: ${body.length}\r\n\r\n`),
+      body,
+    ]);
+  const originals: Array<{ name: string; bytes: Buffer }> = [
+    {
+      name: 'glob characters in the URL, JSON body',
+      bytes: wire('/hooks/{a,b}/[1-2]?x={y}&z=[3-4]', [['Content-Type', 'application/json'], ['X-Service-Delivery', 'evt_1']], Buffer.from('{"a":[1,2]}')),
+    },
+    {
+      name: 'no User-Agent, Accept or Content-Type; header bytes beyond ASCII; 2 MiB of bytes',
+      bytes: wire('/webhooks', [['X-Utf8', Buffer.from('café ☃', 'utf8')], ['X-Latin1', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x85, 0xff])]], pseudoRandomBytes(2 * MiB)),
+    },
+    {
+      name: 'its own User-Agent, Accept and Content-Type, an empty header and a repeated one',
+      bytes: wire('/webhooks?q=1', [['User-Agent', 'Service-Webhook/1'], ['Accept', 'application/json'], ['Content-Type', 'text/plain; charset=utf-8'], ['X-Empty', ''], ['X-Dup', 'one'], ['X-Dup', 'two']], Buffer.from('a\r\nb\n')),
+    },
+  ];
+
+  /** What must arrive as sent: the request line, the headers other than Host and Content-Length (which curl sets), the body. */
+  const comparable = (r: RawRequest) => ({
+    line: r.line.toString('latin1'),
+    headers: r.headers
+      .filter((h) => !['host', 'content-length'].includes(h.name.toString('latin1').toLowerCase()))
+      .map((h) => `${h.name.toString('latin1')}: ${h.value.toString('hex')}`)
+      .sort(),
+    bodyLength: r.body.length,
+    body: r.body.toString('base64'),
+  });
+
+  it('sends the request line, the headers and the body of the original, once each', { timeout: 60_000 }, async () => {
+    const capture = await startRawCapture();
+    const box = sandbox();
+    try {
+      const parsed = originals.map((o) => parseRawRequest(o.bytes)!);
+      // Stored as Node's parser reads them: one code unit per header byte.
+      const commands = parsed.map((r) =>
+        coreCurlCommand({
+          url: `${capture.origin}${r.line.toString('latin1').split(' ')[1]}`,
+          headers: r.headers.map((h): [string, string] => [h.name.toString('latin1'), h.value.toString('latin1')]),
+          body: r.body,
+        }),
+      );
+      const script = join(box.dir, 'replay.sh');
+      writeFileSync(script, `set -e\n${commands.join('\n')}\n`);
+      await promisify(execFile)('/bin/sh', [script], { cwd: box.dir, maxBuffer: 16 * MiB });
+      expect(capture.requests).toHaveLength(originals.length);
+      capture.requests.forEach((got, i) => expect(comparable(got), originals[i]!.name).toEqual(comparable(parsed[i]!)));
+    } finally {
+      await capture.close();
+    }
+  });
+});
+
 describe('shellQuote', () => {
   it.each([
     ['simple', 'simple'],
@@ -281,9 +364,12 @@ describe('curlCommand', () => {
     const cmd = coreCurlCommand({ url: URL, headers: [['Host', 'x'], ['Content-Type', 'application/json'], ['X-Service-Event', "o'neil"]], body: Buffer.from('{"a":1}') });
     expect(cmd).toBe(
       [
-        `tr -d '\\n' <<'HOOKRELAY_BODY' | curl -sS -X POST ${URL} \\`,
+        `tr -d '\\n' <<'HOOKRELAY_BODY' | curl -sS -g -X POST ${URL} \\`,
         "  -H 'Content-Type: application/json' \\",
         "  -H 'X-Service-Event: o'\\''neil' \\",
+        '  -H User-Agent: \\',
+        '  -H Accept: \\',
+        '  -H Expect: \\',
         '  --data-binary @-',
         '{"a":1}',
         'HOOKRELAY_BODY',
@@ -294,8 +380,8 @@ describe('curlCommand', () => {
   it('writes any other body in base64 lines of 76 characters', () => {
     const body = pseudoRandomBytes(200);
     const lines = coreCurlCommand({ url: URL, headers: [], body }).split('\n');
-    expect(lines[0]).toBe(`base64 -d <<'HOOKRELAY_BODY' | curl -sS -X POST ${URL} \\`);
-    const b64 = lines.slice(2, -1);
+    expect(lines[0]).toBe(`base64 -d <<'HOOKRELAY_BODY' | curl -sS -g -X POST ${URL} \\`);
+    const b64 = lines.slice(lines.indexOf('  --data-binary @-') + 1, -1);
     expect(b64.slice(0, -1).every((l) => l.length === 76)).toBe(true);
     expect(Buffer.from(b64.join(''), 'base64').equals(body)).toBe(true);
     expect(b64.join('')).toBe(body.toString('base64'));
@@ -304,13 +390,14 @@ describe('curlCommand', () => {
   it.each([1, 2, 3, 56, 57, 58, 114])('encodes %i bytes as Buffer does', (n) => {
     const body = Buffer.concat([Buffer.from([0xff]), pseudoRandomBytes(n - 1, n)]);
     const lines = coreCurlCommand({ url: URL, headers: [], body }).split('\n');
-    expect(lines.slice(2, -1).join('')).toBe(body.toString('base64'));
+    expect(lines.slice(lines.indexOf('  --data-binary @-') + 1, -1).join('')).toBe(body.toString('base64'));
   });
 
   it('carries a header with a control or bidi character in base64, through a variable', () => {
     const cmd = coreCurlCommand({ url: URL, headers: [['x-shell-6', "\u0085'; touch pwned; #"]], body: Buffer.from('{}') });
     expect(cmd).toContain('# header x-shell-6 holds characters other than printable ASCII: it is decoded from base64');
-    expect(cmd).toContain(`hookrelay_v1=$(base64 -d <<'HOOKRELAY_VALUE'\n${Buffer.from("x-shell-6: \u0085'; touch pwned; #").toString('base64')}\nHOOKRELAY_VALUE\nprintf .)\nhookrelay_v1=\${hookrelay_v1%.}`);
+    // U+0085 stands for the byte 0x85 (Node reads header bytes as latin1), not its UTF-8 form C2 85.
+    expect(cmd).toContain(`hookrelay_v1=$(base64 -d <<'HOOKRELAY_VALUE'\n${Buffer.from("x-shell-6: \u0085'; touch pwned; #", 'latin1').toString('base64')}\nHOOKRELAY_VALUE\nprintf .)\nhookrelay_v1=\${hookrelay_v1%.}`);
     expect(cmd).toContain('-H "$hookrelay_v1"');
     expect(cmd).not.toContain('touch');
   });

@@ -116,3 +116,76 @@ export function createSandbox(): Sandbox {
     },
   };
 }
+
+/** One HTTP/1.1 request as it came over the wire: the request line and header lines as bytes, in order. */
+export interface RawRequest {
+  /** The request line without CRLF, e.g. `POST /webhooks HTTP/1.1`. */
+  line: Buffer;
+  /** Each header line split at its first colon, value without the optional whitespace around it. */
+  headers: Array<{ name: Buffer; value: Buffer }>;
+  body: Buffer;
+}
+
+/**
+ * Parses the bytes of one request (Content-Length framing only, which is what curl sends for
+ * `--data-binary`); null while they are incomplete.
+ */
+export function parseRawRequest(bytes: Buffer): RawRequest | null {
+  const end = bytes.indexOf('\r\n\r\n');
+  if (end < 0) return null;
+  const lines: Buffer[] = [];
+  for (let start = 0; start < end; ) {
+    const eol = bytes.indexOf('\r\n', start);
+    const stop = eol < 0 || eol > end ? end : eol;
+    lines.push(bytes.subarray(start, stop));
+    start = stop + 2;
+  }
+  const headers = lines.slice(1).map((l) => {
+    const colon = l.indexOf(':');
+    let from = colon + 1;
+    let to = l.length;
+    while (from < to && (l[from] === 0x20 || l[from] === 0x09)) from++;
+    while (to > from && (l[to - 1] === 0x20 || l[to - 1] === 0x09)) to--;
+    return { name: l.subarray(0, colon), value: l.subarray(from, to) };
+  });
+  const length = headers.find((h) => h.name.toString('latin1').toLowerCase() === 'content-length');
+  const bodyLength = length ? Number(length.value.toString('latin1')) : 0;
+  if (bytes.length < end + 4 + bodyLength) return null;
+  return { line: lines[0]!, headers, body: bytes.subarray(end + 4, end + 4 + bodyLength) };
+}
+
+/** A server that records each request's raw bytes and answers 200 (one request per connection). */
+export interface RawCapture {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  port: number;
+  requests: RawRequest[];
+  close(): Promise<void>;
+}
+
+export async function startRawCapture(): Promise<RawCapture> {
+  const { createServer } = await import('node:net');
+  const requests: RawRequest[] = [];
+  const server = createServer((socket) => {
+    let bytes = Buffer.alloc(0);
+    let done = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (done) return;
+      bytes = Buffer.concat([bytes, chunk]);
+      const request = parseRawRequest(bytes);
+      if (!request) return;
+      done = true;
+      requests.push(request);
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
