@@ -8,6 +8,7 @@ const LAYERS = [
   ['store'],
   ['handoff', 'faults', 'conformance', 'sender'],
   ['ingest', 'relay'],
+  ['bridge'],
   ['metrics', 'reporter'],
   ['console'],
   ['config'],

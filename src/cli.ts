@@ -3,6 +3,7 @@
 import { VERSION } from './runtime/version.js';
 import { Command, CommanderError } from 'commander';
 import { registerCheckCommand } from './commands/check.js';
+import { registerBridgeCommand, registerConnectCommand } from './commands/connect.js';
 import { registerDbCommand } from './commands/db.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerListenCommand } from './commands/listen.js';
@@ -26,6 +27,8 @@ export function buildProgram(): Command {
   registerTriggersCommand(program);
   registerCheckCommand(program);
   registerDbCommand(program);
+  registerConnectCommand(program);
+  registerBridgeCommand(program);
   return program;
 }
 

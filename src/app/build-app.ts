@@ -4,10 +4,9 @@
  * commits and hand-offs finish, and closes the store.
  */
 import { randomInt } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Agent } from 'undici';
-import { dataDirOf, writeDevSecret } from '../config/data-dir.js';
+import { dataDirOf, readDevSecret, writeDevSecret } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
@@ -25,6 +24,8 @@ import { acquireInstanceLock, type InstanceLock } from '../store/sqlite/instance
 import type { DeliveryStore } from '../store/store.js';
 import { createReadiness } from './readiness.js';
 import { startRetentionWithNotices } from './retention-notices.js';
+import { closer } from './closer.js';
+import { assertPortsFree } from './ports-free.js';
 import { startConsole } from './start-console.js';
 
 // Loaded on first use: `listen` with neither a forward target, PostgreSQL nor a console starts
@@ -35,6 +36,7 @@ const lazy = {
   passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
   pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
+  bridgeServer: () => import('../bridge/bridge-server.js'),
 };
 
 export interface AppDeps {
@@ -57,6 +59,8 @@ export interface AppHandle {
   consoleUrl: string | null;
   /** The console's token: generated when the console is bound beyond loopback without one. */
   consoleToken: string | null;
+  /** Where `hookrelay connect` subscribes (`--bridge-port`); null when the bridge is off. */
+  bridgeUrl: string | null;
   store: DeliveryStore;
   hub: EventHub;
   /** The fault rules, changeable while the receiver runs (the console's control API uses them). */
@@ -67,23 +71,6 @@ export interface AppHandle {
   close(): Promise<void>;
 }
 
-/** Closes what was started, last first; one close at most. */
-function closer() {
-  const steps: Array<() => unknown> = [];
-  let closing: Promise<void> | null = null;
-  return {
-    add(step: () => unknown) {
-      steps.push(step);
-    },
-    close(): Promise<void> {
-      closing ??= (async () => {
-        for (const step of steps.splice(0).reverse()) await step();
-      })();
-      return closing;
-    },
-  };
-}
-
 export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promise<AppHandle> {
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
@@ -91,10 +78,13 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
   const location: StoreLocation = config.storeUrl ? { kind: 'postgres', url: config.storeUrl } : { kind: 'sqlite', path: config.dbPath };
   const started = closer();
   let describeOwner: InstanceLock['describe'] | null = null;
-  // A start that fails leaves no data folder behind that it made (issue 13: nothing before the listeners are bound).
-  const dataDir = dataDirOf(config.dbPath);
-  const dataDirIsNew = !deps.store && location.kind === 'sqlite' && !existsSync(dataDir);
   try {
+    // A busy port fails the start before anything is created: no data folder, database or secret.
+    await assertPortsFree([
+      { port: config.port, host: config.host, code: 'EADDRINUSE', busy: `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port` },
+      ...(config.console ? [{ port: config.console.port, host: config.console.host, code: 'CONSOLE_PORT_IN_USE', busy: `console port ${config.console.port} on ${config.console.host} is already in use: pass --console-port, or --no-console` }] : []),
+      ...(config.bridge ? [{ port: config.bridge.port, host: config.bridge.host, code: 'BRIDGE_PORT_IN_USE', busy: `bridge port ${config.bridge.port} on ${config.bridge.host} is already in use: pass another --bridge-port` }] : []),
+    ]);
     // One `listen` per SQLite file: a second relay over the same outbox would hand deliveries on twice.
     if (!deps.store && location.kind === 'sqlite') {
       const lock = acquireInstanceLock(location.path);
@@ -144,7 +134,7 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     let relayStopped = false;
     started.add(() => (relayStopped = true));
     if (config.retainMs) {
-      const retention: Retention = startRetentionWithNotices(store, hub, config.retainMs, clock);
+      const retention: Retention = startRetentionWithNotices(store, hub, config.retainMs, clock, config.bridge?.retainMs);
       started.add(() => retention.stop());
     }
 
@@ -168,6 +158,13 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
     const port = typeof address === 'object' && address ? address.port : config.port;
     const receiverUrl = `http://${urlHost(config.host)}:${port}${config.path}`;
 
+    let bridgeUrl: string | null = null;
+    if (config.bridge) {
+      const bridge = await (await lazy.bridgeServer()).startBridgeServer({ host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock });
+      started.add(() => bridge.close());
+      bridgeUrl = bridge.url;
+    }
+
     let metrics: Metrics | null = null;
     let consoleUrl: string | null = null;
     let consoleToken: string | null = null;
@@ -185,12 +182,26 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
       started.add(() => consoleStarted.server.close());
     }
     describeOwner?.({ receiverUrl, consoleUrl });
-    if (config.devSecret?.created) writeDevSecret(dataDir, config.secrets[0]!);
+    if (config.devSecret?.created) keepDevSecret(config, hub);
 
-    return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, store, hub, faults, replay, receiver, close: started.close };
+    return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, close: started.close };
   } catch (err) {
     await started.close();
-    if (dataDirIsNew) rmSync(dataDir, { recursive: true, force: true });
     throw err;
+  }
+}
+
+/**
+ * Keeps the development secret made for this start. If another start wrote one first (two
+ * `listen`s on one data folder starting together), that one is kept and verified too, and made
+ * primary, so the banner and `send` name the same secret.
+ */
+function keepDevSecret(config: ListenConfig, hub: EventHub): void {
+  const dataDir = dataDirOf(config.dbPath);
+  if (writeDevSecret(dataDir, config.secrets[0]!)) return;
+  const kept = readDevSecret(dataDir);
+  if (kept && kept !== config.secrets[0]) {
+    config.secrets.unshift(kept);
+    hub.emit('notice', { level: 'warn', message: `another start made the development secret in ${dataDir} first: that one is used` });
   }
 }

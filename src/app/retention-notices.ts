@@ -1,14 +1,17 @@
 /** `--retain`: prunes at start and hourly, and says what it pruned (or why it could not) on the hub. */
 import type { EventHub } from '../runtime/event-hub.js';
 import { formatRetainDuration, startRetention, type Retention } from '../store/retention.js';
+import { bridgeRetentionFloor } from '../store/bridge-cursors.js';
 import type { DeliveryStore } from '../store/store.js';
 
-export function startRetentionWithNotices(store: DeliveryStore, hub: EventHub, retainMs: number, clock: () => number): Retention {
+/** `bridgeRetainMs`: with a bridge, what a subscriber seen within it has not acknowledged is kept. */
+export function startRetentionWithNotices(store: DeliveryStore, hub: EventHub, retainMs: number, clock: () => number, bridgeRetainMs?: number): Retention {
   const window = formatRetainDuration(retainMs);
   return startRetention({
     store,
     retainMs,
     clock,
+    ...(bridgeRetainMs === undefined ? {} : { keepAfterSeq: async () => bridgeRetentionFloor(await store.bridgeCursors(), clock(), bridgeRetainMs) }),
     onPrune: (r) => {
       if (r.deliveries + r.attempts === 0) return;
       hub.emit('notice', {

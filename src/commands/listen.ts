@@ -12,21 +12,14 @@ import { printable } from '../reporter/printable.js';
 import { redactPostgresUrl } from '../store/postgres/pg-url.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
-import { collect, reportProblems, typedOptions } from './shared-options.js';
+import { addSpecOptions, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerListenCommand(program: Command): void {
   const command = program
     .command('listen')
     .description('run the receiver: verify, store durably, dedupe, and show every attempt')
     .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
-  for (const spec of LISTEN_OPTIONS) {
-    const env = `[env ${spec.env}]`;
-    // A --no-X flag's default is "X on": saying "(default: true)" beside "--no-X" reads backwards.
-    const def = spec.default === undefined || spec.flag.startsWith('--no-') || (Array.isArray(spec.default) && spec.default.length === 0) ? '' : ` (default: ${String(spec.default)})`;
-    if (spec.kind.type === 'bool') command.option(spec.flag, `${spec.description}${def} ${env}`);
-    else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
-    else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);
-  }
+  addSpecOptions(command, LISTEN_OPTIONS);
   command.addOption(new Option('--test-commit-delay <ms>', 'slow-disk simulation for crash tests').hideHelp());
   command.addHelpText(
     'after',
@@ -90,6 +83,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         db: config.storeUrl ? redactPostgresUrl(config.storeUrl) : resolve(config.dbPath),
         skipVerify: config.skipVerify,
         console: app.consoleUrl,
+        bridge: app.bridgeUrl,
         metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
         forwardTo: config.forward?.to ?? null,
         retain: config.retainMs ? formatRetainDuration(config.retainMs) : 'off',
@@ -135,6 +129,9 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
     `  retention  ${config.retainMs ? `${formatRetainDuration(config.retainMs)} (pruned at start and hourly; never a delivery whose relay is pending)` : 'off: everything is kept'}`,
   ];
+  if (app.bridgeUrl) {
+    lines.push(`  bridge     ${app.bridgeUrl}   (${config.bridge!.tokens.map((t) => `${t.name}${t.triggers.length ? ` [${t.triggers.join(',')}]` : ''}`).join(', ')}; laptops: hookrelay connect <public wss:// URL> --token …)`);
+  }
   if (app.consoleUrl) {
     lines.push(`  console    ${app.consoleUrl}${app.consoleToken && !config.console?.token ? '   (token generated for this run: the console is not on loopback)' : ''}`);
     lines.push(`  metrics    ${metricsUrl(app.consoleUrl)}   (Prometheus; readiness: GET ${new URL('/readyz', app.receiverUrl).href})`);

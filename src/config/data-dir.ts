@@ -25,12 +25,18 @@ export function makeDevSecret(): string {
   return `whsec_dev_${randomBytes(24).toString('hex')}`;
 }
 
-/** Keeps the development secret in the data folder, readable by the owner only. */
-export function writeDevSecret(dataDir: string, secret: string): void {
+/** Keeps the development secret in the data folder, readable by the owner only. False when one is there already (never replaced). */
+export function writeDevSecret(dataDir: string, secret: string): boolean {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, DEV_SECRET_FILE);
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  try {
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
   chmodSync(file, 0o600);
+  return true;
 }
 
 export { secretHint } from '../core/secret-hint.js';

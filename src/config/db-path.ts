@@ -1,6 +1,6 @@
 /** Where a command finds the store, with `listen`'s precedence: flag > HOOKRELAY_* > config file > default. */
 import type { StoreLocation } from '../store/open-store.js';
-import { isPostgresUrl } from '../store/postgres/pg-url.js';
+import { parsePostgresUrl } from '../store/postgres/pg-url.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { resolveOptions } from './resolve-config.js';
 
@@ -32,7 +32,10 @@ export function resolveStoreLocation(flags: StoreFlags, env: NodeJS.ProcessEnv =
   const resolved = resolveKeys(['db', 'store'], flags, env);
   const problems = [...resolved.problems];
   const url = resolved.values.store as string | undefined;
-  if (url !== undefined && !isPostgresUrl(url)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
+  if (url !== undefined) {
+    const parsed = parsePostgresUrl(url);
+    if (!parsed.ok) problems.push(`--store: ${parsed.message === 'must start with postgres:// or postgresql://' ? 'must be a postgres:// or postgresql:// URL (the SQLite file is --db)' : parsed.message}`);
+  }
   if (problems.length > 0) return { ok: false, problems };
   const dbPath = resolved.values.db as string;
   return { ok: true, dbPath, location: url !== undefined ? { kind: 'postgres', url } : { kind: 'sqlite', path: dbPath } };

@@ -5,8 +5,11 @@ import { parseForwardHeader } from '../handoff/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
+import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
+
+export type { BridgeConfig } from './bridge-settings.js';
 
 export interface ListenConfig {
   port: number;
@@ -35,6 +38,8 @@ export interface ListenConfig {
   console?: ConsoleConfig | null;
   /** Hidden test knob (--test-commit-delay): each commit waits this long, like a slow disk. */
   testCommitDelayMs?: number;
+  /** `--bridge-port`: the bridge listener for `hookrelay connect`; null or absent: off. */
+  bridge?: BridgeConfig | null;
 }
 
 export interface ForwardConfig {
@@ -105,6 +110,8 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
+  const bridge = resolveBridge(values, resolved.sources);
+  problems.push(...bridge.problems);
   if (problems.length > 0) return { ok: false, problems };
 
   const dbPath = values.db as string;
@@ -148,6 +155,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       console: values.console
         ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }
         : null,
+      bridge: bridge.config,
       ...(values.seed !== undefined ? { seed: values.seed as number } : {}),
       ...(typeof inputs.flags.testCommitDelay === 'string' ? { testCommitDelayMs: Number(inputs.flags.testCommitDelay) || 0 } : {}),
     },

@@ -49,5 +49,9 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'consoleAllowedHost', flag: '--console-allowed-host', env: 'HOOKRELAY_CONSOLE_ALLOWED_HOST', kind: { type: 'strings' }, default: [], description: 'extra Host name the console answers to (name or name:port); repeatable' },
   { key: 'consoleToken', flag: '--console-token', env: 'HOOKRELAY_CONSOLE_TOKEN', kind: { type: 'string' }, description: 'token the console requires (default: none on loopback, generated and printed otherwise)' },
   { key: 'retain', flag: '--retain', env: 'HOOKRELAY_RETAIN', kind: { type: 'string' }, default: '30d', description: 'prune deliveries last seen longer ago than this (30d, 72h, …; 0 or off: keep all), at start and hourly; never one whose relay is pending' },
+  { key: 'bridgePort', flag: '--bridge-port', env: 'HOOKRELAY_BRIDGE_PORT', kind: { type: 'port' }, description: 'open the bridge listener on this port: laptops subscribe with `hookrelay connect` (docs/bridge.md); off by default' },
+  { key: 'bridgeHost', flag: '--bridge-host', env: 'HOOKRELAY_BRIDGE_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'bridge address to bind (a TLS proxy sits in front)' },
+  { key: 'bridgeToken', flag: '--bridge-token', env: 'HOOKRELAY_BRIDGE_TOKEN', kind: { type: 'strings' }, default: [], description: "who may subscribe: 'NAME:TOKEN' or 'NAME:TOKEN:GLOB,GLOB' (only those triggers); repeatable (env: one per line); make a token with `hookrelay bridge token`" },
+  { key: 'bridgeRetain', flag: '--bridge-retain', env: 'HOOKRELAY_BRIDGE_RETAIN', kind: { type: 'string' }, default: '7d', description: 'retention never prunes what a known subscriber has not acknowledged, until it is older than this' },
   { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
 ];

@@ -40,6 +40,19 @@ export interface Arrival {
   hop?: HopRef;
   /** Set when the body could not be read; `declaredBytes` is what the sender announced. */
   unread?: { problem: ReadProblem; declaredBytes: number };
+  /**
+   * A bridged delivery's verdict from the public hookrelay that accepted it (source `bridge`): the
+   * signature was checked there, over these bytes, against secrets this side does not hold.
+   */
+  upstream?: UpstreamVerdict;
+}
+
+export interface UpstreamVerdict {
+  signature: 'valid' | 'skipped';
+  secretIndex: number | null;
+  signatureTimestamp: number | null;
+  /** When the public side accepted it, ms since the epoch. */
+  acceptedAt: number;
 }
 
 /** What the pipeline reads off an arrival before deciding anything. */

@@ -86,7 +86,10 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
       return null;
     };
 
-    if (arrival.hop) {
+    // A bridged delivery was answered upstream already: the fault rules are for the service's retries.
+    const bridged = arrival.source === 'bridge';
+    if (bridged) faultsSettled = true;
+    else if (arrival.hop) {
       const answered = settle(await carryOutFault(planHopArrival(arrival.hop, options.path), { arrival, facts, signatureTimestamp: null, log, clock }));
       if (answered) return answered;
     } else if (faults.wants(false)) {

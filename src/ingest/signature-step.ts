@@ -16,12 +16,19 @@ export interface SignatureSettings {
 
 export type SignatureCheck =
   /** `secretIndex` is null when verification was skipped; `notes` go in the attempt's reason. */
-  | { ok: true; timestamp: number | null; secretIndex: number | null; notes: readonly string[] }
+  | { ok: true; timestamp: number | null; secretIndex: number | null; notes: readonly string[]; state?: 'valid' | 'skipped' }
   | { ok: false; rejection: Rejection; timestamp: number | null };
 
 const NO_NOTES: readonly string[] = [];
+const UPSTREAM_SKIPPED_NOTE = 'bridged from a hookrelay that skipped verification';
 
 export function checkSignature(arrival: Arrival, facts: ArrivalFacts, settings: SignatureSettings): SignatureCheck {
+  // A bridged delivery was verified where it arrived; this side holds none of those secrets, and
+  // a backlog's `t` is as old as the delivery. The channel that carried it is authenticated.
+  if (arrival.upstream) {
+    const { signatureTimestamp, secretIndex, signature } = arrival.upstream;
+    return { ok: true, timestamp: signatureTimestamp, secretIndex, notes: signature === 'skipped' ? [UPSTREAM_SKIPPED_NOTE] : NO_NOTES, state: signature };
+  }
   if (settings.skipVerify) {
     const parsed = parseSignatureHeader(facts.signatureHeader);
     return { ok: true, timestamp: parsed.ok ? parsed.header.timestamp : null, secretIndex: null, notes: NO_NOTES };

@@ -34,10 +34,11 @@ export interface StoreStepOptions {
 
 export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepContext) => Promise<Outcome> {
   const { log, hub, clock, skipVerify } = options;
-  const signatureState = skipVerify ? 'skipped' : 'valid';
+  const localState = skipVerify ? 'skipped' : 'valid';
 
   return async function store({ arrival, checked, signature, attempt, handedOn }) {
     const { envelope, apiVersionKnown } = checked;
+    const signatureState = signature.state ?? localState;
     const delivery = {
       id: envelope.id,
       trigger: envelope.type,

@@ -5,6 +5,7 @@ import {
   type AttemptInput,
   type AttemptRecord,
   type AttemptOutcome,
+  type BridgeCursor,
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
@@ -12,6 +13,7 @@ import {
   type RelayJob,
   type StoredDelivery,
 } from './store.js';
+import { checkBridgeCursorArgs, clampLimit, triggerFilter } from './bridge-cursors.js';
 
 export interface MemoryStoreOptions {
   /** Make a relay job with every accepted delivery (forwarding is on). */
@@ -27,6 +29,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   let attemptSeq = 0;
   let deliverySeq = 0;
   let relaySeq = 0;
+  const cursors = new Map<string, BridgeCursor>();
 
   const record = (attempt: AttemptInput, outcome: AttemptRecord['outcome']) =>
     attempts.push({ ...attempt, outcome, seq: ++attemptSeq });
@@ -150,11 +153,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return true;
     },
 
-    async prune(before, { dryRun = false } = {}): Promise<PruneResult> {
+    async prune(before, { dryRun = false, keepAfterSeq } = {}): Promise<PruneResult> {
       const pruned = new Set<StoredDelivery>();
       let keptPending = 0;
       for (const d of deliveries) {
-        if (d.lastAttemptAt >= before) continue;
+        if (d.lastAttemptAt >= before || (keepAfterSeq !== undefined && d.seq > keepAfterSeq)) continue;
         if (jobs.get(d.seq)?.state === 'pending') keptPending++;
         else pruned.add(d);
       }
@@ -195,6 +198,45 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
         oldestReceivedAt: deliveries.reduce<number | null>((min, d) => (min === null || d.receivedAt < min ? d.receivedAt : min), null),
         newestReceivedAt: deliveries.reduce<number | null>((max, d) => (max === null || d.receivedAt > max ? d.receivedAt : max), null),
       };
+    },
+
+    async deliveriesAfter(afterSeq, limit, triggers) {
+      const matches = triggerFilter(triggers);
+      const out: StoredDelivery[] = [];
+      const n = clampLimit(limit);
+      // deliveries is in seq order (appended, and filtered only by removal).
+      for (const d of deliveries) {
+        if (out.length >= n) break;
+        if (d.seq > afterSeq && (!matches || matches(d.trigger))) out.push(copy(d));
+      }
+      return out;
+    },
+
+    async bridgeCursor(name) {
+      const found = cursors.get(name);
+      return found ? { ...found } : null;
+    },
+
+    async registerBridgeSubscriber(name, seq, now) {
+      checkBridgeCursorArgs(name, seq, now);
+      let found = cursors.get(name);
+      if (!found) cursors.set(name, (found = { name, ackedSeq: seq, updatedAt: now }));
+      return { ...found };
+    },
+
+    async ackBridge(name, seq, now) {
+      checkBridgeCursorArgs(name, seq, now);
+      const found = cursors.get(name);
+      if (!found) cursors.set(name, { name, ackedSeq: seq, updatedAt: now });
+      else if (seq > found.ackedSeq) Object.assign(found, { ackedSeq: seq, updatedAt: now });
+    },
+
+    async bridgeCursors() {
+      return [...cursors.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((c) => ({ ...c }));
+    },
+
+    async latestDeliverySeq() {
+      return deliveries.length === 0 ? 0 : deliveries[deliveries.length - 1]!.seq;
     },
 
     async probe() {},

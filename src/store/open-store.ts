@@ -23,7 +23,10 @@ export interface OpenStoreOptions {
 }
 
 /** What reading commands use: every read of the contract, and close. */
-export type StoreReader = Pick<DeliveryStore, 'getDelivery' | 'listDeliveries' | 'listAttempts' | 'countArrivals' | 'relayHistory' | 'stats' | 'close'>;
+export type StoreReader = Pick<
+  DeliveryStore,
+  'getDelivery' | 'listDeliveries' | 'listAttempts' | 'countArrivals' | 'relayHistory' | 'stats' | 'deliveriesAfter' | 'bridgeCursors' | 'latestDeliverySeq' | 'close'
+>;
 
 /** The location for messages: a path made absolute, a URL without its password. */
 export function describeStoreLocation(location: StoreLocation): string {
@@ -51,7 +54,10 @@ export async function openExistingStore(location: StoreLocation, options: OpenSt
 }
 
 export async function openStoreReader(location: StoreLocation): Promise<StoreReader> {
-  if (location.kind === 'postgres') return openStore(location);
+  if (location.kind === 'postgres') {
+    const { createPostgresStore } = await import('./postgres/pg-store.js');
+    return createPostgresStore(location.url, { readOnly: true });
+  }
   assertExists(location);
   const [{ openDatabase }, { createSqliteReader }, { readStoreStats }] = await Promise.all([
     import('./sqlite/open-database.js'),
@@ -67,6 +73,9 @@ export async function openStoreReader(location: StoreLocation): Promise<StoreRea
     countArrivals: async (id) => reader.countArrivals(id),
     relayHistory: async (id) => reader.relayHistory(id),
     stats: async () => readStoreStats(db),
+    deliveriesAfter: async (afterSeq, limit, triggers) => reader.deliveriesAfter(afterSeq, limit, triggers),
+    bridgeCursors: async () => reader.bridgeCursors(),
+    latestDeliverySeq: async () => reader.latestDeliverySeq(),
     close: async () => {
       db.close();
     },

@@ -32,6 +32,8 @@ export interface RetentionOptions {
   retainMs: number;
   clock: () => number;
   intervalMs?: number;
+  /** Deliveries after this seq are kept (the bridge: what a known subscriber has not acknowledged). */
+  keepAfterSeq?: () => Promise<number | undefined>;
   /** After each prune (whatever it removed). */
   onPrune?: (result: PruneResult) => void;
   onError?: (err: Error) => void;
@@ -50,8 +52,8 @@ export function startRetention(options: RetentionOptions): Retention {
   let stopped = false;
   const runNow = (): Promise<PruneResult | null> => {
     if (!store.prune || stopped) return Promise.resolve(null);
-    running ??= store
-      .prune(options.clock() - options.retainMs)
+    running ??= (options.keepAfterSeq ? options.keepAfterSeq() : Promise.resolve(undefined))
+      .then((keepAfterSeq) => store.prune(options.clock() - options.retainMs, keepAfterSeq === undefined ? {} : { keepAfterSeq }))
       .then((result) => {
         options.onPrune?.(result);
         return result;

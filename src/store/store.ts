@@ -67,6 +67,24 @@ export interface PruneResult {
   dryRun: boolean;
 }
 
+/** Options of `prune`. */
+export interface PruneOptions {
+  /** Only count what would go. */
+  dryRun?: boolean;
+  /**
+   * A delivery whose seq is greater than this is never pruned, however old (the bridge passes the
+   * smallest cursor of its live subscribers: bridgeRetentionFloor in bridge-cursors.ts).
+   */
+  keepAfterSeq?: number;
+}
+
+/** A bridge subscriber's durable cursor: the last delivery seq it acknowledged (0 before any). */
+export interface BridgeCursor {
+  name: string;
+  ackedSeq: number;
+  updatedAt: number;
+}
+
 /** Counts for `db stats` and operators. */
 export interface StoreStats {
   deliveries: number;
@@ -121,11 +139,31 @@ export interface DeliveryStore {
    * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
    * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
    * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
-   * window stays deduped. `dryRun` only counts.
+   * window stays deduped. `dryRun` only counts. A delivery with seq above `keepAfterSeq` is kept
+   * (a bridge subscriber still owes it), with the refused attempts that claim its id.
    */
-  prune(before: number, options?: { dryRun?: boolean }): Promise<PruneResult>;
+  prune(before: number, options?: PruneOptions): Promise<PruneResult>;
   /** Counts of what is stored. */
   stats(): Promise<StoreStats>;
+  /**
+   * Stored deliveries with seq > afterSeq, in seq order (oldest first), at most `limit`; `triggers`: only these
+   * trigger globs (`*` any run, `?` one char; src/core/faults/glob.ts globMatch) when given and non-empty.
+   * On PostgreSQL, seqs may become visible out of order across instances: see the known limit in pg-store.ts.
+   */
+  deliveriesAfter(afterSeq: number, limit: number, triggers?: readonly string[]): Promise<StoredDelivery[]>;
+  /** The subscriber's cursor, or null for a name never seen. */
+  bridgeCursor(name: string): Promise<BridgeCursor | null>;
+  /** Creates the subscriber at `seq` if new (its starting point); never moves an existing one. Resolves with the cursor as stored. Durable. */
+  registerBridgeSubscriber(name: string, seq: number, now: number): Promise<BridgeCursor>;
+  /**
+   * Moves the cursor forward to `seq` (never backwards: a smaller seq is a no-op). Durable before it resolves
+   * (the server acknowledges nothing it has not stored). An unknown name is created at `seq`.
+   */
+  ackBridge(name: string, seq: number, now: number): Promise<void>;
+  /** Every known subscriber, for retention and metrics, by name. */
+  bridgeCursors(): Promise<BridgeCursor[]>;
+  /** The newest stored delivery seq (0 when empty). */
+  latestDeliverySeq(): Promise<number>;
   /** Readiness (`/readyz`): one small real write through the write path; rejects when the store cannot write. */
   probe(): Promise<void>;
   /** Finishes pending writes and releases the store. */

@@ -1,4 +1,5 @@
 /** One `listen` per SQLite file: a second is refused, read-only commands are not, and a killed one leaves no lock. */
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
@@ -38,6 +39,18 @@ describe('one listen per SQLite file', () => {
     firstOpen = false;
     const second = await buildApp(testListenConfig(db));
     await second.close();
+  });
+
+  it('writes who holds the lock readable by the owner only, and never the console token', async () => {
+    const db = dbIn();
+    const app = await buildApp(testListenConfig(db, { console: { port: 0, host: '0.0.0.0', allowedHosts: [], token: null } }));
+    cleanups.push(() => app.close());
+    expect(app.consoleToken).not.toBeNull();
+    const owner = `${db}.owner.json`;
+    expect(statSync(owner).mode & 0o077).toBe(0);
+    const text = readFileSync(owner, 'utf8');
+    expect(text).not.toContain(app.consoleToken!);
+    expect(JSON.parse(text)).toMatchObject({ pid: process.pid, receiverUrl: app.receiverUrl });
   });
 
   it('refuses a second listen process with the pid and ports of the first; read-only commands work beside it; kill -9 leaves no lock', async () => {

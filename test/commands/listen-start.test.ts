@@ -6,6 +6,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app/build-app.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -33,6 +35,32 @@ describe('listen at start', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
     expect(existsSync(data)).toBe(false);
+  });
+
+  it('creates nothing when the console port is busy, and deletes nothing it did not create', async () => {
+    const busy = createServer();
+    busy.listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    cleanups.push(() => new Promise((resolve) => busy.close(resolve)));
+    const port = (busy.address() as { port: number }).port;
+    const root = dir();
+    const data = join(root, 'never-made');
+    const result = await runCli(['listen', '--port', '0', '--console-port', String(port), '--db', join(data, 'hookrelay.db')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`console port ${port} on 127.0.0.1 is already in use`));
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('two starts that each made a development secret for one data folder end up naming the same one', async () => {
+    const data = join(dir(), 'shared');
+    const file = join(data, 'dev-secret');
+    const [a, b] = await Promise.all(
+      ['a', 'b'].map((name) => buildApp(testListenConfig(join(data, `${name}.db`), { secrets: [`whsec_dev_${name.repeat(48)}`], devSecret: { created: true, file } }))),
+    );
+    cleanups.push(() => a!.close(), () => b!.close());
+    const kept = readFileSync(file, 'utf8').trim();
+    expect(a!.config.secrets[0]).toBe(kept);
+    expect(b!.config.secrets[0]).toBe(kept);
   });
 
   it('prints a send command that carries a custom --db, and keeps the secret it names', async () => {

@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStoreReader } from '../../src/store/open-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
+import { describeBridgeContract, describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
 
 const dirs: Array<() => void> = [];
 afterEach(() => dirs.splice(0).forEach((remove) => remove()));
@@ -20,6 +21,7 @@ function dbPath(): string {
 describeStoreContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 describeRelayContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 describeRetentionContract('sqlite', (options) => createSqliteStore(dbPath(), options));
+describeBridgeContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 
 describe('sqlite store', () => {
   it('runs in WAL with synchronous=FULL, read back from the file', async () => {
@@ -85,6 +87,59 @@ describe('sqlite store', () => {
     expect(await store.prune(2_000)).toEqual({ before: 2_000, deliveries: 1234, attempts: 1934, relayAttempts: 0, keptPending: 0, dryRun: false });
     expect((await store.stats()).deliveries).toBe(1);
     expect(await store.getDelivery(fresh.id)).toBeDefined();
+    await store.close();
+  });
+
+  it('keeps bridge cursors and what they point at across a close and reopen', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path);
+    const delivery = makeDelivery();
+    const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+    await store.registerBridgeSubscriber('laptop', 0, 1_000);
+    await store.ackBridge('laptop', deliverySeq, 2_000);
+    await store.registerBridgeSubscriber('ci', deliverySeq, 3_000);
+    await store.close();
+    const again = await createSqliteStore(path);
+    expect(await again.bridgeCursors()).toEqual([
+      { name: 'ci', ackedSeq: deliverySeq, updatedAt: 3_000 },
+      { name: 'laptop', ackedSeq: deliverySeq, updatedAt: 2_000 },
+    ]);
+    expect(await again.latestDeliverySeq()).toBe(deliverySeq);
+    await again.close();
+  });
+
+  it('never hands out a seq again once its delivery is deleted or pruned, even the newest', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path);
+    const [a, b] = [makeDelivery({ receivedAt: 1_000 }), makeDelivery({ receivedAt: 1_000 })];
+    await store.accept(a, attemptFor(a, { receivedAt: 1_000 }));
+    const seqB = (await store.accept(b, attemptFor(b, { receivedAt: 1_000 }))).deliverySeq;
+    expect(await store.deleteDelivery(b.id)).toBe(true);
+    const c = makeDelivery();
+    const seqC = (await store.accept(c, attemptFor(c))).deliverySeq;
+    expect(seqC).toBeGreaterThan(seqB);
+    // A prune that empties the table, then a reopen: still above every seq a cursor may have passed.
+    expect((await store.prune(Number.MAX_SAFE_INTEGER)).deliveries).toBe(2);
+    expect(await store.latestDeliverySeq()).toBe(0);
+    await store.close();
+    const again = await createSqliteStore(path);
+    const d = makeDelivery();
+    expect((await again.accept(d, attemptFor(d))).deliverySeq).toBeGreaterThan(seqC);
+    expect((await again.deliveriesAfter(seqC, 10)).map((x) => x.id)).toEqual([d.id]);
+    await again.close();
+  });
+
+  it('reads the bridge through the read-only reader of `events` and `db stats`', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path);
+    const delivery = makeDelivery({ trigger: 'vendor.rating_dropped' });
+    const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+    await store.ackBridge('laptop', deliverySeq, 5);
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect((await reader.deliveriesAfter(0, 5, ['vendor.*'])).map((d) => d.id)).toEqual([delivery.id]);
+    expect(await reader.bridgeCursors()).toEqual([{ name: 'laptop', ackedSeq: deliverySeq, updatedAt: 5 }]);
+    expect(await reader.latestDeliverySeq()).toBe(deliverySeq);
+    await reader.close();
     await store.close();
   });
 

@@ -300,3 +300,126 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
     });
   });
 }
+
+/** The bridge's reads and cursors (`deliveriesAfter`, subscribers), and `prune` keeping what a cursor still owes. */
+export function describeBridgeContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+  describe(`${name}: bridge contract`, () => {
+    let store: DeliveryStore;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const T = 1_763_719_200_000;
+    const acceptAll = async (deliveries: Array<ReturnType<typeof makeDelivery>>) =>
+      Promise.all(deliveries.map(async (d) => ({ d, seq: (await store.accept(d, attemptFor(d))).deliverySeq })));
+    /** Every delivery after 0 that passes `triggers`, read `limit` at a time as a subscriber would. */
+    const pageThrough = async (limit: number, triggers?: readonly string[]) => {
+      const seen: Array<{ seq: number; trigger: string }> = [];
+      for (let after = 0; ; ) {
+        const page = await store.deliveriesAfter(after, limit, triggers);
+        expect(page.length).toBeLessThanOrEqual(limit);
+        if (page.length === 0) return seen;
+        seen.push(...page.map((d) => ({ seq: d.seq, trigger: d.trigger })));
+        after = page[page.length - 1]!.seq;
+      }
+    };
+
+    it('reads the deliveries after a seq, oldest first, at most limit, byte for byte', async () => {
+      expect(await store.latestDeliverySeq()).toBe(0);
+      expect(await store.deliveriesAfter(0, 10)).toEqual([]);
+      const stored: Array<{ d: ReturnType<typeof makeDelivery>; seq: number }> = [];
+      for (let i = 0; i < 5; i++) {
+        const d = makeDelivery({ rawBody: Buffer.from([0xef, 0xbb, 0xbf, 0x7b, i, 0xff, 0x7d]) });
+        stored.push({ d, seq: (await store.accept(d, attemptFor(d))).deliverySeq });
+      }
+      const seqs = stored.map((s) => s.seq);
+      const first = await store.deliveriesAfter(0, 3);
+      expect(first.map((d) => d.seq)).toEqual(seqs.slice(0, 3));
+      expect(first.map((d) => d.id)).toEqual(stored.slice(0, 3).map((s) => s.d.id));
+      expect(first.every((d, i) => Buffer.from(d.rawBody).equals(stored[i]!.d.rawBody))).toBe(true);
+      expect((await store.deliveriesAfter(seqs[2]!, 10)).map((d) => d.seq)).toEqual(seqs.slice(3));
+      expect(await store.deliveriesAfter(seqs[4]!, 10)).toEqual([]);
+      expect(await store.deliveriesAfter(0, 0)).toEqual([]);
+      expect(await store.latestDeliverySeq()).toBe(seqs[4]);
+      // A duplicate stores nothing new: no new seq to send.
+      await store.accept(stored[0]!.d, attemptFor(stored[0]!.d, { attemptHeader: 2 }));
+      expect(await store.latestDeliverySeq()).toBe(seqs[4]);
+      expect((await store.deliveriesAfter(0, 10)).map((d) => d.seq)).toEqual(seqs);
+    });
+
+    it('filters by trigger globs, and pages correctly through many deliveries that do not match', async () => {
+      const triggerOf = (i: number) => (i % 50 === 0 ? 'vendor.rating_dropped' : i % 50 === 1 ? 'x_y' : i % 50 === 2 ? 'xzy' : 'trustcenter.access_requested');
+      const stored = await acceptAll(Array.from({ length: 600 }, (_, i) => makeDelivery({ trigger: triggerOf(i) })));
+      const expected = (test: (trigger: string) => boolean) =>
+        stored.filter((s) => test(s.d.trigger)).map((s) => ({ seq: s.seq, trigger: s.d.trigger })).sort((a, b) => a.seq - b.seq);
+      expect(await pageThrough(5, ['vendor.*'])).toEqual(expected((t) => t.startsWith('vendor.')));
+      expect(await pageThrough(4, ['vendor.rating_drop?ed', 'x?y'])).toEqual(expected((t) => t !== 'trustcenter.access_requested'));
+      // `_` and `%` are no wildcards here, whatever the driver's SQL makes of them.
+      expect(await pageThrough(3, ['x_y'])).toEqual(expected((t) => t === 'x_y'));
+      expect(await pageThrough(3, ['x%'])).toEqual([]);
+      expect(await pageThrough(7, ['*'])).toEqual(expected(() => true));
+      expect(await store.deliveriesAfter(0, 1000, ['nothing.*'])).toEqual([]);
+      // No globs, or an empty list: everything.
+      expect((await store.deliveriesAfter(0, 1000, [])).length).toBe(600);
+      expect((await store.deliveriesAfter(0, 1000)).map((d) => d.seq)).toEqual(expected(() => true).map((s) => s.seq));
+    });
+
+    it('registers a subscriber once: a second register never moves it', async () => {
+      expect(await store.bridgeCursor('laptop')).toBeNull();
+      expect(await store.registerBridgeSubscriber('laptop', 5, T)).toEqual({ name: 'laptop', ackedSeq: 5, updatedAt: T });
+      expect(await store.registerBridgeSubscriber('laptop', 9, T + 1)).toEqual({ name: 'laptop', ackedSeq: 5, updatedAt: T });
+      expect(await store.bridgeCursor('laptop')).toEqual({ name: 'laptop', ackedSeq: 5, updatedAt: T });
+      const raced = await Promise.all(Array.from({ length: 10 }, (_, i) => store.registerBridgeSubscriber('ci', i, T)));
+      expect(new Set(raced.map((c) => c.ackedSeq)).size).toBe(1);
+      expect(await store.bridgeCursor('ci')).toEqual(raced[0]);
+    });
+
+    it('moves a cursor forward only, and lists every subscriber by name', async () => {
+      await store.registerBridgeSubscriber('laptop-ana', 0, T);
+      await store.ackBridge('laptop-ana', 7, T + 1);
+      expect(await store.bridgeCursor('laptop-ana')).toEqual({ name: 'laptop-ana', ackedSeq: 7, updatedAt: T + 1 });
+      await store.ackBridge('laptop-ana', 3, T + 2);
+      await store.ackBridge('laptop-ana', 7, T + 3);
+      expect(await store.bridgeCursor('laptop-ana')).toEqual({ name: 'laptop-ana', ackedSeq: 7, updatedAt: T + 1 });
+      await Promise.all([12, 9, 11, 10].map((seq, i) => store.ackBridge('laptop-ana', seq, T + 10 + i)));
+      expect((await store.bridgeCursor('laptop-ana'))!.ackedSeq).toBe(12);
+      // Acknowledging for a name never registered creates it there.
+      await store.ackBridge('build-box', 4, T);
+      await store.registerBridgeSubscriber('ci', 0, T);
+      expect((await store.bridgeCursors()).map((c) => [c.name, c.ackedSeq])).toEqual([['build-box', 4], ['ci', 0], ['laptop-ana', 12]]);
+    });
+
+    it('refuses a cursor no driver could store faithfully', async () => {
+      await expect(store.ackBridge('laptop', -1, T)).rejects.toThrow(/non-negative integer/);
+      await expect(store.ackBridge('laptop', Number.NaN, T)).rejects.toThrow(/non-negative integer/);
+      await expect(store.ackBridge('laptop', 1.5, T)).rejects.toThrow(/non-negative integer/);
+      await expect(store.registerBridgeSubscriber('', 0, T)).rejects.toThrow(/non-empty name/);
+      expect(await store.bridgeCursors()).toEqual([]);
+    });
+
+    it('never prunes a delivery above keepAfterSeq, nor the refused attempts that claim it', async () => {
+      const old = T - 40 * DAY;
+      const [a, b, c] = [0, 1, 2].map(() => makeDelivery({ receivedAt: old }));
+      const seqA = (await store.accept(a!, attemptFor(a!, { receivedAt: old }))).deliverySeq;
+      await store.accept(b!, attemptFor(b!, { receivedAt: old }));
+      await store.accept(c!, attemptFor(c!, { receivedAt: old }));
+      await store.recordAttempt(attemptFor(c!, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: old - 1 }));
+      const recent = makeDelivery({ receivedAt: T });
+      await store.accept(recent, attemptFor(recent, { receivedAt: T }));
+      const before = T - 30 * DAY;
+
+      expect(await store.prune(before, { dryRun: true, keepAfterSeq: seqA })).toEqual({ before, deliveries: 1, attempts: 1, relayAttempts: 0, keptPending: 0, dryRun: true });
+      expect(await store.prune(before, { keepAfterSeq: seqA })).toEqual({ before, deliveries: 1, attempts: 1, relayAttempts: 0, keptPending: 0, dryRun: false });
+      expect(await store.getDelivery(a!.id)).toBeUndefined();
+      expect((await store.deliveriesAfter(0, 10)).map((d) => d.id)).toEqual([b!.id, c!.id, recent.id]);
+      expect((await store.listAttempts({ deliveryId: c!.id, limit: 10 })).map((x) => x.outcome)).toEqual(['rejected', 'accepted']);
+      // Once the cursor moved past them (or no subscriber holds them), they go by age alone.
+      expect(await store.prune(before, { keepAfterSeq: Number.MAX_SAFE_INTEGER })).toMatchObject({ deliveries: 2, attempts: 3 });
+      expect((await store.deliveriesAfter(0, 10)).map((d) => d.id)).toEqual([recent.id]);
+      expect(await store.listAttempts({ deliveryId: c!.id, limit: 10 })).toEqual([]);
+    });
+  });
+}

@@ -1,47 +1,10 @@
 /** The `--store postgres://…` URL, the bounded pool, and how BIGINT values arrive. */
 import pg from 'pg';
-import { isPostgresUrl } from './pg-url.js';
 
 export { isPostgresUrl, redactPostgresUrl } from './pg-url.js';
 
 /** hookrelay's own settings in the store URL's query; removed before the URL reaches `pg`. */
-export interface PostgresUrlSettings {
-  /** The URL as `pg` gets it (libpq parameters such as `sslmode` or `options` stay). */
-  connectionString: string;
-  /** `relay_lease_ms`: how long a claimed relay job is reserved for the instance that claimed it. */
-  relayLeaseMs?: number;
-  /** `pool_max`: connections of this instance's pool. */
-  poolMax?: number;
-}
-
-export type PostgresUrlResult = { ok: true; settings: PostgresUrlSettings } | { ok: false; message: string };
-
-const OWN_PARAMS = { relay_lease_ms: [100, 86_400_000], pool_max: [1, 100] } as const;
-
-
-/** Splits hookrelay's own query parameters from the connection URL; refuses bad values, naming them. */
-export function parsePostgresUrl(text: string): PostgresUrlResult {
-  if (!isPostgresUrl(text)) return { ok: false, message: 'must start with postgres:// or postgresql://' };
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return { ok: false, message: 'is not a valid URL' };
-  }
-  const settings: PostgresUrlSettings = { connectionString: '' };
-  for (const [name, [min, max]] of Object.entries(OWN_PARAMS)) {
-    const raw = url.searchParams.get(name);
-    if (raw === null) continue;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) return { ok: false, message: `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}` };
-    url.searchParams.delete(name);
-    if (name === 'relay_lease_ms') settings.relayLeaseMs = value;
-    else settings.poolMax = value;
-  }
-  settings.connectionString = url.href;
-  return { ok: true, settings };
-}
-
+export { parsePostgresUrl, type PostgresUrlResult, type PostgresUrlSettings } from './pg-url.js';
 
 /**
  * BIGINT (int8) and COUNT(*) arrive as strings by default; every BIGINT here is a time in ms

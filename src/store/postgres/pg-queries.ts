@@ -55,7 +55,7 @@ export const SQL = {
   // age unless they claim an id that stays. One statement: one snapshot, one transaction.
   prune: `WITH cand AS (
       SELECT d.seq, d.id, (j.state = 'pending') AS pending FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
-      WHERE d.last_attempt_at < $1
+      WHERE d.last_attempt_at < $1 AND ($3::bigint IS NULL OR d.seq <= $3::bigint)
     ), gone AS (SELECT seq, id FROM cand WHERE pending IS NOT TRUE),
     linked AS (SELECT seq FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone)),
     refused AS (
@@ -71,9 +71,27 @@ export const SQL = {
       (SELECT COUNT(*) FROM linked) + (SELECT COUNT(*) FROM refused) AS attempts,
       (SELECT COUNT(*) FROM relayed) AS relay_attempts,
       (SELECT COUNT(*) FROM cand WHERE pending) AS kept_pending`,
+  // The bridge: along the seq primary key (see the known limit in pg-store.ts, deliveriesAfter).
+  deliveriesAfter: `SELECT ${DELIVERY_COLUMNS}
+    FROM deliveries d WHERE d.seq > $1 AND ($3::text[] IS NULL OR d.trigger LIKE ANY($3::text[])) ORDER BY d.seq LIMIT $2`,
+  latestDeliverySeq: 'SELECT coalesce(max(seq), 0) AS seq FROM deliveries',
+  bridgeCursor: 'SELECT name, acked_seq, updated_at FROM bridge_subscribers WHERE name = $1',
+  bridgeCursors: 'SELECT name, acked_seq, updated_at FROM bridge_subscribers ORDER BY name COLLATE "C"',
+  registerSubscriber: `INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES ($1, $2, $3)
+    ON CONFLICT (name) DO NOTHING RETURNING name, acked_seq, updated_at`,
+  // Forward only: an older or repeated acknowledgement changes nothing, not even the time.
+  ackSubscriber: `INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES ($1, $2, $3)
+    ON CONFLICT (name) DO UPDATE SET acked_seq = EXCLUDED.acked_seq, updated_at = EXCLUDED.updated_at
+    WHERE bridge_subscribers.acked_seq < EXCLUDED.acked_seq`,
   deliveryStats: 'SELECT COUNT(*) AS n, MIN(received_at) AS oldest, MAX(received_at) AS newest FROM deliveries',
   attemptStats: 'SELECT outcome, COUNT(*) AS n FROM attempts GROUP BY outcome',
 } as const;
 
 type SqlName = keyof typeof SQL;
+
+/** A trigger glob (`*` any run, `?` one character) as a LIKE pattern with LIKE's default escape (backslash): the same matches. */
+export function globToLike(glob: string): string {
+  return glob.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%').replaceAll('?', '_');
+}
+
 export const named = (name: SqlName, values: unknown[]): pg.QueryConfig => ({ name: `hookrelay_${name}`, text: SQL[name], values });

@@ -74,6 +74,14 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX relay_attempts_by_delivery ON relay_attempts (delivery_seq);
   `,
+  // 2: the bridge's subscriber cursors.
+  `
+  CREATE TABLE bridge_subscribers (
+    name TEXT PRIMARY KEY,
+    acked_seq BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
@@ -108,4 +116,16 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]).catch(() => {});
   }
+}
+
+/**
+ * For reading commands: checks the schema without changing anything (no table is created, no lock
+ * taken), so a read-only role, a standby or a mistyped database is never written to.
+ */
+export async function checkPostgresSchema(client: PoolClient): Promise<void> {
+  const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass('hookrelay_schema') IS NOT NULL AS exists");
+  if (!rows[0]?.exists) throw new Error('this database holds no hookrelay store (no hookrelay_schema table): start `hookrelay listen --store` on it first, or check the URL');
+  const version = (await client.query<{ version: number }>('SELECT version FROM hookrelay_schema')).rows[0]?.version ?? 0;
+  if (version > PG_SCHEMA_VERSION) throw new Error(`the database is at schema version ${version}, newer than this hookrelay understands (${PG_SCHEMA_VERSION}); upgrade hookrelay`);
+  if (version < PG_SCHEMA_VERSION) throw new Error(`the database is at schema version ${version}, older than this hookrelay's (${PG_SCHEMA_VERSION}); start \`hookrelay listen --store\` once to migrate it`);
 }

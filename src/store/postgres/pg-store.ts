@@ -13,19 +13,31 @@ import {
   type AttemptInput,
   type AttemptOutcome,
   type AttemptRecord,
+  type BridgeCursor,
   type DeliveryPage,
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
   type RelayOutcome,
   type StoreStats,
+  type StoredDelivery,
 } from '../store.js';
+import { checkBridgeCursorArgs, clampLimit } from '../bridge-cursors.js';
 import { createPool, describePgError, parsePostgresUrl } from './pg-connection.js';
 import { pgText, toAttempt, toDelivery, toJob, toRelayAttempt, type AttemptRow, type DeliveryRow, type JobRow, type RelayAttemptRow } from './pg-rows.js';
-import { migratePostgres } from './pg-schema.js';
-import { DELIVERY_COLUMNS, named } from './pg-queries.js';
+import { checkPostgresSchema, migratePostgres } from './pg-schema.js';
+import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
+
+interface CursorRow {
+  name: string;
+  acked_seq: number;
+  updated_at: number;
+}
+const toCursor = (row: CursorRow): BridgeCursor => ({ name: row.name, ackedSeq: row.acked_seq, updatedAt: row.updated_at });
 
 export interface PostgresStoreOptions {
+  /** A reading command: check the schema, never migrate (a read-only role or a standby can be read). */
+  readOnly?: boolean;
   /** Write a relay outbox job with every accepted delivery (forwarding is on). */
   outbox?: boolean;
   /**
@@ -67,7 +79,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   try {
     const client = await pool.connect();
     try {
-      await migratePostgres(client);
+      await (options.readOnly ? checkPostgresSchema(client) : migratePostgres(client));
     } finally {
       client.release();
     }
@@ -272,9 +284,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       return (rows[0]?.n ?? 0) > 0;
     },
 
-    async prune(before, { dryRun = false } = {}): Promise<PruneResult> {
+    async prune(before, { dryRun = false, keepAfterSeq } = {}): Promise<PruneResult> {
       const { rows } = await write(() =>
-        pool.query<{ deliveries: number; attempts: number; relay_attempts: number; kept_pending: number }>(named('prune', [before, dryRun])),
+        pool.query<{ deliveries: number; attempts: number; relay_attempts: number; kept_pending: number }>(named('prune', [before, dryRun, keepAfterSeq ?? null])),
       );
       const r = rows[0]!;
       return { before, deliveries: r.deliveries, attempts: r.attempts, relayAttempts: r.relay_attempts, keptPending: r.kept_pending, dryRun };
@@ -292,6 +304,65 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
         const d = deliveries.rows[0]!;
         return { deliveries: d.n, attempts: byOutcome, relayJobs, oldestReceivedAt: d.oldest, newestReceivedAt: d.newest };
       });
+    },
+
+    /**
+     * KNOWN LIMIT (not solved here): seq is drawn at insert (identity), and transactions on
+     * different instances (or two pool connections of one) may commit out of seq order, so this
+     * read can return seq 11 while seq 10 is still in flight; a cursor acknowledged at 11 then
+     * skips 10 for good (test/store/postgres-bridge.test.ts shows it, as `it.fails`).
+     * Tried and rejected: marking each delivery with pg_snapshot_xmax of a snapshot taken after
+     * its seq was drawn, and returning only rows whose mark is below the reader's
+     * pg_snapshot_xmin. It does not hold: a snapshot's xmax is the latest *completed* xid + 1,
+     * so an open transaction that drew a smaller seq can sit above it.
+     * What would: (1) a commit-ordered log, e.g. a bridge_log filled from the accepting
+     * transactions by one sequencer that assigns positions only to committed rows (an instance
+     * holding a lease, or pg_advisory_lock, copying deliveries in seq order once every
+     * transaction that began before them has ended: min(xact_start) of pg_stat_activity
+     * against a clock_timestamp() recorded after the seq is drawn); or (2) logical decoding,
+     * whose stream is in commit order. Until then the bridge server can make the gap rare by
+     * reading only deliveries a few seconds old (received_at) beyond the live tail.
+     */
+    deliveriesAfter(afterSeq, limit, triggers): Promise<StoredDelivery[]> {
+      return read(async () => {
+        const n = clampLimit(limit);
+        if (n === 0) return [];
+        const patterns = triggers && triggers.length > 0 ? triggers.map((t) => globToLike(pgText(t))) : null;
+        const { rows } = await pool.query<DeliveryRow>(named('deliveriesAfter', [afterSeq, n, patterns]));
+        return rows.map(toDelivery);
+      });
+    },
+
+    bridgeCursor(name) {
+      return read(async () => {
+        const { rows } = await pool.query<CursorRow>(named('bridgeCursor', [pgText(name)]));
+        return rows[0] ? toCursor(rows[0]) : null;
+      });
+    },
+
+    bridgeCursors() {
+      return read(async () => (await pool.query<CursorRow>(named('bridgeCursors', []))).rows.map(toCursor));
+    },
+
+    async registerBridgeSubscriber(name, seq, now) {
+      checkBridgeCursorArgs(name, seq, now);
+      return write(async () => {
+        const { rows } = await pool.query<CursorRow>(named('registerSubscriber', [pgText(name), seq, now]));
+        if (rows[0]) return toCursor(rows[0]);
+        // Known already (or just registered by another instance): read it with a fresh snapshot.
+        const known = await pool.query<CursorRow>(named('bridgeCursor', [pgText(name)]));
+        if (!known.rows[0]) throw new Error(`bridge subscriber ${JSON.stringify(name)} vanished while it was registered`);
+        return toCursor(known.rows[0]);
+      });
+    },
+
+    async ackBridge(name, seq, now) {
+      checkBridgeCursorArgs(name, seq, now);
+      await write(() => pool.query(named('ackSubscriber', [pgText(name), seq, now])));
+    },
+
+    latestDeliverySeq() {
+      return read(async () => (await pool.query<{ seq: number }>(named('latestDeliverySeq', []))).rows[0]?.seq ?? 0);
     },
 
     async probe() {

@@ -6,7 +6,7 @@
 import type { AttemptInput, AttemptOutcome, NewDelivery, SignatureState } from '../store.js';
 
 /** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
-export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe';
+export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe' | 'registerBridgeSubscriber' | 'ackBridge';
 
 export type WriteRequest =
   | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }

@@ -48,8 +48,9 @@ export function acquireInstanceLock(dbPath: string): InstanceLock {
   let released = false;
   return {
     describe(owner) {
-      const record: InstanceOwner = { pid: process.pid, startedAt, ...owner };
-      writeFileSync(ownerPathOf(dbPath), `${JSON.stringify(record)}\n`);
+      // Never the console's token: the URL is written without its query.
+      const record: InstanceOwner = { pid: process.pid, startedAt, receiverUrl: owner.receiverUrl, consoleUrl: owner.consoleUrl?.replace(/\?.*$/, '') ?? null };
+      writeFileSync(ownerPathOf(dbPath), `${JSON.stringify(record)}\n`, { mode: 0o600 });
     },
     release() {
       if (released) return;

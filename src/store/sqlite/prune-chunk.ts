@@ -20,7 +20,12 @@ export interface PruneChunk {
 /** Phase 1 walks deliveries; phase 2 walks attempts that stored nothing (rejected, faulted, unavailable). */
 export type PrunePhase = 1 | 2;
 
-export function createPruner(db: Database.Database) {
+/**
+ * `raiseSeqFloor` records a removed seq so that it is never handed out again (schema.ts,
+ * migration 3). A delivery above `keepAfterSeq` (a bridge cursor) stays, and, since deliveries
+ * are walked in seq order, ends the walk.
+ */
+export function createPruner(db: Database.Database, raiseSeqFloor: Database.Statement<[number]>) {
   const walkDeliveries = db.prepare<[number, number], { seq: number; receivedAt: number; state: string | null }>(
     `SELECT d.seq AS seq, d.received_at AS receivedAt, j.state AS state FROM deliveries d
      LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq WHERE d.seq > ? ORDER BY d.seq LIMIT ?`,
@@ -46,14 +51,15 @@ export function createPruner(db: Database.Database) {
   const removeAttempt = db.prepare<[number]>('DELETE FROM attempts WHERE seq = ?');
 
   /** Whether a stored delivery survives a prune at `before` (seen since, or its relay is pending). */
-  const stays = (seq: number, state: string | null, before: number) => state === 'pending' || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
+  const stays = (seq: number, state: string | null, before: number, keepAfterSeq: number | null) =>
+    state === 'pending' || (keepAfterSeq !== null && seq > keepAfterSeq) || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
 
-  return function pruneChunk(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean): PruneChunk {
+  return function pruneChunk(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null): PruneChunk {
     const out: PruneChunk = { done: false, after, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0 };
     if (phase === 1) {
       const rows = walkDeliveries.all(after, limit);
       for (const row of rows) {
-        if (row.receivedAt >= before) return { ...out, done: true };
+        if (row.receivedAt >= before || (keepAfterSeq !== null && row.seq > keepAfterSeq)) return { ...out, done: true };
         out.after = row.seq;
         if ((lastAttemptAt.get(row.seq)?.at ?? 0) >= before) continue;
         if (row.state === 'pending') {
@@ -63,7 +69,10 @@ export function createPruner(db: Database.Database) {
         out.deliveries++;
         out.attempts += countAttempts.get(row.seq)!.n;
         out.relayAttempts += countRelayAttempts.get(row.seq)!.n;
-        if (!dryRun) for (const statement of removeDelivery) statement.run(row.seq);
+        if (!dryRun) {
+          raiseSeqFloor.run(row.seq);
+          for (const statement of removeDelivery) statement.run(row.seq);
+        }
       }
       return { ...out, done: rows.length < limit };
     }
@@ -74,7 +83,7 @@ export function createPruner(db: Database.Database) {
       if (row.linked) continue;
       // A refused attempt that claims a delivery still stored stays with it.
       const owner = row.key !== null && row.id !== null ? claimed.get(row.key, row.id) : undefined;
-      if (owner && stays(owner.seq, owner.state, before)) continue;
+      if (owner && stays(owner.seq, owner.state, before, keepAfterSeq)) continue;
       out.attempts++;
       if (!dryRun) removeAttempt.run(row.seq);
     }

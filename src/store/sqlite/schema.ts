@@ -71,6 +71,22 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX relay_attempts_by_delivery ON relay_attempts(delivery_seq);
   `,
+  // 3: the bridge's subscriber cursors, and a floor under new delivery seqs. Without AUTOINCREMENT
+  // SQLite gives a new row max(seq) + 1, so deleting the newest deliveries (a prune of an idle
+  // store, `events delete`) would hand their seqs out again, below cursors that already passed
+  // them: the writer assigns max(max(seq), floor) + 1 and raises the floor on every delete.
+  `
+  CREATE TABLE bridge_subscribers (
+    name TEXT PRIMARY KEY,
+    acked_seq INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE store_meta (
+    key TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO store_meta (key, value) SELECT 'delivery_seq_floor', coalesce(max(seq), 0) FROM deliveries;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

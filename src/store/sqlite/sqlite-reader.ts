@@ -1,8 +1,9 @@
 /** Read queries on their own connection: WAL lets them run while the writer thread commits. */
 import type Database from 'better-sqlite3';
+import { clampLimit, triggerFilter } from '../bridge-cursors.js';
 import { deliveryKey } from '../delivery-key.js';
 import { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
-import type { AttemptOutcome, AttemptQuery, AttemptRecord, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
+import type { AttemptOutcome, AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
 
 interface DeliveryRow {
   seq: number;
@@ -90,8 +91,64 @@ export function createSqliteReader(db: Database.Database) {
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
+  // The bridge: along the seq primary key, never a scan of the table.
+  const after = db.prepare<[number, number], DeliveryRow>('SELECT * FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
+  // With a trigger filter: seq and trigger only (they sit before the body in the row, so a
+  // large body's overflow pages are never read for a delivery that does not match).
+  const triggersAfter = db.prepare<[number, number], { seq: number; trigger: string }>('SELECT seq, trigger FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
+  const bySeq = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE seq = ?');
+  const latestSeq = db.prepare<[], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM deliveries');
+  const filteredAfter = db.transaction((afterSeq: number, limit: number, matches: (trigger: string) => boolean): StoredDelivery[] => {
+    const out: StoredDelivery[] = [];
+    const chunk = Math.max(256, limit);
+    for (let from = afterSeq; out.length < limit; ) {
+      const rows = triggersAfter.all(from, chunk);
+      for (const row of rows) {
+        if (!matches(row.trigger)) continue;
+        out.push(toDelivery(bySeq.get(row.seq)!));
+        if (out.length === limit) return out;
+      }
+      if (rows.length < chunk) break;
+      from = rows[rows.length - 1]!.seq;
+    }
+    return out;
+  });
+  // The cursor table comes with schema version 3: a read-only command on an older file (never
+  // migrated by a reader) sees no subscribers rather than failing.
+  let cursorStatements: { one: Database.Statement<[string], BridgeCursor>; all: Database.Statement<[], BridgeCursor> } | null = null;
+  const cursors = () => {
+    if (cursorStatements) return cursorStatements;
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'bridge_subscribers'").get();
+    if (!exists) return null;
+    const columns = 'name, acked_seq AS ackedSeq, updated_at AS updatedAt';
+    return (cursorStatements = {
+      one: db.prepare<[string], BridgeCursor>(`SELECT ${columns} FROM bridge_subscribers WHERE name = ?`),
+      all: db.prepare<[], BridgeCursor>(`SELECT ${columns} FROM bridge_subscribers ORDER BY name`),
+    });
+  };
+
 
   return {
+    deliveriesAfter(afterSeq: number, limit: number, triggers?: readonly string[]): StoredDelivery[] {
+      const n = clampLimit(limit);
+      if (n === 0) return [];
+      const matches = triggerFilter(triggers);
+      // One read transaction: every chunk sees the same snapshot.
+      return matches ? filteredAfter(afterSeq, n, matches) : after.all(afterSeq, n).map(toDelivery);
+    },
+
+    bridgeCursor(name: string): BridgeCursor | null {
+      return cursors()?.one.get(name) ?? null;
+    },
+
+    bridgeCursors(): BridgeCursor[] {
+      return cursors()?.all.all() ?? [];
+    },
+
+    latestDeliverySeq(): number {
+      return latestSeq.get()!.seq;
+    },
+
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()) {
       return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
     },

@@ -9,10 +9,12 @@ import {
   StoreUnavailableError,
   type AcceptResult,
   type AttemptInput,
+  type BridgeCursor,
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
 } from '../store.js';
+import { checkBridgeCursorArgs } from '../bridge-cursors.js';
 import { createDeadlineSweeper, type Deadline } from '../../runtime/deadline-sweeper.js';
 import { openDatabase } from './open-database.js';
 import { createWalFramesCell } from './wal-frames.js';
@@ -226,11 +228,11 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       return (await op('deleteDelivery', id)) > 0;
     },
 
-    async prune(before, { dryRun = false } = {}): Promise<PruneResult> {
+    async prune(before, { dryRun = false, keepAfterSeq } = {}): Promise<PruneResult> {
       const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
       for (const phase of [1, 2] as const) {
         for (let after = 0, done = false; !done; ) {
-          const result = await write({ kind: 'op', name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun] });
+          const result = await write({ kind: 'op', name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun, keepAfterSeq ?? null] });
           if (!result.ok) throw new StoreUnavailableError(`the store could not prune: ${result.error}`);
           const chunk = result.detail as PruneChunk;
           total.deliveries += chunk.deliveries;
@@ -245,6 +247,29 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
     async stats() {
       return readStoreStats(readDb);
+    },
+
+    async deliveriesAfter(afterSeq, limit, triggers) {
+      return reader.deliveriesAfter(afterSeq, limit, triggers);
+    },
+    async bridgeCursor(name) {
+      return reader.bridgeCursor(name);
+    },
+    async bridgeCursors() {
+      return reader.bridgeCursors();
+    },
+    async latestDeliverySeq() {
+      return reader.latestDeliverySeq();
+    },
+    async registerBridgeSubscriber(name, seq, now): Promise<BridgeCursor> {
+      checkBridgeCursorArgs(name, seq, now);
+      const result = await write({ kind: 'op', name: 'registerBridgeSubscriber', args: [name, seq, now] });
+      if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
+      return result.detail as BridgeCursor;
+    },
+    async ackBridge(name, seq, now) {
+      checkBridgeCursorArgs(name, seq, now);
+      await op('ackBridge', name, seq, now);
     },
 
     async probe() {

@@ -29,9 +29,11 @@ try {
 }
 
 const findDelivery = db.prepare<[number, string], { seq: number }>('SELECT seq FROM deliveries WHERE id_key = ? AND id = ?');
+// The seq is never one handed out before (schema.ts, migration 3): two seeks, no scan.
 const insertDelivery = db.prepare(
-  `INSERT INTO deliveries (id_key, id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body, last_attempt_at)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  `INSERT INTO deliveries (seq, id_key, id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body, last_attempt_at)
+   VALUES (max(coalesce((SELECT max(seq) FROM deliveries), 0), coalesce((SELECT value FROM store_meta WHERE key = 'delivery_seq_floor'), 0)) + 1,
+     ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 const countDuplicate = db.prepare('UPDATE deliveries SET duplicate_count = duplicate_count + 1, last_attempt_at = ? WHERE seq = ?');
 const insertAttempt = db.prepare(
@@ -57,7 +59,20 @@ const deleteStatements = [
   'DELETE FROM deliveries WHERE seq = @seq',
 ].map((sql) => db.prepare(sql));
 
-const pruneChunk = createPruner(db);
+const raiseSeqFloor = db.prepare<[number]>("UPDATE store_meta SET value = max(value, ?) WHERE key = 'delivery_seq_floor'");
+const pruneChunk = createPruner(db, raiseSeqFloor);
+
+const registerSubscriber = db.prepare<[string, number, number]>(
+  'INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO NOTHING',
+);
+const subscriberOf = db.prepare<[string], { name: string; ackedSeq: number; updatedAt: number }>(
+  'SELECT name, acked_seq AS ackedSeq, updated_at AS updatedAt FROM bridge_subscribers WHERE name = ?',
+);
+// Forward only: an older or repeated acknowledgement changes nothing, not even the time.
+const ackSubscriber = db.prepare<[string, number, number]>(
+  `INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES (?, ?, ?)
+   ON CONFLICT(name) DO UPDATE SET acked_seq = excluded.acked_seq, updated_at = excluded.updated_at WHERE excluded.acked_seq > bridge_subscribers.acked_seq`,
+);
 
 /** Named operations; each returns a number for the caller (a count, or 0/1), or a detail object. */
 const OPS: Record<string, (...args: never[]) => number | object> = {
@@ -66,8 +81,15 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
     db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
     return 1;
   },
-  prune(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean): object {
-    return pruneChunk(before, phase, after, limit, dryRun);
+  prune(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null = null): object {
+    return pruneChunk(before, phase, after, limit, dryRun, keepAfterSeq);
+  },
+  registerBridgeSubscriber(name: string, seq: number, now: number): object {
+    registerSubscriber.run(name, seq, now);
+    return subscriberOf.get(name)!;
+  },
+  ackBridge(name: string, seq: number, now: number): number {
+    return ackSubscriber.run(name, seq, now).changes;
   },
   recordRelay(o: RelayOutcome): number {
     insertRelayAttempt.run(o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try);
@@ -84,6 +106,7 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
     const key = deliveryKey(id);
     const found = findDelivery.get(key, id);
     if (!found) return 0;
+    raiseSeqFloor.run(found.seq);
     for (const statement of deleteStatements) statement.run({ seq: found.seq, key, id });
     return 1;
   },

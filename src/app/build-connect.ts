@@ -1,0 +1,123 @@
+/**
+ * `hookrelay connect`: a full local hookrelay whose deliveries come from a public one through the
+ * bridge instead of an HTTP receiver. Its own store, relay and console; the same ingest pipeline
+ * (source `bridge`), so deliveries are deduped on their id and handed on, re-signed with the
+ * local forward secret, exactly as `listen` hands them on.
+ */
+import type { ConnectConfig } from '../config/connect-config.js';
+import { createFaultRules } from '../faults/rules-controller.js';
+import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
+import { startBridgeClient } from '../bridge/bridge-client.js';
+import { createIngestPipeline } from '../ingest/pipeline.js';
+import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
+import type { RelayWorker } from '../relay/relay-worker.js';
+import { createEventHub, type EventHub } from '../runtime/event-hub.js';
+import { openStore, type StoreLocation } from '../store/open-store.js';
+import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
+import type { DeliveryStore } from '../store/store.js';
+import { closer } from './closer.js';
+import { startRetentionWithNotices } from './retention-notices.js';
+import { startConsole } from './start-console.js';
+
+export interface ConnectHandle {
+  config: ConnectConfig;
+  store: DeliveryStore;
+  hub: EventHub;
+  bridge: BridgeClient;
+  consoleUrl: string | null;
+  /** Resolves when the bridge refused this client for good (a wrong or revoked token). */
+  refused: Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ConnectDeps {
+  clock?: () => number;
+  hub?: EventHub;
+  /** Liveness interval of the bridge client (tests shorten it). */
+  pingMs?: number;
+}
+
+export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}): Promise<ConnectHandle> {
+  const clock = deps.clock ?? Date.now;
+  const hub = deps.hub ?? createEventHub();
+  const forward = config.forward;
+  const location: StoreLocation = config.storeUrl ? { kind: 'postgres', url: config.storeUrl } : { kind: 'sqlite', path: config.dbPath };
+  const started = closer();
+  try {
+    if (location.kind === 'sqlite') {
+      const lock = acquireInstanceLock(location.path);
+      started.add(() => lock.release());
+    }
+    const store = await openStore(location, { outbox: forward !== null, forwardTimeoutMs: forward?.timeoutMs });
+    started.add(() => store.close());
+
+    let relay: RelayWorker | null = null;
+    if (forward) {
+      const worker = (await import('../relay/relay-worker.js')).createRelayWorker({
+        store, hub, clock,
+        target: forward.to,
+        secret: forward.secret,
+        timeoutMs: forward.timeoutMs,
+        retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
+        extraHeaders: forward.headers,
+      });
+      relay = worker;
+      started.add(() => worker.stop());
+      hub.on('delivery', () => worker.poke());
+    }
+    if (config.retainMs) {
+      const retention = startRetentionWithNotices(store, hub, config.retainMs, clock);
+      started.add(() => retention.stop());
+    }
+
+    // Bridged deliveries were verified upstream: no secret here, and no fault rules.
+    const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock });
+
+    let consoleUrl: string | null = null;
+    if (config.console) {
+      const started_ = await startConsole({
+        settings: config.console, store, hub, clock, forward,
+        faults: createFaultRules({ rules: [], seed: 0, hub }),
+        receiverUrl: config.url,
+        path: '/',
+        secrets: [],
+        skipVerify: false,
+        toleranceSeconds: 300,
+        replay: async (id, target) => {
+          const to = target ?? forward?.to;
+          if (!to || !forward) throw new Error('no target: start connect with --forward-to');
+          const { Agent } = await import('undici');
+          const dispatcher = new Agent();
+          try {
+            return await (await import('../relay/replay.js')).replayDelivery({ store, hub, dispatcher, secret: forward.secret, timeoutMs: forward.timeoutMs, extraHeaders: forward.headers, clock }, id, to);
+          } finally {
+            await dispatcher.close();
+          }
+        },
+        forget: (id) => relay?.forget(id),
+      });
+      started.add(() => started_.metrics.close());
+      started.add(() => started_.server.close());
+      consoleUrl = started_.url;
+    }
+
+    let refuse!: (message: string) => void;
+    const refused = new Promise<string>((resolve) => (refuse = resolve));
+    const bridge = startBridgeClient({
+      url: config.url,
+      token: config.token,
+      name: config.name,
+      pipeline,
+      clock,
+      ...(deps.pingMs ? { pingMs: deps.pingMs } : {}),
+      onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'lost' || state === 'refused' ? 'warn' : 'info', message }),
+      onRefused: (message) => refuse(message),
+    });
+    started.add(() => bridge.close());
+
+    return { config, store, hub, bridge, consoleUrl, refused, close: started.close };
+  } catch (err) {
+    await started.close();
+    throw err;
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The laptop side of the bridge: subscribes to a public hookrelay, feeds each delivery to the
+ * local ingest pipeline (source `bridge`), and acknowledges it only after the local commit.
+ * Frames are untrusted: one that is malformed, oversized or out of order closes the connection
+ * with a message, and nothing of it is stored. The connection is watched (a ping every 15 s, dead
+ * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
+ */
+import WebSocket from 'ws';
+import { BRIDGE_PROTOCOL, CLOSE, encodeClientFrame, parseServerFrame, type BridgeDelivery } from '../core/bridge-protocol.js';
+import type { Arrival } from '../ingest/arrival.js';
+import type { IngestPipeline } from '../ingest/pipeline.js';
+
+export interface BridgeClientOptions {
+  /** ws:// or wss:// URL of the bridge, e.g. wss://hooks.example.com/bridge */
+  url: string;
+  token: string;
+  name: string;
+  pipeline: IngestPipeline;
+  clock: () => number;
+  random?: () => number;
+  /** Each change of state, in words for the terminal and the console. */
+  onState: (state: BridgeState, message: string) => void;
+  /** Called once when the server refuses this client for good (wrong token): retrying cannot help. */
+  onRefused?: (message: string) => void;
+  pingMs?: number;
+  /** Largest frame accepted (default 96 MiB: a 64 MiB body in base64, with its headers). */
+  maxFrameBytes?: number;
+}
+
+export type BridgeState = 'connecting' | 'connected' | 'resuming' | 'live' | 'lost' | 'refused' | 'stopped';
+
+export interface BridgeClient {
+  state(): BridgeState;
+  /** The last sequence number acknowledged in this process, and how far behind the server it is. */
+  progress(): { ackedSeq: number; lag: number; reconnects: number };
+  close(): Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
+  const { pipeline, clock } = options;
+  const random = options.random ?? Math.random;
+  const pingMs = options.pingMs ?? 15_000;
+  let state: BridgeState = 'connecting';
+  let stopped = false;
+  let ws: WebSocket | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let failures = 0;
+  let reconnects = 0;
+  let ackedSeq = 0;
+  let latest = 0;
+  const host = safeHost(options.url);
+
+  const setState = (next: BridgeState, message: string) => {
+    state = next;
+    options.onState(next, message);
+  };
+
+  function connect(): void {
+    if (stopped) return;
+    setState('connecting', `connecting to ${host} as ${options.name}`);
+    const socket = new WebSocket(options.url, BRIDGE_PROTOCOL, {
+      headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name },
+      maxPayload: options.maxFrameBytes ?? 96 * 1024 * 1024,
+      handshakeTimeout: 10_000,
+    });
+    ws = socket;
+    const session = createSession(socket);
+    let alive = true;
+    const ping = setInterval(() => {
+      if (!alive) {
+        session.lost(`no pong in ${Math.round((pingMs * 3) / 1000)} s`);
+        return socket.terminate();
+      }
+      alive = false;
+      socket.ping();
+    }, pingMs);
+    ping.unref();
+    socket.on('pong', () => (alive = true));
+    socket.on('ping', () => (alive = true));
+    socket.on('unexpected-response', (_req, res) => {
+      const status = res.statusCode ?? 0;
+      let text = '';
+      res.on('data', (c: Buffer) => (text = (text + c.toString('utf8')).slice(0, 300)));
+      res.on('end', () => {
+        const why = `${status} ${printableReason(text)}`.trim();
+        if (status === 401 || status === 400 || status === 404) {
+          stopped = true;
+          setState('refused', `the bridge at ${host} refused this client: ${why}`);
+          options.onRefused?.(`the bridge at ${host} refused this client: ${why}`);
+        } else session.lost(`the server answered ${why}`);
+        socket.terminate();
+      });
+      res.on('error', () => socket.terminate());
+    });
+    socket.on('message', (data, isBinary) => session.frame(isBinary ? null : data.toString()));
+    socket.on('error', (err) => session.lost(err.message));
+    socket.on('close', (code, reason) => {
+      clearInterval(ping);
+      session.lost(code === 1005 || code === 1006 ? 'connection closed' : `closed ${code}${reason.length ? `: ${printableReason(reason.toString())}` : ''}`);
+    });
+  }
+
+  function createSession(socket: WebSocket) {
+    let ended = false;
+    let lastSeq = 0;
+    let helloSeen = false;
+    // Received, in order; each is acknowledged once it and every one before it is committed.
+    const pending: Array<{ seq: number; done: boolean }> = [];
+
+    const fail = (message: string) => {
+      if (ended) return;
+      socket.close(CLOSE.badFrame, message.slice(0, 120));
+      lost(`refused a frame from the server: ${message}`);
+    };
+
+    function lost(why: string): void {
+      if (ended) return;
+      ended = true;
+      socket.terminate();
+      if (stopped) return;
+      failures++;
+      reconnects++;
+      const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures - 1, 5));
+      const wait = Math.round(base * (0.8 + random() * 0.4));
+      setState('lost', `connection lost (${why}), retrying in ${Math.max(1, Math.round(wait / 1000))} s`);
+      retryTimer = setTimeout(connect, Math.min(wait, MAX_BACKOFF_MS));
+      retryTimer.unref();
+    }
+
+    function ackDone(): void {
+      let upTo = 0;
+      while (pending.length > 0 && pending[0]!.done) upTo = pending.shift()!.seq;
+      if (upTo > 0 && !ended && socket.readyState === WebSocket.OPEN) {
+        ackedSeq = upTo;
+        socket.send(encodeClientFrame({ type: 'ack', seq: upTo }));
+      }
+    }
+
+    async function store(delivery: BridgeDelivery, entry: { seq: number; done: boolean }): Promise<void> {
+      const outcome = await pipeline.handle(arrivalOf(delivery, clock()));
+      await outcome.recorded.catch(() => {});
+      const action = outcome.action;
+      if (action.kind === 'answer' && action.status >= 200 && action.status < 300) {
+        entry.done = true;
+        ackDone();
+      } else {
+        // Not stored here (the local store is down, say): not acknowledged; the server sends it again.
+        lost(`delivery ${delivery.seq} was not stored here (${action.kind === 'answer' ? action.status : action.kind}); resuming from the last acknowledged one`);
+      }
+    }
+
+    function frame(text: string | null): void {
+      if (ended) return;
+      if (text === null) return fail('binary frames are not part of the protocol');
+      const parsed = parseServerFrame(text);
+      if (!parsed.ok) return fail(parsed.message);
+      const f = parsed.frame;
+      if (f.type === 'hello') {
+        if (helloSeen) return fail('a second hello');
+        helloSeen = true;
+        failures = 0;
+        lastSeq = f.cursor;
+        latest = f.latest;
+        setState('connected', `connected to ${host} as ${f.subscriber}`);
+        const behind = f.latest - f.cursor;
+        if (behind > 0) setState('resuming', `resuming ${behind} missed deliver${behind === 1 ? 'y' : 'ies'}`);
+        return;
+      }
+      if (!helloSeen) return fail(`a ${f.type} frame before hello`);
+      if (f.type === 'live') {
+        setState('live', 'live');
+        return;
+      }
+      const { delivery } = f;
+      if (delivery.seq <= lastSeq) return fail(`delivery ${delivery.seq} is out of order (after ${lastSeq})`);
+      lastSeq = delivery.seq;
+      latest = Math.max(latest, delivery.seq);
+      const entry = { seq: delivery.seq, done: false };
+      pending.push(entry);
+      // Handed to the pipeline at once (the credit bounds how many): the writer commits them in
+      // groups, in the order they were handed over; acks follow that order (ackDone).
+      store(delivery, entry).catch((err: unknown) => lost((err as Error).message));
+    }
+
+    return { frame, lost };
+  }
+
+  connect();
+
+  return {
+    state: () => state,
+    progress: () => ({ ackedSeq, lag: Math.max(0, latest - ackedSeq), reconnects }),
+    async close() {
+      stopped = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      ws?.close(1000, 'the client is stopping');
+      ws?.terminate();
+      setState('stopped', 'bridge stopped');
+    },
+  };
+}
+
+/** A bridged delivery as an Arrival of the local pipeline. */
+function arrivalOf(d: BridgeDelivery, now: number): Arrival {
+  const headers: Record<string, string> = {};
+  const rawHeaders: string[] = [];
+  for (const [name, value] of d.headers) {
+    const lower = name.toLowerCase();
+    headers[lower] = headers[lower] === undefined ? value : `${headers[lower]}, ${value}`;
+    rawHeaders.push(name, value);
+  }
+  return {
+    source: 'bridge',
+    receivedAt: now,
+    rawBody: d.body,
+    headers,
+    rawHeaders,
+    connection: { wait: async () => true, ended: async () => now },
+    requestId: `bridge-${d.seq}`,
+    upstream: { signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp, acceptedAt: d.receivedAt },
+  };
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+const printableReason = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);

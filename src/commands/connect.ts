@@ -1,0 +1,87 @@
+/** `hookrelay connect <url>`: a local hookrelay fed by a public one's bridge (docs/bridge.md). */
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import { buildConnect } from '../app/build-connect.js';
+import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
+import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
+import { secretRedactor } from '../core/secret-hint.js';
+import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
+import { printable } from '../reporter/printable.js';
+import { addSpecOptions, reportProblems, typedOptions } from './shared-options.js';
+
+export function registerConnectCommand(program: Command): void {
+  const command = program
+    .command('connect')
+    .description("receive a public hookrelay's deliveries on this machine through its bridge: stored here, handed to your app, nothing lost while offline")
+    .argument('<url>', 'the public bridge, e.g. wss://hooks.example.com/bridge (ws:// only on this machine unless --insecure)')
+    .option('--token <token>', 'a token the public side was given with --bridge-token [env HOOKRELAY_CONNECT_TOKEN]')
+    .option('--name <name>', 'this subscriber: its cursor is kept under this name (default: the host name) [env HOOKRELAY_CONNECT_NAME]')
+    .option('--insecure', 'allow ws:// to another machine (the token and deliveries travel in clear text)')
+    .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
+  addSpecOptions(command, CONNECT_LOCAL_OPTIONS);
+  command.addHelpText(
+    'after',
+    `
+Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-token laptop:$TOKEN):
+  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks`,
+  );
+  command.action(async (url: string) => {
+    const flags = typedOptions(command) as ConnectFlags;
+    const resolved = resolveConnectConfig(url, flags);
+    if (!resolved.ok) {
+      reportProblems(resolved.problems);
+      process.exitCode = 2;
+      return;
+    }
+    const config = resolved.config;
+    let app;
+    try {
+      app = await buildConnect(config);
+    } catch (err) {
+      process.stderr.write(`hookrelay: cannot start: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    if (config.devSecret?.created) writeDevSecret(dataDirOf(config.dbPath), config.forward!.secret);
+    const redact = secretRedactor([config.token, ...(config.forward ? [config.forward.secret] : [])]);
+    attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, redact });
+    if (config.logFormat === 'pretty') {
+      process.stdout.write(
+        [
+          'hookrelay is connecting',
+          `  bridge     ${printable(config.url, 200)} as ${config.name} (token ${secretHint(config.token)})`,
+          `  database   ${config.storeUrl ? 'PostgreSQL' : config.dbPath}`,
+          ...(config.forward ? [`  forward    ${printable(config.forward.to, 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
+          ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),
+          'Ctrl-C to stop.',
+          '',
+        ].join('\n'),
+      );
+    }
+    let stopping = false;
+    const stop = async (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      await app.close();
+      process.exitCode = code;
+    };
+    process.once('SIGINT', () => void stop(0));
+    process.once('SIGTERM', () => void stop(0));
+    void app.refused.then(async (message) => {
+      process.stderr.write(`hookrelay: ${message}\n`);
+      await stop(1);
+    });
+  });
+}
+
+export function registerBridgeCommand(program: Command): void {
+  const bridge = program.command('bridge').description('the bridge between a public hookrelay and laptops (docs/bridge.md)');
+  bridge
+    .command('token')
+    .description('print a fresh random bridge token (32 random bytes, base64url)')
+    .option('--name <name>', 'print it as NAME:TOKEN, ready for --bridge-token')
+    .action((flags: { name?: string }) => {
+      const token = randomBytes(32).toString('base64url');
+      process.stdout.write(`${flags.name ? `${flags.name}:` : ''}${token}\n`);
+    });
+}

@@ -1,0 +1,125 @@
+/**
+ * `hookrelay connect <url>`: its own settings (the bridge URL, token and subscriber name) and
+ * `listen`'s for everything local (store, forward, console, retention, log format), with the
+ * same precedence: flag > HOOKRELAY_* > hookrelay.config.json > default.
+ */
+import { hostname } from 'node:os';
+import { BRIDGE_PATH, isSubscriberName } from '../core/bridge-protocol.js';
+import { parseForwardHeader } from '../handoff/forward-request.js';
+import { isLoopbackHost } from '../runtime/hosts.js';
+import { parseRetainDuration } from '../store/retention.js';
+import { isPostgresUrl } from '../store/postgres/pg-url.js';
+import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
+import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
+import { LISTEN_OPTIONS } from './option-specs.js';
+import { resolveOptions } from './resolve-config.js';
+
+export interface ConnectConfig {
+  /** The bridge's WebSocket URL, path included. */
+  url: string;
+  token: string;
+  name: string;
+  dbPath: string;
+  storeUrl?: string;
+  forward: ForwardConfig | null;
+  console: ConsoleConfig | null;
+  logFormat: 'pretty' | 'json' | 'silent';
+  retainMs: number | null;
+  /** Set when the forward secret is the development secret (made now when `created`). */
+  devSecret: { created: boolean; file: string } | null;
+}
+
+export interface ConnectFlags {
+  token?: string;
+  name?: string;
+  insecure?: boolean;
+  config?: string;
+  [listenFlag: string]: unknown;
+}
+
+const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
+export const CONNECT_LOCAL_OPTIONS = LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key));
+
+export function resolveConnectConfig(url: string, flags: ConnectFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; config: ConnectConfig } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  const target = bridgeUrl(url, flags.insecure === true);
+  if (!target.ok) problems.push(target.message);
+  const token = flags.token ?? env.HOOKRELAY_CONNECT_TOKEN;
+  if (!token) problems.push('--token: the bridge token the public hookrelay was given (--bridge-token NAME:TOKEN); or set HOOKRELAY_CONNECT_TOKEN');
+  const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();
+  if (!isSubscriberName(name)) problems.push(`--name: ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores (at most 64)`);
+
+  const typed: Record<string, unknown> = {};
+  for (const spec of CONNECT_LOCAL_OPTIONS) if (flags[spec.key] !== undefined) typed[spec.key] = flags[spec.key];
+  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  problems.push(...resolved.problems);
+  const values = resolved.values;
+  const storeUrl = values.store as string | undefined;
+  if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
+  const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
+  if (!retain.ok) problems.push(`--retain: ${retain.message}`);
+  const headers: Array<[string, string]> = [];
+  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
+    const parsed = parseForwardHeader(text);
+    if (parsed.ok) headers.push(parsed.header);
+    else problems.push(`--forward-header: ${parsed.message}`);
+  }
+  const consoleToken = values.consoleToken as string | undefined;
+  if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
+  if (problems.length > 0 || !target.ok) return { ok: false, problems };
+
+  const dbPath = values.db as string;
+  // The local hand-off is signed like listen's: --forward-secret, else the development secret of this data folder.
+  let devSecret: ConnectConfig['devSecret'] = null;
+  let secret = values.forwardSecret as string | undefined;
+  if (secret === undefined && values.forwardTo !== undefined) {
+    const dataDir = dataDirOf(dbPath);
+    const existing = readDevSecret(dataDir);
+    secret = existing ?? makeDevSecret();
+    devSecret = { created: existing === undefined, file: `${dataDir}/dev-secret` };
+  }
+  return {
+    ok: true,
+    config: {
+      url: target.url,
+      token: token!,
+      name,
+      dbPath,
+      ...(storeUrl !== undefined ? { storeUrl } : {}),
+      forward:
+        values.forwardTo === undefined
+          ? null
+          : { to: values.forwardTo as string, secret: secret!, timeoutMs: values.forwardTimeout as number, headers, mode: 'async', maxTries: values.forwardMaxTries as number },
+      console: values.console
+        ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }
+        : null,
+      logFormat: values.logFormat as ConnectConfig['logFormat'],
+      retainMs: retain.ok ? retain.ms : null,
+      devSecret,
+    },
+  };
+}
+
+/** `wss://host[/bridge]`; `https://` reads as `wss://`; `ws://` only to this machine unless --insecure. */
+function bridgeUrl(text: string, insecure: boolean): { ok: true; url: string } | { ok: false; message: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, message: `<url>: ${JSON.stringify(text.slice(0, 200))} is not a URL; pass the public hookrelay's bridge, e.g. wss://hooks.example.com/bridge` };
+  }
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol !== 'wss:' && url.protocol !== 'ws:') return { ok: false, message: `<url>: must be wss:// (or ws:// on this machine), got ${url.protocol}` };
+  if (url.protocol === 'ws:' && !insecure && !isLoopbackHost(url.hostname)) {
+    return { ok: false, message: `<url>: ws:// to ${url.host} would send the token and every delivery in clear text; use wss://, or pass --insecure` };
+  }
+  if (url.pathname === '/' || url.pathname === '') url.pathname = BRIDGE_PATH;
+  if (url.username || url.password) return { ok: false, message: '<url>: pass the token with --token, not in the URL' };
+  return { ok: true, url: url.href };
+}
+
+function defaultName(): string {
+  const cleaned = hostname().replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return (cleaned || 'laptop').slice(0, 64);
+}

@@ -1,0 +1,140 @@
+/**
+ * The bridge end to end, in one process over real sockets: a public `listen` with a bridge
+ * listener, a laptop `connect` with its own store and relay, and a local app.
+ */
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type AppHandle } from '../../src/app/build-app.js';
+import { buildConnect, type ConnectHandle } from '../../src/app/build-connect.js';
+import type { ConnectConfig } from '../../src/config/connect-config.js';
+import { verify } from '../../src/core/signature/verify.js';
+import { testListenConfig } from '../helpers/listen-config.js';
+import { envelopeBody, signedRequest } from '../helpers/signed-delivery.js';
+import { startTarget, type Target } from '../helpers/target-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const TOKEN = 'laptop-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const VENDOR_TOKEN = 'vendor-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const LOCAL_SECRET = 'whsec_local_forward_secret_0123456789';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function folder(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return dir;
+}
+
+async function publicSide(): Promise<AppHandle> {
+  const app = await buildApp(
+    testListenConfig(join(folder(), 'public.db'), {
+      bridge: { port: 0, host: '127.0.0.1', retainMs: 7 * 86_400_000, tokens: [{ name: 'laptop', token: TOKEN, triggers: [] }, { name: 'vendor', token: VENDOR_TOKEN, triggers: ['vendor.*'] }] },
+    }),
+  );
+  cleanups.push(() => app.close());
+  return app;
+}
+
+function laptopConfig(app: AppHandle, target: Target | null, overrides: Partial<ConnectConfig> = {}): ConnectConfig {
+  return {
+    url: app.bridgeUrl!,
+    token: TOKEN,
+    name: 'ana',
+    dbPath: join(folder(), 'laptop.db'),
+    forward: target ? { to: target.url, secret: LOCAL_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 3 } : null,
+    console: null,
+    logFormat: 'silent',
+    retainMs: null,
+    devSecret: null,
+    ...overrides,
+  };
+}
+
+async function laptop(config: ConnectConfig): Promise<ConnectHandle> {
+  const handle = await buildConnect(config);
+  cleanups.push(() => handle.close());
+  return handle;
+}
+
+async function post(app: AppHandle, body?: Buffer, trigger = 'trustcenter.access_requested', id?: string) {
+  const req = signedRequest({ t: now(), trigger, ...(body ? { body } : {}), ...(id ? { id } : {}) });
+  const res = await request(app.receiverUrl, { method: 'POST', headers: req.headers, body: req.body });
+  await res.body.dump();
+  expect(res.statusCode).toBe(200);
+  return req;
+}
+
+async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the bridge', () => {
+  it('hands every delivery to the local app byte for byte, re-signed with the local secret (BOM and invalid UTF-8 included)', async () => {
+    const app = await publicSide();
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const local = await laptop(laptopConfig(app, target));
+    await until(() => local.bridge.state() === 'live', 'live');
+
+    const id1 = 'b0000000-0000-4000-8000-000000000001';
+    const id2 = 'b0000000-0000-4000-8000-000000000002';
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), envelopeBody(id1)]);
+    const invalid = Buffer.concat([envelopeBody(id2).subarray(0, -1), Buffer.from(',"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const sent = [await post(app), await post(app, bom, undefined, id1), await post(app, invalid, undefined, id2)];
+    await target.waitFor(3);
+    for (const req of sent) {
+      const got = target.received.find((r) => r.headers['x-service-delivery'] === req.id)!;
+      expect(got.body.equals(req.body)).toBe(true);
+      expect(verify(got.body, got.headers['x-service-signature'] as string, { secrets: [LOCAL_SECRET] }).ok).toBe(true);
+      const stored = (await local.store.getDelivery(req.id))!;
+      expect(stored.signature).toBe('valid');
+      expect(stored.headers.find(([n]) => n.toLowerCase() === 'x-service-event')![1]).toBe('trustcenter.access_requested');
+    }
+  }, 30_000);
+
+  it('keeps what arrives while the laptop is away and delivers all of it in order on connect, then goes live', async () => {
+    const app = await publicSide();
+    const config = laptopConfig(app, null);
+    const first = await laptop(config);
+    await until(() => first.bridge.state() === 'live', 'first live');
+    await first.close();
+
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) ids.push((await post(app)).id);
+    const again = await laptop(config);
+    await until(async () => (await again.store.listDeliveries({ limit: 1000 })).items.length === 200, '200 deliveries on the laptop');
+    const stored = (await again.store.listDeliveries({ limit: 1000 })).items.reverse().map((d) => d.id);
+    expect(stored).toEqual(ids);
+    await until(() => again.bridge.state() === 'live', 'live after the backlog');
+    const live = await post(app);
+    await until(async () => (await again.store.getDelivery(live.id)) !== undefined, 'the live delivery');
+  }, 60_000);
+
+  it('refuses a wrong token before sending anything, and a token limited to triggers never receives others', async () => {
+    const app = await publicSide();
+    await post(app);
+    const wrong = await laptop(laptopConfig(app, null, { token: 'x'.repeat(40), name: 'intruder' }));
+    const message = await wrong.refused;
+    expect(message).toMatch(/refused this client: 401 a valid bridge token is required/);
+    expect(message).not.toContain('x'.repeat(40));
+    expect((await wrong.store.listDeliveries({ limit: 10 })).items).toEqual([]);
+
+    const vendor = await laptop(laptopConfig(app, null, { token: VENDOR_TOKEN, name: 'vendor-desk' }));
+    await until(() => vendor.bridge.state() === 'live', 'vendor live');
+    const rated = await post(app, undefined, 'vendor.rating_dropped');
+    await post(app, undefined, 'trustcenter.access_requested');
+    const rated2 = await post(app, undefined, 'vendor.rating_dropped');
+    await until(async () => (await vendor.store.getDelivery(rated2.id)) !== undefined, 'the second vendor delivery');
+    const got = (await vendor.store.listDeliveries({ limit: 10 })).items.map((d) => d.id).reverse();
+    expect(got).toEqual([rated.id, rated2.id]);
+  }, 30_000);
+});
