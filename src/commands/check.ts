@@ -4,8 +4,9 @@
  * live `listen`. This file only translates flags, reads and prints; the judge is core/conformance.
  */
 import { CommanderError, Option, type Command } from 'commander';
-import { checkExitCode, formatReport, judgeRun, safeText, type RunVerdict } from '../core/conformance/index.js';
+import { checkExitCode, formatReport, judgeRun, safeText, type RunVerdict, type TimeScaleMarks } from '../core/conformance/index.js';
 import { readAttempts, readWholeDeliveriesSince } from '../conformance/read-attempts.js';
+import { readTimeScaleMarks } from '../conformance/read-marks.js';
 import { scopeToDelivery } from '../conformance/scope-verdict.js';
 import { EXIT_USAGE, outputOf, type CommandOutput } from '../sender/cli-output.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
@@ -26,7 +27,7 @@ export function registerCheckCommand(program: Command): void {
     .option('--tolerance <seconds>', "signature tolerance, as the receiver's --tolerance (default 300) [env HOOKRELAY_TOLERANCE]")
     .option('--timeout <ms>', "the sender's attempt timeout (send --timeout), never scaled; ms, or with s (10s) (default 10000)")
     .option('--slack <early,late>', 'measurement slack in ms taken off / added to every window (default 250,1000; 100,500 with --time-scale)')
-    .option('--time-scale <factor>', 'the sender ran with this --time-scale: every expected wait is multiplied by it (default 1)')
+    .option('--time-scale <factor>', 'the sender ran with this --time-scale: every expected wait is multiplied by it (default 1); a delivery a scaled hookrelay send marked (x-hookrelay-time-scale) is judged at its own')
     .option('--store <url>', 'read a postgres:// store instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--json', 'print the verdict as JSON')
     .option('--verbose', 'print every finding, not only the failing ones')
@@ -39,7 +40,7 @@ Exit code: 0 every rule passed (or n/a, or nothing to judge), 1 a rule failed, 2
 
 Examples:
   npx hookrelay check
-  npx hookrelay check --since 10m --time-scale 0.01
+  npx hookrelay check --since 10m
   npx hookrelay check --since 2026-06-01T10:00:00Z --policy "$(cat retry-policy.json)" --json > verdict.json
   npx hookrelay check --delivery 4f7c2a1e-5b7d-4c1e-9a57-0d3c1f2e8b90 --verbose`,
     )
@@ -60,14 +61,15 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
   if (!checked.ok) return usage(output, checked.problems);
   const settings = checked.settings;
   let records: AttemptRecord[];
+  let marks: TimeScaleMarks;
   try {
-    records = await readRecords(settings);
+    ({ records, marks } = await readRecords(settings));
   } catch (err) {
     if (err instanceof NoStoreError) return usage(output, [err.message]);
     return usage(output, [`cannot read the store ${describeStoreLocation(settings.location)}: ${(err as Error).message}`]);
   }
 
-  const run = judgeRun(records, settings.options);
+  const run = judgeRun(records, settings.options, marks);
   let verdict: RunVerdict = run;
   if (settings.deliveryId !== null) {
     const scoped = scopeToDelivery(run, settings.deliveryId);
@@ -86,11 +88,15 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
   process.exitCode = checkExitCode(verdict);
 }
 
-/** Every recorded attempt, or the whole deliveries of the `--since` window. */
-async function readRecords(settings: CheckSettings): Promise<AttemptRecord[]> {
+/**
+ * Every recorded attempt, or the whole deliveries of the `--since` window, and the time-scale marks
+ * their stored deliveries carry (a scaled `hookrelay send` marks its deliveries).
+ */
+async function readRecords(settings: CheckSettings): Promise<{ records: AttemptRecord[]; marks: TimeScaleMarks }> {
   const reader = await openStoreReader(settings.location);
   try {
-    return settings.since === null ? await readAttempts(reader) : await readWholeDeliveriesSince(reader, settings.since);
+    const records = settings.since === null ? await readAttempts(reader) : await readWholeDeliveriesSince(reader, settings.since);
+    return { records, marks: await readTimeScaleMarks(reader, records.map((r) => r.deliveryId)) };
   } finally {
     await reader.close();
   }

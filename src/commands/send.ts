@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { formatDuration, formatMs } from '../core/retry-policy/format-duration.js';
 import type { RetryPolicy } from '../core/retry-policy/policy.js';
-import { EXIT_DELIVERY_FAILED, outputOf, reportProblems, reportUsage, type CommandOutput } from '../sender/cli-output.js';
+import { EXIT_DELIVERY_FAILED, EXIT_INTERRUPTED, outputOf, reportProblems, reportUsage, type CommandOutput } from '../sender/cli-output.js';
 import { systemClock } from '../sender/clock.js';
 import { runDeliveries } from '../sender/engine.js';
 import { formatEvent, formatSummary } from '../sender/format-timeline.js';
+import { checkCommandFor } from '../sender/check-command.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
 import { resolveSendSettings, type SendFlags, type SendSettings } from '../config/send-settings.js';
@@ -59,6 +60,14 @@ async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
   const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate });
   const started = systemClock.now();
   const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };
+  // Ctrl-C stops sending and still prints what was done; a second one quits at once.
+  const interrupt = new AbortController();
+  const onSigint = (): void => {
+    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    output.err('Interrupted: no new attempts; finishing the attempts in flight (at most the attempt timeout). Ctrl-C again to quit now.');
+    interrupt.abort();
+  };
+  process.on('SIGINT', onSigint);
   try {
     const result = await runDeliveries(
       {
@@ -70,6 +79,7 @@ async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
         webhookId: settings.webhookId,
         concurrency: settings.concurrency,
         timeScale: settings.timeScale,
+        signal: interrupt.signal,
         onEvent: json ? undefined : (event) => formatEvent(event, ctx).forEach((line) => output.out(line)),
       },
       { transport, clock: systemClock, random: settings.random },
@@ -78,10 +88,14 @@ async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
       output.out(JSON.stringify(result.deliveries, null, 2));
     } else {
       const elapsedMs = systemClock.now() - started;
-      formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed }).forEach((line) => output.out(line));
+      formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed, interrupted: result.interrupted }).forEach((line) => output.out(line));
+      const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
+      output.out(`Judge this run (hookrelay listen records it): ${judge}`);
     }
-    if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
+    if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
+    else if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
   } finally {
+    process.off('SIGINT', onSigint);
     await transport.close();
   }
 }

@@ -1,4 +1,5 @@
 /** The delivery request of spec 6.1: the body, serialised once, and the headers of each attempt. */
+import { TIME_SCALE_MARK_HEADER } from '../core/conformance/time-scale-mark.js';
 import { CURRENT_API_VERSION, decodeBodyLeniently } from '../core/envelope.js';
 
 /** A delivery ready to send: its body bytes never change between attempts (spec 6.1, 6.4 rule 6). */
@@ -64,9 +65,11 @@ export function deliveryFromRawBody(raw: Buffer, fallbackTrigger: string): Paylo
 
 /**
  * Headers of one attempt, in the order of the spec 6.1 table. `signature` is the
- * x-service-signature value of this attempt, or null when signing is off.
+ * x-service-signature value of this attempt, or null when signing is off. A run whose waits are
+ * scaled (`timeScale` ≠ 1) adds `x-hookrelay-time-scale`, so `check` and the console judge its waits
+ * at that scale (the service never sends it); a real-time run sends exactly the spec's headers.
  */
-export function attemptHeaders(delivery: OutgoingDelivery, attemptNumber: number, signature: string | null): Record<string, string> {
+export function attemptHeaders(delivery: OutgoingDelivery, attemptNumber: number, signature: string | null, timeScale = 1): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'Service-Webhook/1',
@@ -76,5 +79,6 @@ export function attemptHeaders(delivery: OutgoingDelivery, attemptNumber: number
     'x-service-api-version': delivery.apiVersion,
   };
   if (signature !== null) headers['x-service-signature'] = signature;
+  if (timeScale !== 1) headers[TIME_SCALE_MARK_HEADER] = String(timeScale);
   return headers;
 }

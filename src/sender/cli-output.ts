@@ -6,6 +6,8 @@ import { validationErrorEnvelope } from '../core/retry-policy/validate-policy.js
 /** Exit code for refused input (flags, policy, payload). Failed deliveries exit 1. */
 export const EXIT_USAGE = 2;
 export const EXIT_DELIVERY_FAILED = 1;
+/** `send` stopped by Ctrl-C (128 + SIGINT, as shells report it), after printing its summary. */
+export const EXIT_INTERRUPTED = 130;
 
 export interface CommandOutput {
   out(line: string): void;

@@ -40,6 +40,11 @@ export interface SendRun {
   /** Multiplies every wait between attempts (1 = real time). */
   timeScale?: number;
   onEvent?: DeliveryEventListener;
+  /**
+   * Aborting it (Ctrl-C) stops the run: no new attempt starts, waiting retries wake, and attempts
+   * in flight finish and are recorded. Deliveries it stopped keep their state (pending or retrying).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SenderDeps {
@@ -51,6 +56,8 @@ export interface SenderDeps {
 export interface SendResult {
   deliveries: Delivery[];
   webhook: WebhookState;
+  /** True when `signal` stopped the run before every delivery ended. */
+  interrupted: boolean;
 }
 
 /**
@@ -70,9 +77,16 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
   };
   const timeScale = run.timeScale ?? 1;
   const slots = createSlots(Math.max(1, Math.floor(run.concurrency ?? 1)));
+  // Wakes every waiting delivery: the webhook was suspended, or the run was interrupted.
   const inactive = new AbortController();
-  // Every waiting delivery listens on this one signal.
   setMaxListeners(0, inactive.signal);
+  let interrupted = false;
+  const interrupt = (): void => {
+    interrupted = true;
+    inactive.abort();
+  };
+  if (run.signal?.aborted) interrupt();
+  run.signal?.addEventListener('abort', interrupt, { once: true });
   let webhook = createWebhookState(run.webhookId);
   const records = run.deliveries.map((d) =>
     createDelivery({ id: d.id, webhookId: run.webhookId, trigger: d.trigger, apiVersion: d.apiVersion, payload: d.payload, createdAtMs: clock.now() }),
@@ -97,6 +111,11 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
     const outgoing = run.deliveries[index]!;
     for (;;) {
       const slot = await slots.acquire(inactive.signal);
+      if (interrupted) {
+        // Stopped before this attempt: the record keeps its state (pending, or retrying).
+        slot?.release();
+        return;
+      }
       if (slot === null || webhook.status !== 'active') {
         slot?.release();
         return close(index, closeAsInactive(records[index]!));
@@ -110,7 +129,7 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
         emit({ type: 'attempt_started', index, deliveryId: outgoing.id, attemptNumber: started.attemptNumber, startedAt: started.delivery.sentAt! });
         // Spec 6.3: every attempt is signed afresh with its own t.
         const signature = run.secret === null ? null : sign(run.secret, outgoing.body, Math.floor(nowMs / 1000));
-        const { observation } = await transport.send({ url: run.url, headers: attemptHeaders(outgoing, started.attemptNumber, signature), body: outgoing.body });
+        const { observation } = await transport.send({ url: run.url, headers: attemptHeaders(outgoing, started.attemptNumber, signature, timeScale), body: outgoing.body });
         finished = finishAttempt(records[index]!, observation, { policy: run.policy, nowMs: clock.now(), random, timeScale });
       } finally {
         slot.release();
@@ -131,10 +150,15 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
       suspend(change.suspended, outgoing.id);
       if (finished.delivery.status !== 'retrying') return close(index, finished.delivery);
       if (webhook.status !== 'active') return close(index, closeAsInactive(finished.delivery));
+      if (interrupted) return;
       await clock.sleep(finished.scaledWaitMs!, inactive.signal);
     }
   };
 
-  await Promise.all(records.map((_, index) => deliverOne(index)));
-  return { deliveries: records, webhook };
+  try {
+    await Promise.all(records.map((_, index) => deliverOne(index)));
+  } finally {
+    run.signal?.removeEventListener('abort', interrupt);
+  }
+  return { deliveries: records, webhook, interrupted: interrupted && records.some((d) => d.status === 'pending' || d.status === 'retrying') };
 }

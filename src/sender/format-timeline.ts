@@ -76,9 +76,14 @@ export interface SummaryInput {
   webhook: WebhookState;
   elapsedMs: number;
   seed: number;
+  /** The run was stopped (Ctrl-C) before every delivery ended. */
+  interrupted?: boolean;
 }
 
-/** The closing summary: counts by status and failure class, attempts, webhook state, seed. */
+/**
+ * The closing summary: counts by status and failure class, attempts, webhook state, seed; for an
+ * interrupted run, also what was left unsent.
+ */
 export function formatSummary(input: SummaryInput): string[] {
   const succeeded = input.deliveries.filter((d) => d.status === 'succeeded').length;
   const failed = input.deliveries.filter((d) => d.status === 'failed');
@@ -91,11 +96,26 @@ export function formatSummary(input: SummaryInput): string[] {
     input.webhook.status === 'active'
       ? `webhook active, consecutiveFailures ${input.webhook.consecutiveFailures}`
       : `webhook ${input.webhook.status} (${suspendWhy(input.webhook)})`;
-  return [
+  const lines = [
     '',
-    `Summary: ${n} deliver${n === 1 ? 'y' : 'ies'} to ${input.url}: ${succeeded} succeeded, ${failed.length} failed${classes}`,
+    `Summary: ${n} deliver${n === 1 ? 'y' : 'ies'} to ${input.url}: ${succeeded} succeeded, ${failed.length} failed${classes}${input.interrupted === true ? interruptedCounts(input.deliveries) : ''}`,
     `         ${attempts} attempt${attempts === 1 ? '' : 's'} in ${formatMs(input.elapsedMs)}; ${webhook}; seed ${input.seed}`,
   ];
+  if (input.interrupted === true) lines.push('         interrupted (Ctrl-C): no attempt was sent after it; attempts in flight were finished and are counted above');
+  return lines;
+}
+
+/** ", 1 retrying (stopped before attempt 3), 2 never sent" for the deliveries an interruption left open. */
+function interruptedCounts(deliveries: readonly Delivery[]): string {
+  const retrying = deliveries.filter((d) => d.status === 'retrying');
+  const pending = deliveries.filter((d) => d.status === 'pending').length;
+  const parts: string[] = [];
+  if (retrying.length > 0) {
+    const next = retrying.length === 1 ? ` (stopped before attempt ${retrying[0]!.attemptCount + 1})` : '';
+    parts.push(`${retrying.length} stopped while retrying${next}`);
+  }
+  if (pending > 0) parts.push(`${pending} never sent`);
+  return parts.length === 0 ? '' : `, ${parts.join(', ')}`;
 }
 
 function suspendWhy(webhook: WebhookState): string {

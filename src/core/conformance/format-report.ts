@@ -67,7 +67,7 @@ function ruleLines(rule: RuleVerdict<string>, verbose: boolean): string[] {
 function deliveryLines(d: DeliveryVerdict, verbose: boolean): string[] {
   const others = d.otherDeliveryIds.length > 0 ? `  (also sent as ${d.otherDeliveryIds.map((id) => safeText(id, 80)).join(', ')})` : '';
   return [
-    `delivery ${safeText(d.deliveryId ?? '(no id)', 120)}  ${safeText(d.trigger ?? '(no trigger)', 80)}  ${d.state}  ${d.status === 'pass' ? 'PASS' : 'FAIL'}${others}`,
+    `delivery ${safeText(d.deliveryId ?? '(no id)', 120)}  ${safeText(d.trigger ?? '(no trigger)', 80)}  ${d.state}  ${d.status === 'pass' ? 'PASS' : 'FAIL'}${others}${d.timeScaleMark === undefined ? '' : `  (time scale ${d.timeScaleMark}, as its sender marked it)`}`,
     ...timelineLines(d.timeline),
     ...d.rules.flatMap((r) => ruleLines(r, verbose)),
   ];

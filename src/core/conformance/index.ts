@@ -22,6 +22,7 @@ export { deliveryProgress, type DeliveryProgress } from './delivery-progress.js'
 export { judgeDelivery, judgeTimeline } from './judge-delivery.js';
 export { findSuspension, judgeSuspension, type AnalysedDelivery, type Suspension } from './suspension.js';
 export { judgeRun } from './judge-run.js';
+export { TIME_SCALE_MARK_HEADER, markOf, optionsAtScale, readTimeScaleMark, type TimeScaleMarks } from './time-scale-mark.js';
 export { checkExitCode, summarize } from './summary.js';
 export { formatReport, safeText, type ReportOptions } from './format-report.js';
 export { MAX_REDIRECT_HOPS } from './rules/no-retry-after-final.js';

@@ -55,6 +55,11 @@ export interface CheckOptions {
   attemptTimeoutSeconds: number;
   slack: Slack;
   /**
+   * True when the slack was given (`--slack`), so a delivery judged at its own time-scale mark keeps
+   * it; otherwise the slack follows that delivery's scale. Absent means false.
+   */
+  slackGiven?: boolean;
+  /**
    * Whether more attempts may still come: true (the run is over), false (every delivery that could
    * still be retried is in progress), 'auto' (in progress while `now` is before the latest moment the
    * next retry is due; without `now`, the run is taken as over).
@@ -64,7 +69,7 @@ export interface CheckOptions {
   now: number | null;
 }
 
-export type CheckOptionsInput = Partial<Omit<CheckOptions, 'slack'>> & { slack?: Partial<Slack> };
+export type CheckOptionsInput = Partial<Omit<CheckOptions, 'slack' | 'slackGiven'>> & { slack?: Partial<Slack> };
 
 export type ResolvedOptions = { ok: true; options: CheckOptions } | { ok: false; problems: string[] };
 
@@ -109,7 +114,7 @@ export function resolveCheckOptions(input: CheckOptionsInput = {}): ResolvedOpti
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
-    options: { policy, failureHandling, timeScale, toleranceSeconds, attemptTimeoutSeconds, slack, complete, now },
+    options: { policy, failureHandling, timeScale, toleranceSeconds, attemptTimeoutSeconds, slack, complete, now, ...(input.slack === undefined ? {} : { slackGiven: true }) },
   };
 }
 

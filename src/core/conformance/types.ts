@@ -113,6 +113,8 @@ export interface DeliveryVerdict {
   rules: RuleVerdict[];
   /** 'fail' when any rule failed. */
   status: 'pass' | 'fail';
+  /** The time scale the sender marked this delivery with (x-hookrelay-time-scale), when it was judged by it. */
+  timeScaleMark?: number;
 }
 
 export interface SuspensionVerdict extends RuleVerdict<RunRuleName> {
