@@ -5,6 +5,7 @@ import { buildConnect } from '../app/build-connect.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
 import { secretRedactor } from '../core/secret-hint.js';
+import { useColor } from '../config/terminal.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { printable } from '../reporter/printable.js';
 import { addSpecOptions, reportProblems, typedOptions } from './shared-options.js';
@@ -44,7 +45,7 @@ Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-toke
     }
     if (config.devSecret?.created) writeDevSecret(dataDirOf(config.dbPath), config.forward!.secret);
     const redact = secretRedactor([config.token, ...(config.forward ? [config.forward.secret] : [])]);
-    attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, redact });
+    attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: useColor(process.stdout), redact });
     if (config.logFormat === 'pretty') {
       process.stdout.write(
         [

@@ -1,5 +1,6 @@
 /** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
 import { DEFAULT_DB_PATH } from '../config/data-dir.js';
+import { useColor } from '../config/terminal.js';
 import { shellQuote } from '../core/shell-command.js';
 import { secretRedactor } from '../core/secret-hint.js';
 import { Option, type Command } from 'commander';
@@ -38,7 +39,6 @@ Example:
     const flags = typedOptions(command);
     const result = resolveListenConfig({
       flags,
-      env: process.env,
       configFile: flags.config as string | undefined,
       configFileRequired: flags.config !== undefined,
     });
@@ -68,7 +68,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     process.exitCode = 1;
     return;
   }
-  const color = Boolean(out.isTTY) && !process.env.NO_COLOR;
+  const color = useColor(out);
   const redact = secretRedactor([...config.secrets, ...(config.forward ? [config.forward.secret] : [])]);
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));

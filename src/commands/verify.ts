@@ -79,8 +79,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         LISTEN_OPTIONS.filter((s) => RECEIVER_KEYS.includes(s.key)),
         {
           flags: { secret: flags.secret, tolerance: flags.tolerance, bodyLimit: flags.bodyLimit, db: flags.db },
-          env: process.env,
-          configFile: flags.config,
+              configFile: flags.config,
           configFileRequired: flags.config !== undefined,
         },
         LISTEN_OPTIONS.map((s) => s.key),

@@ -67,7 +67,7 @@ export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: str
 export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   // HOOKRELAY_FAULT and HOOKRELAY_FORWARD_HEADER hold one item per line, not a comma-separated
   // list (rules and header values may hold commas).
-  const { HOOKRELAY_FAULT: faultEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, ...env } = inputs.env;
+  const { HOOKRELAY_FAULT: faultEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, ...env } = inputs.env ?? process.env;
   const resolved = resolveOptions(LISTEN_OPTIONS, { ...inputs, env });
   if (resolved.sources.forwardHeader !== 'flag' && headerEnv !== undefined && headerEnv.trim() !== '') {
     resolved.values.forwardHeader = headerEnv.split('\n').map((l) => l.trim()).filter(Boolean);

@@ -19,7 +19,8 @@ export interface Resolved {
 export interface ConfigInputs {
   /** Values given on the command line, by key (only those the user typed). */
   flags: Record<string, unknown>;
-  env: NodeJS.ProcessEnv;
+  /** The environment; default process.env (config is the one place that reads it). */
+  env?: NodeJS.ProcessEnv;
   /** Path of the config file; `hookrelay.config.json` in the working folder when absent. */
   configFile?: string;
   /** True when the user named the file: then it must exist. */
@@ -47,6 +48,7 @@ export function readConfigFile(path: string, required: boolean, problems: string
 
 export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInputs, extraFileKeys: readonly string[] = []): Resolved {
   const problems: string[] = [];
+  const env = inputs.env ?? process.env;
   const fileName = inputs.configFile ?? CONFIG_FILE;
   const file = readConfigFile(fileName, inputs.configFileRequired ?? false, problems);
   const known = new Set([...specs.map((s) => s.key), ...extraFileKeys]);
@@ -64,8 +66,8 @@ export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInput
       raw = inputs.flags[spec.key];
       source = 'flag';
       where = spec.flag;
-    } else if (inputs.env[spec.env] !== undefined && inputs.env[spec.env] !== '') {
-      raw = inputs.env[spec.env];
+    } else if (env[spec.env] !== undefined && env[spec.env] !== '') {
+      raw = env[spec.env];
       source = 'env';
       where = spec.env;
     } else if (file[spec.key] !== undefined) {

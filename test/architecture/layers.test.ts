@@ -1,6 +1,6 @@
 /** The import rules of docs/architecture.md, checked by dependency-cruiser (.dependency-cruiser.cjs). */
 import { execFile } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -48,4 +48,17 @@ describe('import rules', () => {
       remove();
     }
   }, 60_000);
+
+  it('leaves the environment to src/config/: no command, app or core file reads process.env', () => {
+    const readers: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (full.endsWith('.ts') && readFileSync(full, 'utf8').includes('process.env')) readers.push(full.slice(REPO.length));
+      }
+    };
+    for (const folder of ['commands', 'app', 'core', 'ingest', 'relay', 'bridge', 'handoff']) walk(join(REPO, 'src', folder));
+    expect(readers).toEqual([]);
+  });
 });
