@@ -6,7 +6,7 @@
  * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
  */
 import WebSocket from 'ws';
-import { BRIDGE_PROTOCOL, CLOSE, encodeClientFrame, parseServerFrame, type BridgeDelivery } from '../core/bridge-protocol.js';
+import { BRIDGE_PROTOCOL, CLOSE, closeReason, encodeClientFrame, parseServerFrame, type BridgeDelivery } from '../core/bridge-protocol.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -68,24 +68,37 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     ws = socket;
     const session = createSession(socket);
     let alive = true;
-    const ping = setInterval(() => {
-      if (!alive) {
-        session.lost(`no pong in ${Math.round((pingMs * 3) / 1000)} s`);
-        return socket.terminate();
-      }
-      alive = false;
-      socket.ping();
-    }, pingMs);
-    ping.unref();
+    let ping: NodeJS.Timeout | null = null;
+    socket.on('open', () => {
+      ping = setInterval(() => {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        if (!alive) {
+          session.lost(`no pong in ${Math.round((pingMs * 3) / 1000)} s`);
+          return socket.terminate();
+        }
+        alive = false;
+        socket.ping();
+      }, pingMs);
+      ping.unref();
+    });
     socket.on('pong', () => (alive = true));
     socket.on('ping', () => (alive = true));
     socket.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       let text = '';
+      // A refusal is read for at most 5 s and 300 characters: a trickling body cannot hold the client.
+      const giveUp = setTimeout(() => {
+        session.lost(`the server answered ${status} and did not finish`);
+        socket.terminate();
+      }, 5_000);
+      giveUp.unref();
       res.on('data', (c: Buffer) => (text = (text + c.toString('utf8')).slice(0, 300)));
       res.on('end', () => {
+        clearTimeout(giveUp);
         const why = `${status} ${printableReason(text)}`.trim();
-        if (status === 401 || status === 400 || status === 404) {
+        // Only a refused token is final; anything else (a proxy's 404 or 502 while the public side
+        // restarts) is retried like a lost connection.
+        if (status === 401 || status === 403) {
           stopped = true;
           setState('refused', `the bridge at ${host} refused this client: ${why}`);
           options.onRefused?.(`the bridge at ${host} refused this client: ${why}`);
@@ -94,10 +107,16 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       });
       res.on('error', () => socket.terminate());
     });
-    socket.on('message', (data, isBinary) => session.frame(isBinary ? null : data.toString()));
+    socket.on('message', (data, isBinary) => {
+      try {
+        session.frame(isBinary ? null : data.toString());
+      } catch (err) {
+        session.lost(`a frame could not be handled: ${(err as Error).message}`);
+      }
+    });
     socket.on('error', (err) => session.lost(err.message));
     socket.on('close', (code, reason) => {
-      clearInterval(ping);
+      if (ping) clearInterval(ping);
       session.lost(code === 1005 || code === 1006 ? 'connection closed' : `closed ${code}${reason.length ? `: ${printableReason(reason.toString())}` : ''}`);
     });
   }
@@ -106,12 +125,13 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     let ended = false;
     let lastSeq = 0;
     let helloSeen = false;
+    let credit = 0;
     // Received, in order; each is acknowledged once it and every one before it is committed.
     const pending: Array<{ seq: number; done: boolean }> = [];
 
     const fail = (message: string) => {
       if (ended) return;
-      socket.close(CLOSE.badFrame, message.slice(0, 120));
+      socket.close(CLOSE.badFrame, closeReason(message));
       lost(`refused a frame from the server: ${message}`);
     };
 
@@ -133,6 +153,9 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       let upTo = 0;
       while (pending.length > 0 && pending[0]!.done) upTo = pending.shift()!.seq;
       if (upTo > 0 && !ended && socket.readyState === WebSocket.OPEN) {
+        // The backoff starts over only once something was stored and acknowledged: a laptop that
+        // cannot store does not reconnect every second.
+        failures = 0;
         ackedSeq = upTo;
         socket.send(encodeClientFrame({ type: 'ack', seq: upTo }));
       }
@@ -160,7 +183,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       if (f.type === 'hello') {
         if (helloSeen) return fail('a second hello');
         helloSeen = true;
-        failures = 0;
+        credit = f.credit;
         lastSeq = f.cursor;
         latest = f.latest;
         setState('connected', `connected to ${host} as ${f.subscriber}`);
@@ -175,6 +198,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       }
       const { delivery } = f;
       if (delivery.seq <= lastSeq) return fail(`delivery ${delivery.seq} is out of order (after ${lastSeq})`);
+      if (pending.length >= credit) return fail(`more than ${credit} unacknowledged deliveries (the credit of hello)`);
       lastSeq = delivery.seq;
       latest = Math.max(latest, delivery.seq);
       const entry = { seq: delivery.seq, done: false };

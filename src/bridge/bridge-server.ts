@@ -9,7 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, CLOSE, encodeServerFrame, isSubscriberName, parseClientFrame } from '../core/bridge-protocol.js';
+import { BRIDGE_PATH, BRIDGE_PROTOCOL, CLOSE, closeReason, encodeServerFrame, isSubscriberName, parseClientFrame } from '../core/bridge-protocol.js';
 import type { StoredDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { urlHost } from '../runtime/hosts.js';
@@ -77,13 +77,16 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     if (typeof name !== 'string' || !isSubscriberName(name)) return refuseUpgrade(socket, 400, 'x-hookrelay-subscriber must be a name of letters, digits, dots, dashes and underscores');
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     if (!protocols.includes(BRIDGE_PROTOCOL)) return refuseUpgrade(socket, 400, `this bridge speaks ${BRIDGE_PROTOCOL}`);
+    // A subscriber belongs to its token: the same name under another token is another subscriber,
+    // so no token can move a cursor it was not given.
+    const key = `${token.name}/${name}`;
     wss.handleUpgrade(req, socket, head, (ws) => {
       // One connection per subscriber: a reconnect replaces the old one, which may be half-dead.
-      sessions.get(name)?.ws.close(CLOSE.goingAway, 'replaced by a new connection of this subscriber');
-      const session = new Session(ws, name, token, { store, hub, clock, credit, pingMs });
-      sessions.set(name, session);
+      sessions.get(key)?.ws.close(CLOSE.goingAway, 'replaced by a new connection of this subscriber');
+      const session = new Session(ws, key, token, { store, hub, clock, credit, pingMs });
+      sessions.set(key, session);
       ws.on('close', () => {
-        if (sessions.get(name) === session) sessions.delete(name);
+        if (sessions.get(key) === session) sessions.delete(key);
       });
       session.start();
     });
@@ -154,7 +157,13 @@ class Session {
     ws.on('close', () => this.end());
     ws.on('error', () => ws.terminate());
     ws.on('pong', () => (this.alive = true));
-    ws.on('message', (data, isBinary) => this.onFrame(isBinary ? null : data.toString()));
+    ws.on('message', (data, isBinary) => {
+      try {
+        this.onFrame(isBinary ? null : data.toString());
+      } catch {
+        ws.terminate(); // a frame must never take the server down
+      }
+    });
     this.timer = setInterval(() => {
       if (!this.alive) return ws.terminate();
       this.alive = false;
@@ -186,7 +195,7 @@ class Session {
 
   private onFrame(text: string | null): void {
     const parsed = text === null ? ({ ok: false, message: 'binary frames are not part of the protocol' } as const) : parseClientFrame(text);
-    if (!parsed.ok) return this.ws.close(CLOSE.badFrame, parsed.message.slice(0, 120));
+    if (!parsed.ok) return this.ws.close(CLOSE.badFrame, closeReason(parsed.message));
     const { seq } = parsed.frame;
     if (seq > this.sentUpTo) return this.ws.close(CLOSE.badFrame, `ack ${seq} is beyond the last delivery sent (${this.sentUpTo})`);
     if (seq <= this.acked) return;
@@ -241,8 +250,11 @@ class Session {
       let batch: StoredDelivery[];
       try {
         batch = await store.deliveriesAfter(this.sentUpTo, room, this.token.triggers);
-      } catch {
-        return; // the next wake tries again
+      } catch (err) {
+        // Not a silent stall: the client reconnects and resumes from its cursor.
+        this.ws.close(1011, 'the store cannot be read');
+        this.deps.hub.emit('notice', { level: 'warn', message: `bridge: ${this.name}: cannot read the store: ${(err as Error).message}` });
+        return;
       }
       for (const d of batch) {
         if (this.closed) return;

@@ -12,14 +12,15 @@ export interface BridgeConfig {
 
 /** A token must be hard to guess: `hookrelay bridge token` makes 32 random bytes (43 characters). */
 export const MIN_TOKEN_LENGTH = 32;
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,30}$/;
 const GLOB = /^[A-Za-z0-9._*?-]{1,256}$/;
 
 /** Parses one `NAME:TOKEN[:GLOB,GLOB]`. Messages never repeat the token. */
 export function parseBridgeToken(text: string): { ok: true; token: BridgeToken } | { ok: false; message: string } {
   const [name = '', token = '', globs, ...extra] = text.split(':');
-  if (extra.length > 0) return { ok: false, message: 'expected NAME:TOKEN or NAME:TOKEN:GLOB,GLOB (a token holds no colon)' };
-  if (!NAME.test(name)) return { ok: false, message: `the name ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores` };
+  // Never echo what was given: a token pasted without its NAME: would otherwise be printed as a name.
+  if (extra.length > 0 || token === '') return { ok: false, message: 'expected NAME:TOKEN or NAME:TOKEN:GLOB,GLOB (e.g. laptop:<token>; a token holds no colon)' };
+  if (!NAME.test(name) || name.length >= MIN_TOKEN_LENGTH) return { ok: false, message: 'the NAME before the first colon must be letters, digits, dots, dashes or underscores, at most 31' };
   if (token.length < MIN_TOKEN_LENGTH) return { ok: false, message: `the token of ${name} is ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (make one with \`hookrelay bridge token\`)` };
   const triggers = globs === undefined ? [] : globs.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
   const bad = triggers.find((g) => !GLOB.test(g));
@@ -41,6 +42,9 @@ export function resolveBridge(values: Record<string, unknown>, sources: Record<s
   if (twice) problems.push(`--bridge-token: the name ${twice} is given twice`);
   const retain = parseRetainDuration(String(values.bridgeRetain ?? '7d'));
   if (!retain.ok) problems.push(`--bridge-retain: ${retain.message}`);
+  if (values.bridgePort !== undefined && values.store !== undefined) {
+    problems.push('--bridge-port works on the SQLite store only for now: on PostgreSQL, deliveries can commit out of sequence order and a subscriber could pass one over (docs/bridge.md)');
+  }
   if (values.bridgePort === undefined) {
     if (tokens.length > 0 && sources.bridgeToken !== 'default') problems.push('--bridge-token has no effect without --bridge-port');
     return { config: null, problems };

@@ -143,6 +143,14 @@ export function parseClientFrame(text: string): Parsed<ClientFrame> {
   return { ok: true, frame: { type: 'ack', seq: f.seq } };
 }
 
+/**
+ * A close reason as a WebSocket allows it: at most 123 bytes. Printable ASCII only, so a hostile
+ * frame's text can neither overflow it (ws throws) nor put control characters on a terminal.
+ */
+export function closeReason(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
+}
+
 /** A subscriber name as the client sends it: what a host name or a person's handle holds. */
 export function isSubscriberName(name: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name);

@@ -137,4 +137,26 @@ describe('the bridge', () => {
     const got = (await vendor.store.listDeliveries({ limit: 10 })).items.map((d) => d.id).reverse();
     expect(got).toEqual([rated.id, rated2.id]);
   }, 30_000);
+
+  it('survives a hostile frame from a subscriber, and keeps each token\'s subscribers apart', async () => {
+    const app = await publicSide();
+    const { WebSocket } = await import('ws');
+    const hostile = new WebSocket(app.bridgeUrl!, 'hookrelay-bridge.1', { headers: { authorization: `Bearer ${VENDOR_TOKEN}`, 'x-hookrelay-subscriber': 'ana' } });
+    await new Promise((resolve) => hostile.once('message', resolve));
+    const closed = new Promise<number>((resolve) => hostile.once('close', (code) => resolve(code)));
+    hostile.send(JSON.stringify({ type: '€'.repeat(50) }));
+    expect(await closed).toBe(4400);
+
+    // The receiver is still up, and "ana" under the laptop token is another subscriber than under the vendor token.
+    const config = laptopConfig(app, null);
+    const ana = await laptop(config);
+    await until(() => ana.bridge.state() === 'live', 'ana live');
+    const vendorAna = await laptop(laptopConfig(app, null, { token: VENDOR_TOKEN }));
+    await until(() => vendorAna.bridge.state() === 'live', 'vendor ana live');
+    const sent = [await post(app), await post(app, undefined, 'vendor.rating_dropped')];
+    await until(async () => (await ana.store.getDelivery(sent[1]!.id)) !== undefined, 'both on the laptop');
+    expect((await ana.store.getDelivery(sent[0]!.id))?.id).toBe(sent[0]!.id);
+    await until(async () => (await vendorAna.store.getDelivery(sent[1]!.id)) !== undefined, 'the vendor delivery on the vendor subscriber');
+    expect(await vendorAna.store.getDelivery(sent[0]!.id)).toBeUndefined();
+  }, 30_000);
 });

@@ -74,6 +74,8 @@ describe('the bridge client against hostile frames', () => {
     ['not JSON', ['{oops'], /the frame is not JSON/],
     ['a delivery before hello', [delivery(1)], /a delivery frame before hello/],
     ['an unknown type', [HELLO, '{"type":"surprise"}'], /unknown frame type "surprise"/],
+    ['an unknown type of 50 euro signs (a close reason over 123 bytes once quoted)', [HELLO, JSON.stringify({ type: '€'.repeat(50) })], /unknown frame type/],
+    ['more deliveries than the credit', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), delivery(1), delivery(2)], /more than 1 unacknowledged deliveries/],
     ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of the protocol/],
     ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/],
     ['a body that is not base64', [HELLO, delivery(1, { body: '%%%' })], /body must be base64/],

@@ -1,0 +1,18 @@
+/** `--bridge-token NAME:TOKEN[:GLOB,GLOB]`: parsed strictly, and a refusal never repeats the token. */
+import { describe, expect, it } from 'vitest';
+import { parseBridgeToken } from '../../src/config/bridge-settings.js';
+
+const TOKEN = 'Qm9vb29vb29vb29vb29vb29vb29vb29vb29vbG9uZw';
+
+describe('parseBridgeToken', () => {
+  it('reads a name, a token and trigger globs', () => {
+    expect(parseBridgeToken(`laptop:${TOKEN}`)).toEqual({ ok: true, token: { name: 'laptop', token: TOKEN, triggers: [] } });
+    expect(parseBridgeToken(`ci:${TOKEN}:vendor.*,trustcenter.access_?`)).toEqual({ ok: true, token: { name: 'ci', token: TOKEN, triggers: ['vendor.*', 'trustcenter.access_?'] } });
+  });
+
+  it.each([TOKEN, `-${TOKEN.slice(1)}:x`, `${TOKEN}:${TOKEN}`, `laptop:${TOKEN}:bad glob!`, `laptop:short`])('refuses %j without repeating the token', (text) => {
+    const parsed = parseBridgeToken(text);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).not.toContain(TOKEN.slice(0, 12));
+  });
+});
