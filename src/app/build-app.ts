@@ -71,7 +71,23 @@ export interface AppHandle {
   close(): Promise<void>;
 }
 
+/** A built app that does not listen yet: `start()` binds the receiver, the bridge and the console. */
+export interface BuiltApp {
+  store: DeliveryStore;
+  hub: EventHub;
+  faults: FaultRules;
+  receiver: FastifyInstance;
+  start(): Promise<AppHandle>;
+  close(): Promise<void>;
+}
+
+/** Builds and listens: `createApp(config).start()`. */
 export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promise<AppHandle> {
+  return (await createApp(config, deps)).start();
+}
+
+/** Builds every part (store, relay, receiver routes) without binding a port. */
+export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promise<BuiltApp> {
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
   const forward = config.forward ?? null;
@@ -153,38 +169,51 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
       ...(passthrough ? { passthrough } : {}),
     });
     started.add(() => receiver.close());
-    await receiver.listen({ port: config.port, host: config.host });
-    const address = receiver.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    const receiverUrl = `http://${urlHost(config.host)}:${port}${config.path}`;
 
-    let bridgeUrl: string | null = null;
-    if (config.bridge) {
-      const bridge = await (await lazy.bridgeServer()).startBridgeServer({ host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock });
-      started.add(() => bridge.close());
-      bridgeUrl = bridge.url;
-    }
+    const start = async (): Promise<AppHandle> => {
+      try {
+        return await listenAll();
+      } catch (err) {
+        await started.close();
+        throw err;
+      }
+    };
+    // Binds the listeners and says who holds the store; a failure closes everything built.
+    const listenAll = async (): Promise<AppHandle> => {
+      await receiver.listen({ port: config.port, host: config.host });
+      const address = receiver.server.address();
+      const port = typeof address === 'object' && address ? address.port : config.port;
+      const receiverUrl = `http://${urlHost(config.host)}:${port}${config.path}`;
 
-    let metrics: Metrics | null = null;
-    let consoleUrl: string | null = null;
-    let consoleToken: string | null = null;
-    if (config.console) {
-      const consoleStarted = await startConsole({
-        settings: config.console, store, hub, faults, receiverUrl, forward, replay, clock,
-        path: config.path,
-        secrets: config.secrets,
-        skipVerify: config.skipVerify,
-        toleranceSeconds: config.toleranceSeconds,
-        forget: (id) => relay?.forget(id),
-      });
-      ({ metrics, url: consoleUrl, token: consoleToken } = consoleStarted);
-      started.add(() => metrics?.close());
-      started.add(() => consoleStarted.server.close());
-    }
-    describeOwner?.({ receiverUrl, consoleUrl });
-    if (config.devSecret?.created) keepDevSecret(config, hub);
+      let bridgeUrl: string | null = null;
+      if (config.bridge) {
+        const bridge = await (await lazy.bridgeServer()).startBridgeServer({ host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock });
+        started.add(() => bridge.close());
+        bridgeUrl = bridge.url;
+      }
 
-    return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, close: started.close };
+      let metrics: Metrics | null = null;
+      let consoleUrl: string | null = null;
+      let consoleToken: string | null = null;
+      if (config.console) {
+        const consoleStarted = await startConsole({
+          settings: config.console, store, hub, faults, receiverUrl, forward, replay, clock,
+          path: config.path,
+          secrets: config.secrets,
+          skipVerify: config.skipVerify,
+          toleranceSeconds: config.toleranceSeconds,
+          forget: (id) => relay?.forget(id),
+        });
+        ({ metrics, url: consoleUrl, token: consoleToken } = consoleStarted);
+        started.add(() => metrics?.close());
+        started.add(() => consoleStarted.server.close());
+      }
+      describeOwner?.({ receiverUrl, consoleUrl });
+      if (config.devSecret?.created) keepDevSecret(config, hub);
+
+      return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, close: started.close };
+    };
+    return { store, hub, faults, receiver, start, close: started.close };
   } catch (err) {
     await started.close();
     throw err;

@@ -36,6 +36,6 @@ export function formatDuration(seconds: number): string {
 /** Milliseconds for short real waits: "62 ms", "1.5 s", else formatDuration. */
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '0 ms';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
   return formatDuration(ms / 1000);
 }

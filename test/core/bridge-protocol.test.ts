@@ -1,0 +1,438 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CLOSE,
+  closeReason,
+  encodeClientFrame,
+  encodeServerFrame,
+  isSubscriberName,
+  parseClientFrame,
+  parseServerFrame,
+  type BridgeDelivery,
+  type ServerFrame,
+} from '../../src/core/bridge-protocol.js';
+
+/** A delivery frame as the server writes it, as a plain object, so one field at a time can be spoiled. */
+const validDelivery = (): Record<string, unknown> => ({
+  type: 'delivery',
+  seq: 7,
+  id: 'evt_1',
+  trigger: 'trustcenter.access_requested',
+  receivedAt: 1_780_000_000_000,
+  headers: [
+    ['content-type', 'application/json'],
+    ['x-service-delivery', 'evt_1'],
+  ],
+  body: Buffer.from('{"id":"evt_1"}').toString('base64'),
+  signature: 'valid',
+  secretIndex: 0,
+  signatureTimestamp: 1_780_000_000,
+});
+
+const validHello = (): Record<string, unknown> => ({ type: 'hello', protocol: 1, subscriber: 'laptop', cursor: 3, latest: 9, credit: 16 });
+
+const withField = (base: Record<string, unknown>, name: string, value: unknown): string => {
+  const copy = { ...base };
+  if (value === undefined) delete copy[name];
+  else copy[name] = value;
+  return JSON.stringify(copy);
+};
+
+const refusal = (text: string) => {
+  const parsed = parseServerFrame(text);
+  expect(parsed.ok).toBe(false);
+  return parsed.ok ? '' : parsed.message;
+};
+
+describe('parseServerFrame: frames that are not objects', () => {
+  it.each([
+    ['', 'the frame is not JSON'],
+    ['{', 'the frame is not JSON'],
+    ["{'type':'live'}", 'the frame is not JSON'],
+    ['undefined', 'the frame is not JSON'],
+    ['null', 'the frame is not a JSON object'],
+    ['[]', 'the frame is not a JSON object'],
+    ['[{"type":"live"}]', 'the frame is not a JSON object'],
+    ['1', 'the frame is not a JSON object'],
+    ['"live"', 'the frame is not a JSON object'],
+    ['true', 'the frame is not a JSON object'],
+  ])('%j is refused: %s', (text, message) => {
+    expect(parseServerFrame(text)).toEqual({ ok: false, message });
+    expect(parseClientFrame(text)).toEqual({ ok: false, message });
+  });
+
+  it.each([
+    ['{}', 'unknown frame type undefined'],
+    ['{"type":"ack","seq":1}', 'unknown frame type "ack"'],
+    ['{"type":"Hello"}', 'unknown frame type "Hello"'],
+    ['{"type":1}', 'unknown frame type 1'],
+    ['{"type":null}', 'unknown frame type null'],
+    [JSON.stringify({ type: 'x'.repeat(100) }), `unknown frame type "${'x'.repeat(39)}`],
+  ])('%j has an unknown type: %s', (text, message) => {
+    expect(parseServerFrame(text)).toEqual({ ok: false, message });
+  });
+});
+
+describe('parseServerFrame: hello', () => {
+  it('reads a hello, keeping only its known fields', () => {
+    expect(parseServerFrame(JSON.stringify({ ...validHello(), extra: true }))).toEqual({
+      ok: true,
+      frame: { type: 'hello', protocol: 1, subscriber: 'laptop', cursor: 3, latest: 9, credit: 16 },
+    });
+  });
+
+  it.each([
+    ['subscriber', 'x'.repeat(256)],
+    ['cursor', 0],
+    ['latest', 0],
+    ['latest', Number.MAX_SAFE_INTEGER],
+    ['credit', 1],
+  ])('accepts the edge value %s = %j', (field, value) => {
+    expect(parseServerFrame(withField(validHello(), field, value)).ok).toBe(true);
+  });
+
+  it.each([
+    ['protocol', 2, 'hello: protocol 2 is not 1'],
+    ['protocol', '1', 'hello: protocol "1" is not 1'],
+    ['protocol', null, 'hello: protocol null is not 1'],
+    ['protocol', undefined, 'hello: protocol undefined is not 1'],
+    ['subscriber', '', 'hello: subscriber must be a name'],
+    ['subscriber', 'x'.repeat(257), 'hello: subscriber must be a name'],
+    ['subscriber', 5, 'hello: subscriber must be a name'],
+    ['subscriber', undefined, 'hello: subscriber must be a name'],
+    ['cursor', -1, 'hello: cursor and latest must be sequence numbers'],
+    ['cursor', 1.5, 'hello: cursor and latest must be sequence numbers'],
+    ['cursor', '3', 'hello: cursor and latest must be sequence numbers'],
+    ['cursor', 2 ** 53, 'hello: cursor and latest must be sequence numbers'],
+    ['latest', undefined, 'hello: cursor and latest must be sequence numbers'],
+    ['latest', null, 'hello: cursor and latest must be sequence numbers'],
+    ['credit', 0, 'hello: credit must be a positive integer'],
+    ['credit', -4, 'hello: credit must be a positive integer'],
+    ['credit', 2.5, 'hello: credit must be a positive integer'],
+    ['credit', '16', 'hello: credit must be a positive integer'],
+    ['credit', undefined, 'hello: credit must be a positive integer'],
+  ])('refuses %s = %j: %s', (field, value, message) => {
+    expect(refusal(withField(validHello(), field, value))).toBe(message);
+  });
+});
+
+describe('parseServerFrame: live', () => {
+  it('reads live and drops any extra field', () => {
+    expect(parseServerFrame('{"type":"live","seq":3}')).toEqual({ ok: true, frame: { type: 'live' } });
+  });
+});
+
+describe('parseServerFrame: delivery', () => {
+  it('reads a delivery with the body decoded to its bytes', () => {
+    const parsed = parseServerFrame(JSON.stringify(validDelivery()));
+    expect(parsed).toEqual({
+      ok: true,
+      frame: {
+        type: 'delivery',
+        delivery: {
+          seq: 7,
+          id: 'evt_1',
+          trigger: 'trustcenter.access_requested',
+          receivedAt: 1_780_000_000_000,
+          headers: [
+            ['content-type', 'application/json'],
+            ['x-service-delivery', 'evt_1'],
+          ],
+          body: Buffer.from('{"id":"evt_1"}'),
+          signature: 'valid',
+          secretIndex: 0,
+          signatureTimestamp: 1_780_000_000,
+        },
+      },
+    });
+  });
+
+  it.each([
+    ['seq', 1],
+    ['id', 'i'.repeat(256)],
+    ['trigger', 't'.repeat(256)],
+    ['receivedAt', 0],
+    ['signature', 'skipped'],
+    ['secretIndex', null],
+    ['signatureTimestamp', null],
+    ['secretIndex', 0],
+    ['headers', []],
+    ['headers', Array.from({ length: 200 }, (_, i) => [`h${i}`, ''])],
+    ['headers', [['x', 'tab\tand ünïcode ☃ are fine']]],
+    ['headers', [["!#$%&'*+.^_`|~-", 'v']]],
+    ['headers', [['n'.repeat(256), 'v']]],
+    ['body', ''],
+    ['body', 'AA=='],
+    ['body', 'AAA='],
+  ])('accepts the edge value %s = %j', (field, value) => {
+    expect(parseServerFrame(withField(validDelivery(), field, value)).ok).toBe(true);
+  });
+
+  const SEQ = 'delivery: seq must be a positive integer';
+  const ID = 'delivery: id must be a string of 1 to 256 characters';
+  const TRIGGER = 'delivery: trigger must be a string of 1 to 256 characters';
+  const TIME = 'delivery: receivedAt must be a time in ms';
+  const SIGNATURE = 'delivery: signature must be "valid" or "skipped"';
+  const NULLABLE = 'delivery: secretIndex and signatureTimestamp must be integers or null';
+  const HEADERS = 'delivery: headers must be a list of at most 200 [name, value] pairs';
+  const PAIR = 'delivery: each header must be a [name, value] pair of strings';
+  const TOKEN = 'delivery: a header name is not a valid token';
+  const VALUE = 'delivery: a header value holds CR, LF or NUL';
+  const BODY = 'delivery: body must be base64';
+
+  it.each([
+    ['seq', 0, SEQ],
+    ['seq', -1, SEQ],
+    ['seq', 1.5, SEQ],
+    ['seq', '7', SEQ],
+    ['seq', 2 ** 53, SEQ],
+    ['seq', undefined, SEQ],
+    ['id', '', ID],
+    ['id', 'i'.repeat(257), ID],
+    ['id', 1, ID],
+    ['id', null, ID],
+    ['id', undefined, ID],
+    ['trigger', '', TRIGGER],
+    ['trigger', 't'.repeat(257), TRIGGER],
+    ['trigger', ['a'], TRIGGER],
+    ['trigger', undefined, TRIGGER],
+    ['receivedAt', -1, TIME],
+    ['receivedAt', 1.5, TIME],
+    ['receivedAt', '1780000000000', TIME],
+    ['receivedAt', null, TIME],
+    ['receivedAt', undefined, TIME],
+    ['signature', 'invalid', SIGNATURE],
+    ['signature', 'Valid', SIGNATURE],
+    ['signature', true, SIGNATURE],
+    ['signature', undefined, SIGNATURE],
+    ['secretIndex', -1, NULLABLE],
+    ['secretIndex', 0.5, NULLABLE],
+    ['secretIndex', '0', NULLABLE],
+    ['secretIndex', undefined, NULLABLE],
+    ['signatureTimestamp', -1, NULLABLE],
+    ['signatureTimestamp', false, NULLABLE],
+    ['signatureTimestamp', undefined, NULLABLE],
+    ['headers', undefined, HEADERS],
+    ['headers', { a: 'b' }, HEADERS],
+    ['headers', 'content-type: x', HEADERS],
+    ['headers', Array.from({ length: 201 }, (_, i) => [`h${i}`, '']), HEADERS],
+    ['headers', [['a']], PAIR],
+    ['headers', [['a', 'b', 'c']], PAIR],
+    ['headers', [['a', 1]], PAIR],
+    ['headers', [[1, 'b']], PAIR],
+    ['headers', ['a: b'], PAIR],
+    ['headers', [{ name: 'a', value: 'b' }], PAIR],
+    ['headers', [['', 'b']], TOKEN],
+    ['headers', [['a b', 'v']], TOKEN],
+    ['headers', [['a:b', 'v']], TOKEN],
+    ['headers', [['é', 'v']], TOKEN],
+    ['headers', [['n'.repeat(257), 'v']], TOKEN],
+    ['headers', [['a', 'x\r\ny: z']], VALUE],
+    ['headers', [['a', 'x\ny']], VALUE],
+    ['headers', [['a', 'x\ry']], VALUE],
+    ['headers', [['a', 'x\0y']], VALUE],
+    ['headers', [['ok', 'v'], ['bad name', 'v']], TOKEN],
+    ['body', undefined, BODY],
+    ['body', 42, BODY],
+    ['body', 'abc', BODY],
+    ['body', 'ab!=', BODY],
+    ['body', 'a===', BODY],
+    ['body', '====', BODY],
+    ['body', 'A=A=', BODY],
+    ['body', 'AA==AA==', BODY],
+    ['body', 'aGVsbG8-', BODY],
+    ['body', 'aGVs bG8=', BODY],
+  ])('refuses %s = %j', (field, value, message) => {
+    expect(refusal(withField(validDelivery(), field, value))).toBe(message);
+  });
+
+  it('checks the fields in order and names the first that is wrong', () => {
+    const frame = { ...validDelivery(), seq: 0, id: '', body: '!' };
+    expect(refusal(JSON.stringify(frame))).toBe(SEQ);
+    expect(refusal(JSON.stringify({ ...frame, seq: 1 }))).toBe(ID);
+    expect(refusal(JSON.stringify({ ...frame, seq: 1, id: 'x' }))).toBe(BODY);
+  });
+});
+
+/** Characters of an RFC 9110 token, as the frame check allows them in a header name. */
+const TOKEN_CHARS = "!#$%&'*+.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-".split('');
+
+const deliveryArb: fc.Arbitrary<BridgeDelivery> = fc.record({
+  seq: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+  // 128 code points are at most 256 UTF-16 units, the limit the check counts in.
+  id: fc.string({ unit: 'binary', minLength: 1, maxLength: 128 }),
+  trigger: fc.string({ unit: 'binary', minLength: 1, maxLength: 128 }),
+  receivedAt: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  headers: fc.array(
+    fc.tuple(
+      fc.string({ unit: fc.constantFrom(...TOKEN_CHARS), minLength: 1, maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 60 }).filter((v) => !/[\r\n\0]/.test(v)),
+    ),
+    { maxLength: 12 },
+  ),
+  body: fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+  signature: fc.constantFrom<'valid' | 'skipped'>('valid', 'skipped'),
+  secretIndex: fc.option(fc.nat(), { nil: null }),
+  signatureTimestamp: fc.option(fc.nat(), { nil: null }),
+});
+
+describe('encodeServerFrame → parseServerFrame', () => {
+  it('gives back every generated delivery exactly, body bytes included', () => {
+    fc.assert(
+      fc.property(deliveryArb, (delivery) => {
+        const frame: ServerFrame = { type: 'delivery', delivery };
+        const parsed = parseServerFrame(encodeServerFrame(frame));
+        expect(parsed).toEqual({ ok: true, frame });
+        if (parsed.ok && parsed.frame.type === 'delivery') expect(parsed.frame.delivery.body.equals(delivery.body)).toBe(true);
+      }),
+      { seed: 21, numRuns: 400 },
+    );
+  });
+
+  it('gives back every generated hello and live', () => {
+    const helloArb = fc.record({
+      type: fc.constant('hello' as const),
+      protocol: fc.constant(1 as const),
+      subscriber: fc.string({ unit: 'binary', minLength: 1, maxLength: 128 }),
+      cursor: fc.nat(),
+      latest: fc.nat(),
+      credit: fc.integer({ min: 1, max: 1_000_000 }),
+    });
+    fc.assert(
+      fc.property(fc.oneof(helloArb, fc.constant({ type: 'live' as const })), (frame) => {
+        expect(parseServerFrame(encodeServerFrame(frame))).toEqual({ ok: true, frame });
+      }),
+      { seed: 22, numRuns: 200 },
+    );
+  });
+
+  it('writes the body as standard padded base64 of the exact bytes', () => {
+    const delivery: BridgeDelivery = {
+      seq: 1,
+      id: 'evt_1',
+      trigger: 't',
+      receivedAt: 0,
+      headers: [],
+      body: Buffer.from([0xef, 0xbb, 0xbf, 0xff, 0x00, 0xfe]),
+      signature: 'skipped',
+      secretIndex: null,
+      signatureTimestamp: null,
+    };
+    const wire = JSON.parse(encodeServerFrame({ type: 'delivery', delivery })) as Record<string, unknown>;
+    expect(wire.body).toBe('77u//wD+');
+    expect(Object.keys(wire)).toEqual(['type', 'seq', 'id', 'trigger', 'receivedAt', 'headers', 'body', 'signature', 'secretIndex', 'signatureTimestamp']);
+  });
+
+  it('never throws on any text or any JSON value', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ ...validDelivery(), headers: v }))), (text) => {
+        const server = parseServerFrame(text);
+        const client = parseClientFrame(text);
+        expect(typeof server.ok).toBe('boolean');
+        expect(typeof client.ok).toBe('boolean');
+      }),
+      { seed: 23, numRuns: 500 },
+    );
+  });
+});
+
+describe('parseClientFrame', () => {
+  it.each([0, 1, Number.MAX_SAFE_INTEGER])('reads ack %i', (seq) => {
+    expect(parseClientFrame(encodeClientFrame({ type: 'ack', seq }))).toEqual({ ok: true, frame: { type: 'ack', seq } });
+  });
+
+  it('drops extra fields', () => {
+    expect(parseClientFrame('{"type":"ack","seq":2,"more":1}')).toEqual({ ok: true, frame: { type: 'ack', seq: 2 } });
+  });
+
+  it.each([
+    ['{"seq":1}', 'unknown frame type undefined'],
+    ['{"type":"hello","seq":1}', 'unknown frame type "hello"'],
+    ['{"type":"ACK","seq":1}', 'unknown frame type "ACK"'],
+    [JSON.stringify({ type: 'y'.repeat(60) }), `unknown frame type "${'y'.repeat(39)}`],
+    ['{"type":"ack"}', 'ack: seq must be a sequence number'],
+    ['{"type":"ack","seq":-1}', 'ack: seq must be a sequence number'],
+    ['{"type":"ack","seq":1.5}', 'ack: seq must be a sequence number'],
+    ['{"type":"ack","seq":"1"}', 'ack: seq must be a sequence number'],
+    ['{"type":"ack","seq":null}', 'ack: seq must be a sequence number'],
+    ['{"type":"ack","seq":9007199254740992}', 'ack: seq must be a sequence number'],
+  ])('refuses %s: %s', (text, message) => {
+    expect(parseClientFrame(text)).toEqual({ ok: false, message });
+  });
+
+  it('round-trips every ack', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (seq) => {
+        expect(parseClientFrame(encodeClientFrame({ type: 'ack', seq }))).toEqual({ ok: true, frame: { type: 'ack', seq } });
+      }),
+      { seed: 24, numRuns: 200 },
+    );
+  });
+});
+
+describe('closeReason', () => {
+  it.each([
+    ['delivery: seq must be a positive integer', 'delivery: seq must be a positive integer'],
+    ['', ''],
+    ['bad\r\nframe', 'bad??frame'],
+    ['tab\there', 'tab?here'],
+    ['del\x7f', 'del?'],
+    ['café', 'caf?'],
+    ['😀', '??'],
+    ['x'.repeat(200), 'x'.repeat(120)],
+    ['é'.repeat(200), '?'.repeat(120)],
+  ])('%j → %j', (text, reason) => {
+    expect(closeReason(text)).toBe(reason);
+  });
+
+  it('is at most 120 bytes of printable ASCII for any input, and keeps printable ASCII as it is', () => {
+    const loneSurrogates = fc.string({ unit: fc.constantFrom('\ud800', '\udfff', '\u0000', '\u007f', '\u0085', 'a', '~'), maxLength: 400 });
+    const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 400 }), fc.string({ unit: 'grapheme', maxLength: 400 }), fc.string({ maxLength: 400 }), loneSurrogates);
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const reason = closeReason(text);
+        expect(Buffer.byteLength(reason, 'utf8')).toBeLessThanOrEqual(120);
+        expect(reason).toMatch(/^[\x20-\x7e]*$/);
+        expect(reason.length).toBe(Math.min(text.length, 120));
+        if (/^[\x20-\x7e]*$/.test(text)) expect(reason).toBe(text.slice(0, 120));
+      }),
+      { seed: 25, numRuns: 500 },
+    );
+  });
+
+  it('fits any refusal message of a hostile frame', () => {
+    const hostile = JSON.stringify({ type: '\u0000\r\n'.repeat(500) + '€'.repeat(500) });
+    const parsed = parseServerFrame(hostile);
+    expect(parsed.ok).toBe(false);
+    const reason = closeReason(parsed.ok ? '' : parsed.message);
+    expect(Buffer.byteLength(reason)).toBeLessThanOrEqual(120);
+    expect(reason.startsWith('unknown frame type "')).toBe(true);
+  });
+});
+
+describe('isSubscriberName', () => {
+  it.each([
+    ['laptop', true],
+    ['a', true],
+    ['0', true],
+    ['dev-box.local_2', true],
+    ['A'.repeat(64), true],
+    ['A'.repeat(65), false],
+    ['', false],
+    ['-laptop', false],
+    ['.hidden', false],
+    ['_x', false],
+    ['my laptop', false],
+    ['née', false],
+    ['a/b', false],
+    ['a\n', false],
+  ])('%j → %s', (name, ok) => {
+    expect(isSubscriberName(name)).toBe(ok);
+  });
+});
+
+describe('close codes', () => {
+  it('puts the application codes in 4000–4999 and keeps 1001 for going away', () => {
+    expect(CLOSE).toEqual({ badFrame: 4400, goingAway: 1001, silent: 4408 });
+  });
+});
