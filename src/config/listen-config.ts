@@ -86,26 +86,9 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       warnings.push(`secret #${i + 1} has surrounding whitespace (a trailing newline from a file?); it is used exactly as given`);
     }
   });
-  const forwardHeaders: Array<[string, string]> = [];
-  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
-    const parsed = parseForwardHeader(text);
-    if (parsed.ok) forwardHeaders.push(parsed.header);
-    else problems.push(`--forward-header: ${parsed.message}`);
-  }
-  // A --forward-to that was given but refused has its own problem; the others then say nothing.
-  const forwardToGiven = resolved.sources.forwardTo !== undefined && resolved.sources.forwardTo !== 'default';
-  if (values.forwardTo === undefined && !forwardToGiven) {
-    for (const key of ['forwardSecret', 'forwardHeader'] as const) {
-      if (resolved.sources[key] !== 'default') problems.push(`${key === 'forwardSecret' ? '--forward-secret' : '--forward-header'} has no effect without --forward-to`);
-    }
-  } else if (values.skipVerify && secrets.length === 0 && values.forwardSecret === undefined) {
-    problems.push('--forward-to with --skip-verify and no --secret: pass --forward-secret so the app can verify what hookrelay hands on');
-  }
+  const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);
   const consoleToken = values.consoleToken as string | undefined;
-  if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
-  if (values.console && values.port === values.consolePort && values.port !== 0) {
-    problems.push(`--console-port: the console needs its own port, not the receiver's (${String(values.port)}): a tunnel to the receiver must not expose the console`);
-  }
+  problems.push(...consoleProblems(values, consoleToken));
   const storeUrl = values.store as string | undefined;
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
@@ -182,4 +165,34 @@ function resolveFaultRules(resolved: Resolved, faultEnv: string | undefined, con
   // Duplicate ids are only worth reporting once every rule could be read.
   if (problems.length === 0) problems.push(...combined.problems);
   return { rules: combined.rules, problems };
+}
+
+/** The --forward-* settings that need more than their own type: headers parsed, and the ones that need --forward-to. */
+function checkForward(resolved: Resolved, hasSecret: boolean, problems: string[]): Array<[string, string]> {
+  const { values, sources } = resolved;
+  const headers: Array<[string, string]> = [];
+  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
+    const parsed = parseForwardHeader(text);
+    if (parsed.ok) headers.push(parsed.header);
+    else problems.push(`--forward-header: ${parsed.message}`);
+  }
+  // A --forward-to that was given but refused has its own problem; the others then say nothing.
+  const forwardToGiven = sources.forwardTo !== undefined && sources.forwardTo !== 'default';
+  if (values.forwardTo === undefined && !forwardToGiven) {
+    for (const key of ['forwardSecret', 'forwardHeader'] as const) {
+      if (sources[key] !== 'default') problems.push(`${key === 'forwardSecret' ? '--forward-secret' : '--forward-header'} has no effect without --forward-to`);
+    }
+  } else if (values.skipVerify && !hasSecret && values.forwardSecret === undefined) {
+    problems.push('--forward-to with --skip-verify and no --secret: pass --forward-secret so the app can verify what hookrelay hands on');
+  }
+  return headers;
+}
+
+function consoleProblems(values: Record<string, unknown>, token: string | undefined): string[] {
+  const problems: string[] = [];
+  if (token !== undefined && token.length < 8) problems.push('--console-token: must be at least 8 characters');
+  if (values.console && values.port === values.consolePort && values.port !== 0) {
+    problems.push(`--console-port: the console needs its own port, not the receiver's (${String(values.port)}): a tunnel to the receiver must not expose the console`);
+  }
+  return problems;
 }
