@@ -5,7 +5,7 @@
  * copy only in the documented window (a kill between the app's 2xx and the laptop's record of it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -68,6 +68,7 @@ describe('bridge crashes', () => {
     let lap = await startConnect(connectArgs);
 
     const acked = new Set<string>();
+    const progress = new EventEmitter();
     const agent = new Agent({ connections: 4 });
     cleanups.push(() => agent.close());
     let streaming = true;
@@ -77,14 +78,17 @@ describe('bridge crashes', () => {
         try {
           const res = await request(`http://127.0.0.1:${port}/webhooks`, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent, headersTimeout: 5000, bodyTimeout: 5000 });
           await res.body.dump();
-          if (res.statusCode === 200) acked.add(req.id);
+          if (res.statusCode === 200) {
+            acked.add(req.id);
+            progress.emit('acked');
+          }
         } catch {
           await new Promise((r) => setTimeout(r, 50)); // the server is down: the sender retries later
         }
       }
     })();
     const whenAcked = async (n: number) => {
-      while (acked.size < n) await new Promise((r) => setTimeout(r, 20));
+      while (acked.size < n) await once(progress, 'acked');
     };
 
     await whenAcked(40);
@@ -111,22 +115,25 @@ describe('bridge crashes', () => {
         db.close();
       }
     };
-    const deadline = Date.now() + 60_000;
-    let missing = [...acked].filter((id) => !stored().has(id));
-    while (missing.length > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      missing = [...acked].filter((id) => !stored().has(id));
-    }
-    expect(missing).toEqual([]);
+    // The app is handed only what the laptop stored: wait on the app's arrivals (events, not timers),
+    // then every acknowledged id must be both handed on and stored.
     const handed = new Map<string, number>();
-    while (Date.now() < deadline && [...acked].some((id) => !handed.has(id))) {
-      await new Promise((r) => setTimeout(r, 200));
+    const count = () => {
       handed.clear();
       for (const r of target.received) {
         const id = r.headers['x-service-delivery'] as string;
         handed.set(id, (handed.get(id) ?? 0) + 1);
       }
-    }
+      return [...acked].every((id) => handed.has(id));
+    };
+    const allHanded = (async () => {
+      while (!count()) await target.waitFor(target.received.length + 1);
+    })();
+    const gaveUp = new Promise<void>((resolve) => setTimeout(resolve, 60_000).unref());
+    await Promise.race([allHanded, gaveUp]);
+    count();
+    const inStore = stored();
+    expect([...acked].filter((id) => !inStore.has(id))).toEqual([]);
     expect([...acked].filter((id) => !handed.has(id))).toEqual([]);
     // Two laptop kills: only hand-offs in flight at a kill (at most 16 each) may be sent twice.
     const twice = [...handed.values()].filter((n) => n > 1).length;
