@@ -12,7 +12,6 @@ import { createFaultRules, type FaultRules } from '../faults/rules-controller.js
 import type { Passthrough } from '../handoff/passthrough.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { ReplayResult } from '../relay/replay.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
@@ -25,6 +24,7 @@ import type { DeliveryStore } from '../store/store.js';
 import { createReadiness } from './readiness.js';
 import { startRetentionWithNotices } from './retention-notices.js';
 import { closer } from './closer.js';
+import { startRelayWorker } from './start-relay.js';
 import { assertPortsFree } from './ports-free.js';
 import { startConsole } from './start-console.js';
 
@@ -32,7 +32,6 @@ import { startConsole } from './start-console.js';
 // without undici, pg or prom-client (cold start is measured in npm run bench).
 const lazy = {
   undici: () => import('undici'),
-  relayWorker: () => import('../relay/relay-worker.js'),
   passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
   pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
@@ -119,17 +118,9 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
     let relay: RelayWorker | null = null;
     let passthrough: Passthrough | null = null;
     if (forward?.mode === 'async') {
-      const worker = (await lazy.relayWorker()).createRelayWorker({
-        store, hub, clock,
-        target: forward.to,
-        secret: forward.secret,
-        timeoutMs: forward.timeoutMs,
-        retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
-        extraHeaders: forward.headers,
-      });
+      const worker = await startRelayWorker(forward, store, hub, clock);
       relay = worker;
       started.add(() => worker.stop());
-      hub.on('delivery', () => worker.poke());
     } else if (forward?.mode === 'sync') {
       const handOn = (await lazy.passthrough()).createPassthrough(forward, clock);
       passthrough = handOn;

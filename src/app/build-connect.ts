@@ -9,13 +9,13 @@ import { createFaultRules } from '../faults/rules-controller.js';
 import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
 import { startBridgeClient } from '../bridge/bridge-client.js';
 import { createIngestPipeline } from '../ingest/pipeline.js';
-import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
 import { closer } from './closer.js';
+import { startRelayWorker } from './start-relay.js';
 import { startRetentionWithNotices } from './retention-notices.js';
 import { startConsole } from './start-console.js';
 
@@ -53,17 +53,9 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
 
     let relay: RelayWorker | null = null;
     if (forward) {
-      const worker = (await import('../relay/relay-worker.js')).createRelayWorker({
-        store, hub, clock,
-        target: forward.to,
-        secret: forward.secret,
-        timeoutMs: forward.timeoutMs,
-        retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
-        extraHeaders: forward.headers,
-      });
+      const worker = await startRelayWorker(forward, store, hub, clock);
       relay = worker;
       started.add(() => worker.stop());
-      hub.on('delivery', () => worker.poke());
     }
     if (config.retainMs) {
       const retention = startRetentionWithNotices(store, hub, config.retainMs, clock);
