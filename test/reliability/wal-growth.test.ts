@@ -123,8 +123,10 @@ describe('WAL growth with a long-lived reader', () => {
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     Object.assign(numbers, { steadyIntakeMiB: +((STEADY_DELIVERIES * BODY_BYTES) / 2 ** 20).toFixed(0), steadyBoundMiB: STEADY_BOUND / 2 ** 20, largestWalInUseMiB: +(largestInUse / 2 ** 20).toFixed(1) });
     // The bound, plus what arrives before the checkpoint thread's next look (every 50 ms here) and
-    // the writer's checkpoint lands.
-    expect(largestInUse).toBeLessThan(STEADY_BOUND + 12 * 1024 * 1024);
+    // the writer's checkpoint lands. How much that is depends on how busy the machine is: 24.6 MiB
+    // was measured in CI on 2 loaded cores. Four times the bound still fails the old
+    // code (73.8 MiB) by a wide margin.
+    expect(largestInUse).toBeLessThan(STEADY_BOUND * 4);
   });
 
   it('checkpoints and reuses the WAL once a long-lived reader lets go', async () => {
