@@ -7,7 +7,7 @@ const LAYERS = [
   ['runtime'],
   ['store'],
   ['handoff', 'faults', 'conformance', 'sender'],
-  ['ingest', 'relay'],
+  ['ingest', 'relay', 'emulator'],
   ['bridge'],
   ['metrics', 'reporter'],
   ['console'],
