@@ -137,6 +137,11 @@ function readKey(draft: Draft, token: Token, seenKeys: Set<Key>): Failure | null
   if (k !== 'header' && seenKeys.has(k)) return { column, reason: `duplicate key ${k}` };
   seenKeys.add(k);
   if (value === '' && k !== 'body') return { column, reason: `${k} needs a value after =` };
+  return applyKey(draft, k, value, column);
+}
+
+/** One known key's value, checked and put into the draft. */
+function applyKey(draft: Draft, k: Key, value: string, column: number): Failure | null {
   const problem = (c: Check<unknown>, name: string = k): Failure | null => (c.ok ? null : { column, reason: `${name} ${c.problem}` });
 
   switch (k) {
@@ -177,16 +182,8 @@ function readKey(draft: Draft, token: Token, seenKeys: Set<Key>): Failure | null
       if (c.ok) draft.options.push({ name: k, value: c.value, at: column });
       return problem(c);
     }
-    case 'header': {
-      const colon = value.indexOf(':');
-      if (colon < 0) return { column, reason: 'header must be NAME:VALUE (e.g. header=x-foo:bar)' };
-      const name = checkHeaderName(value.slice(0, colon));
-      if (!name.ok) return problem(name, 'header name');
-      const v = checkHeaderValue(value.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, ''));
-      if (!v.ok) return problem(v, 'header value');
-      draft.options.push({ name: k, value: [name.value, v.value], at: column });
-      return null;
-    }
+    case 'header':
+      return applyHeader(draft, value, column);
     case 'body': {
       const c = checkBody(value);
       if (c.ok) draft.options.push({ name: k, value: c.value, at: column });
@@ -207,6 +204,18 @@ function readKey(draft: Draft, token: Token, seenKeys: Set<Key>): Failure | null
       return problem(c);
     }
   }
+}
+
+/** `header=NAME:VALUE`: blanks around the value are dropped, as an HTTP parser would. */
+function applyHeader(draft: Draft, value: string, column: number): Failure | null {
+  const colon = value.indexOf(':');
+  if (colon < 0) return { column, reason: 'header must be NAME:VALUE (e.g. header=x-foo:bar)' };
+  const name = checkHeaderName(value.slice(0, colon));
+  if (!name.ok) return { column, reason: `header name ${name.problem}` };
+  const v = checkHeaderValue(value.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, ''));
+  if (!v.ok) return { column, reason: `header value ${v.problem}` };
+  draft.options.push({ name: 'header', value: [name.value, v.value], at: column });
+  return null;
 }
 
 /** A refusal of the shared assembly in the one-line form's words, at a column. */
