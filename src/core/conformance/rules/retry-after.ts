@@ -21,11 +21,16 @@ export function judgeRetryAfter(timeline: readonly TimelineEntry[], { options }:
       : `Retry-After "${prev.retryAfter}" (${w.requestedSeconds.toFixed(3)} s after the answer)`;
     const clamp = w.clampedSeconds === w.requestedSeconds ? '' : ` clamped to ${policySeconds(w.clampedSeconds)}`;
     const scale = timeScale === 1 ? '' : ` × time scale ${timeScale}`;
+    const early = a.gapMs !== null && a.gapMs < w.lowMs;
+    const late = a.gapMs !== null && a.gapMs > w.highMs;
+    // The upper bound is the longer of the Retry-After and the backoff's: a sender that waits
+    // past both has not honoured either, which is why a wait can fail above the "at least".
+    const upper = w.maxSeconds === w.minSeconds ? 'the Retry-After' : `the backoff's upper bound ${policySeconds(w.maxSeconds)}${timeScale === 1 ? '' : ` × ${timeScale}`}`;
     findings.push({
       attempt: a.position,
-      ok: a.gapMs !== null && a.gapMs >= w.lowMs && a.gapMs <= w.highMs,
-      expected: `${asked}${clamp}${scale}: at least ${seconds(w.lowMs + options.slack.earlyMs)} (accepted ${seconds(w.lowMs)}–${seconds(w.highMs)} with slack)`,
-      observed: `waited ${seconds(a.gapMs)} after attempt ${prev.position}'s ${prev.status}`,
+      ok: a.gapMs !== null && !early && !late,
+      expected: `${asked}${clamp}${scale}: at least ${seconds(w.lowMs + options.slack.earlyMs)} and at most ${seconds(w.highMs - options.slack.lateMs)}, ${upper} (accepted ${seconds(w.lowMs)}–${seconds(w.highMs)} with slack)`,
+      observed: `waited ${seconds(a.gapMs)} after attempt ${prev.position}'s ${prev.status}${early ? ', too early' : late ? ', too late' : ''}`,
       bounds: { min: w.lowMs / 1000, max: w.highMs / 1000 },
       value: a.gapMs === null ? null : a.gapMs / 1000,
     });

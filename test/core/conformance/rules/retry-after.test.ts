@@ -25,6 +25,16 @@ describe('retry-after', () => {
     expect(failingRules(v)).toEqual(pass ? [] : ['retry-after']);
   });
 
+  it('says why a wait above the "at least" failed: too late, past the longer of the Retry-After and the backoff', () => {
+    const rule = (gapMs: number) => judgeRun(after(429, '3', gapMs), opts({ slack: NO_SLACK })).deliveries[0]!.rules.find((r) => r.rule === 'retry-after')!;
+    const late = rule(72_001);
+    expect(late.message).toContain('waited 72.001 s after attempt 1\'s 429, too late');
+    expect(late.message).toContain('at least 10.000 s and at most 72.000 s, the backoff\'s upper bound 72 s');
+    const early = rule(9_999);
+    expect(early.message).toContain('too early');
+    expect(rule(30_000).message).not.toMatch(/too (early|late)/);
+  });
+
   it('reads an HTTP date relative to hookrelay\'s answer', () => {
     const answeredAt = delivery().attempt({ answer: 503 }).end; // T0 + the builder's 20 ms answer
     const date = new Date(answeredAt + 300_000).toUTCString(); // whole seconds: cut to T0 + 300 s
