@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { simulateDeliveries } from '../src/core/retry-policy/simulate.js';
 import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retry-policy/policy.js';
 import { mulberry32 } from '../src/core/seeded-random.js';
-import { freePort, listenArgs, load, median, PINNED, pinnedSpawn, ROOT, runPinnedScript, startServer, waitReady, type Load } from './lib.js';
+import { freePort, listenArgs, load, median, PINNED, pinnedSpawn, ROOT, runPinnedScript, SECRET, startServer, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries } from './seed-store.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -25,7 +25,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? (QUICK ? 3000 : 8000));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SKIP_1M = QUICK || process.env.BENCH_SKIP_1M === '1';
-/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres): for working on one. Writes no docs. */
+/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres, bridge): for working on one. Writes no docs. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 /** The baseline servers, compiled (not run through tsx), as hookrelay is. */
@@ -174,6 +174,103 @@ async function relay(work: string): Promise<void> {
   });
 }
 
+const BRIDGE_TOKEN = 'bench-bridge-token-0123456789abcdef0123456789abcdef';
+const BRIDGE_BACKLOG = QUICK ? 2_000 : 10_000;
+
+/** Deliveries stored in a SQLite store, and relay jobs still pending there. */
+function storeCounts(dbPath: string): { stored: number; pending: number } {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const stored = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()!.n;
+    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'").get()!.n;
+    return { stored, pending };
+  } finally {
+    db.close();
+  }
+}
+
+/** Waits until the laptop holds every delivery the public side holds and has handed each on (bounded at 120 s). */
+async function drainBridge(publicDb: string, laptopDb: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const pub = storeCounts(publicDb);
+    let lap = { stored: -1, pending: 1 };
+    try {
+      lap = storeCounts(laptopDb);
+    } catch {
+      /* not created yet */
+    }
+    if ((lap.stored >= pub.stored && lap.pending === 0) || performance.now() - started > 120_000) return performance.now() - started;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** `hookrelay connect` from the build, on core 0 beside the servers; resolves once it reports live. */
+async function startConnect(bridgePort: number, laptopDb: string, appPort: number): Promise<Server> {
+  const child = pinnedSpawn(0, ['dist/cli.js', 'connect', `ws://127.0.0.1:${bridgePort}/bridge`, '--token', BRIDGE_TOKEN, '--name', 'bench', '--db', laptopDb, '--forward-to', `http://127.0.0.1:${appPort}/hook`, '--forward-secret', SECRET, '--no-console', '--log-format', 'json'], 'pipe');
+  const lines = createInterface({ input: child.stdout! });
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`connect exited ${code} before going live`)));
+    lines.on('line', (line) => {
+      if (line.includes('"msg":"live"')) resolve();
+    });
+  });
+  return {
+    url: '',
+    port: 0,
+    child,
+    peakRssMb: () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function bridge(work: string): Promise<void> {
+  say('\n8. the bridge: upstream accept to the local app through a public listen and connect, against the local relay');
+  const appPort = await freePort();
+  const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
+  await once(app.stdout!, 'data');
+  const [localPort, publicPort, bridgePort] = [await freePort(), await freePort(), await freePort()];
+  const [localDb, publicDb, laptopDb] = [join(work, 'bridge-local.db'), join(work, 'bridge-public.db'), join(work, 'bridge-laptop.db')];
+  const local = await startServer(listenArgs(localPort, localDb, ['--forward-to', `http://127.0.0.1:${appPort}/hook`]), localPort, '/webhooks');
+  const pub = await startServer(listenArgs(publicPort, publicDb, ['--bridge-port', String(bridgePort), '--bridge-token', `bench:${BRIDGE_TOKEN}`]), publicPort, '/webhooks');
+  let laptop = await startConnect(bridgePort, laptopDb, appPort);
+  try {
+    const result = await alternate([
+      { name: 'local relay', url: local.url, drain: () => drainRelay(localDb) },
+      { name: 'bridge', url: pub.url, drain: () => drainBridge(publicDb, laptopDb) },
+    ]);
+    const relayRate = result.get('local relay')!.sustainedRps;
+    const live = result.get('bridge')!.sustainedRps;
+
+    // The laptop sleeps while a backlog piles up on the public side, then catches up.
+    await laptop.stop();
+    const before = storeCounts(publicDb).stored;
+    while (storeCounts(publicDb).stored - before < BRIDGE_BACKLOG) await load(pub.url, 2000, CONNECTIONS);
+    const backlog = storeCounts(publicDb).stored - storeCounts(laptopDb).stored;
+    const publicBefore = pub.peakRssMb();
+    const started = performance.now();
+    laptop = await startConnect(bridgePort, laptopDb, appPort);
+    await drainBridge(publicDb, laptopDb);
+    const catchUpMs = performance.now() - started; // from the start of the process: connecting is part of catching up
+    const catchUpRate = backlog / (catchUpMs / 1000);
+    say(`  live: bridge ${fmt(live)} req/s sustained vs local relay ${fmt(relayRate)} req/s | catch-up: ${backlog} deliveries in ${fmt(catchUpMs / 1000, 1)} s = ${fmt(catchUpRate)} deliveries/s`);
+    say(`  peak RSS: public listen ${fmt(pub.peakRssMb())} MB (${fmt(publicBefore)} MB before the catch-up), connect ${fmt(laptop.peakRssMb())} MB (a fresh process for the catch-up)`);
+    rows.push(
+      { measure: 'bridge: sustained upstream accept → local app, vs the local relay', result: `${fmt(live / relayRate, 2)}× (${fmt(live)} vs ${fmt(relayRate)} req/s)`, target: '≥ 0.70×', met: live / relayRate >= 0.7 },
+      { measure: `bridge: catching up a backlog of ${backlog} deliveries, vs live`, result: `${fmt(catchUpRate)} deliveries/s, ${fmt(catchUpRate / live, 2)}× live`, target: '≥ 2×', met: catchUpRate / live >= 2 },
+      { measure: 'bridge: peak RSS while catching up', result: `public listen ${fmt(pub.peakRssMb())} MB, connect ${fmt(laptop.peakRssMb())} MB`, target: '', met: null },
+    );
+  } finally {
+    await Promise.all([laptop.stop(), local.stop(), pub.stop()]);
+    app.kill();
+  }
+}
+
 /** Load while `clients` feed clients are connected (mode slow: they never read). */
 async function withConsoleClients(url: string, consolePort: number, clients: number, mode: 'normal' | 'slow'): Promise<{ load: Load; clients: { messages: number; droppedByServer: number } }> {
   const child = pinnedSpawn(1, ['bench/console-clients.ts', String(consolePort), String(clients), String(ROUND_MS + 1500), mode], 'pipe');
@@ -298,6 +395,7 @@ async function main(): Promise<void> {
     if (wanted('coldstart')) await coldStart(work);
     if (wanted('sender')) senderSimulation();
     if (wanted('postgres') && process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
+    if (wanted('bridge')) await bridge(work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
