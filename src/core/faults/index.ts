@@ -14,3 +14,4 @@ export { HOP_SEGMENT, buildHopPath, hopPrefix, makeHopNonce, parseHopPath } from
 export type { HopPathParse, HopRef } from './hop-path.js';
 export { formatImfFixdate, isImfFixdate, resolveRetryAfter } from './retry-after.js';
 export { globMatch } from './glob.js';
+export { shadowingRule } from './shadowing.js';
