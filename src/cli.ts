@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { registerCheckCommand } from './commands/check.js';
 import { registerBridgeCommand, registerConnectCommand } from './commands/connect.js';
 import { registerDbCommand } from './commands/db.js';
+import { registerEmulateCommand } from './commands/emulate.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerListenCommand } from './commands/listen.js';
 import { registerScheduleCommand } from './commands/schedule.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerDbCommand(program);
   registerConnectCommand(program);
   registerBridgeCommand(program);
+  registerEmulateCommand(program);
   return program;
 }
 

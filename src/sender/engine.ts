@@ -4,15 +4,8 @@
  * typed events and returns the spec 2.11 records.
  */
 import { setMaxListeners } from 'node:events';
-import { sign } from '../core/signature/sign.js';
 import type { DeliveryEvent, DeliveryEventListener } from '../core/retry-policy/delivery-events.js';
-import {
-  closeAsInactive,
-  createDelivery,
-  finishAttempt,
-  startAttempt,
-  type Delivery,
-} from '../core/retry-policy/delivery-state.js';
+import { closeAsInactive, createDelivery, type Delivery, type FinishedAttempt } from '../core/retry-policy/delivery-state.js';
 import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
 import {
   afterAttempt,
@@ -21,10 +14,8 @@ import {
   type SuspendReason,
   type WebhookState,
 } from '../core/retry-policy/webhook-state.js';
-import type { RandomSource } from '../core/seeded-random.js';
-import { attemptHeaders, type OutgoingDelivery } from './build-request.js';
-import type { SenderClock } from './clock.js';
-import type { Transport } from './http-attempt.js';
+import { attemptOnce, type AttemptDeps } from './attempt-once.js';
+import type { OutgoingDelivery } from './build-request.js';
 import { createSlots } from './slots.js';
 
 export interface SendRun {
@@ -47,11 +38,7 @@ export interface SendRun {
   signal?: AbortSignal;
 }
 
-export interface SenderDeps {
-  transport: Transport;
-  clock: SenderClock;
-  random: RandomSource;
-}
+export type SenderDeps = AttemptDeps;
 
 export interface SendResult {
   deliveries: Delivery[];
@@ -67,7 +54,7 @@ export interface SendResult {
  * for anything the endpoint does.
  */
 export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<SendResult> {
-  const { clock, transport, random } = deps;
+  const { clock } = deps;
   const emit = (event: DeliveryEvent): void => {
     try {
       run.onEvent?.(event);
@@ -120,20 +107,21 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
         slot?.release();
         return close(index, closeAsInactive(records[index]!));
       }
-      let finished: ReturnType<typeof finishAttempt>;
+      let finished: FinishedAttempt | null;
       try {
-        const nowMs = clock.now();
-        const started = startAttempt(records[index]!, nowMs);
-        if (!started.ok) return;
-        records[index] = started.delivery;
-        emit({ type: 'attempt_started', index, deliveryId: outgoing.id, attemptNumber: started.attemptNumber, startedAt: started.delivery.sentAt! });
-        // Spec 6.3: every attempt is signed afresh with its own t.
-        const signature = run.secret === null ? null : sign(run.secret, outgoing.body, Math.floor(nowMs / 1000));
-        const { observation } = await transport.send({ url: run.url, headers: attemptHeaders(outgoing, started.attemptNumber, signature, timeScale), body: outgoing.body });
-        finished = finishAttempt(records[index]!, observation, { policy: run.policy, nowMs: clock.now(), random, timeScale });
+        finished = await attemptOnce(
+          records[index]!,
+          { url: run.url, outgoing, secret: run.secret, policy: run.policy, timeScale },
+          deps,
+          (started) => {
+            records[index] = started.delivery;
+            emit({ type: 'attempt_started', index, deliveryId: outgoing.id, attemptNumber: started.attemptNumber, startedAt: started.delivery.sentAt! });
+          },
+        );
       } finally {
         slot.release();
       }
+      if (finished === null) return;
       records[index] = finished.delivery;
       emit({
         type: 'attempt_finished',

@@ -38,6 +38,13 @@ export interface HttpTransportOptions {
   timeoutMs?: number;
   /** Emulate the service's SSRF rule: refuse endpoints resolving to private or reserved addresses. */
   blockPrivate?: boolean;
+  /**
+   * Which resolved or literal addresses fail the attempt as `blocked`; replaces the rule of
+   * `blockPrivate` (the emulator's `loopback` mode lets 127.0.0.0/8 and ::1 through).
+   */
+  refuseAddress?: (address: string) => boolean;
+  /** False opens a new connection for every request, so every attempt resolves the name again. Default true. */
+  keepAlive?: boolean;
   /** Name resolution (default node:dns lookup); injectable for tests. */
   lookup?: LookupFunction;
 }
@@ -48,10 +55,12 @@ const TIMED_OUT = Symbol('attempt timeout');
 /** A transport that sends attempts over real sockets. Close it when done. */
 export function createHttpTransport(options: HttpTransportOptions = {}): Transport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
-  const blockPrivate = options.blockPrivate ?? false;
+  const refuse = options.refuseAddress ?? (options.blockPrivate ? isPrivateOrReserved : null);
   const baseLookup: LookupFunction = options.lookup ?? (dnsLookup as unknown as LookupFunction);
   const agent = new Agent({
-    connect: { timeout: timeoutMs, lookup: blockPrivate ? guardLookup(baseLookup) : baseLookup },
+    connect: { timeout: timeoutMs, lookup: refuse ? guardLookup(baseLookup, refuse) : baseLookup },
+    // undici: pipelining 0 closes each connection after its response.
+    ...(options.keepAlive === false ? { pipelining: 0 } : {}),
     // Our own deadline governs; undici's must not fire first.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -80,7 +89,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
     for (let hop = 0; ; hop++) {
       urls.push(url);
       // A literal IP never reaches the lookup hook, so it is judged here.
-      if (blockPrivate && isPrivateOrReserved(new URL(url).hostname)) return { kind: 'blocked' };
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      if (refuse && isIP(host) !== 0 && refuse(host)) return { kind: 'blocked' };
       const res = await request(url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent, signal });
       // Spec 6.4: the response body is never read.
       res.body.on('error', () => {});
@@ -112,12 +122,12 @@ function firstHeader(value: string | string[] | undefined): string | null {
   return Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
-function guardLookup(base: LookupFunction): LookupFunction {
+function guardLookup(base: LookupFunction, refuse: (address: string) => boolean): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);
       const addresses = Array.isArray(address) ? address.map((a) => a.address) : [address];
-      if (addresses.some((a) => isIP(a) !== 0 && isPrivateOrReserved(a))) {
+      if (addresses.some((a) => isIP(a) !== 0 && refuse(a))) {
         const blocked = Object.assign(new Error(`${hostname} resolves to a private or reserved address`), { code: BLOCKED_CODE });
         return callback(blocked, address, family);
       }

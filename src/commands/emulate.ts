@@ -1,0 +1,174 @@
+/** `hookrelay emulate`, `emulate keys`, `emulate fire`: the service's webhook API on localhost (docs/emulate.md). */
+import type { Command } from 'commander';
+import { buildEmulator } from '../app/build-emulator.js';
+import { dataDirOf } from '../config/data-dir.js';
+import { DEFAULT_EMULATOR_DB, resolveEmulateConfig, resolveEmulatorDbPath, resolveFireConfig, type EmulateFlags, type EmulatorConfig, type FireFlags } from '../config/emulate-config.js';
+import type { EngineEvent } from '../emulator/delivery-engine.js';
+import { postEvent } from '../emulator/control-client.js';
+import { readKeysFile, type KeysFile } from '../emulator/key-material.js';
+import { printable } from '../reporter/printable.js';
+import { collect, reportProblems, typedOptions } from './shared-options.js';
+
+export function registerEmulateCommand(program: Command): void {
+  const emulate = program
+    .command('emulate')
+    .description("emulate the service's webhook API on localhost (/v1/webhooks…, keys and scopes, rate limits) with a durable delivery engine")
+    .option('--port <port>', 'API port (default: 4100) [env HOOKRELAY_EMULATE_PORT]')
+    .option('--host <host>', 'address to bind (default: 127.0.0.1) [env HOOKRELAY_EMULATE_HOST]')
+    .option('--db <path>', 'SQLite file; its folder keeps the API keys and the encryption key (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
+    .option('--time-scale <factor>', 'multiply every wait between attempts, as send does (default: 1) [env HOOKRELAY_EMULATE_TIME_SCALE]')
+    .option('--ssrf <mode>', 'endpoint rule: loopback (also http(s) to 127.0.0.1, ::1, localhost) or strict (the service: public https only) (default: loopback) [env HOOKRELAY_EMULATE_SSRF]')
+    .option('--plan <plan>', 'core (Trust Center triggers not entitled) or premium (default: core) [env HOOKRELAY_EMULATE_PLAN]')
+    .option('--webhook-cap <n>', "the plan's webhook-count cap per organization (default: 10) [env HOOKRELAY_EMULATE_WEBHOOK_CAP]")
+    .option('--rate-limit <mode>', 'on (300 reads, 120 writes a minute per key), off, or a window scale such as 0.01 (default: on) [env HOOKRELAY_EMULATE_RATE_LIMIT]')
+    .option('--seed <n>', 'seed of the retry jitter and sample data (default: random) [env HOOKRELAY_EMULATE_SEED]')
+    .option('--key <NAME:SCOPES>', 'add an API key to organization A, e.g. ci:webhooks:read; repeatable [env HOOKRELAY_EMULATE_KEY, one per line]', collect)
+    .addHelpText('after', '\nSee docs/emulate.md for a tour. `hookrelay emulate keys` prints the keys again; `hookrelay emulate fire --trigger T` fires an event.')
+    .action(async () => {
+      const resolved = resolveEmulateConfig(typedOptions(emulate) as EmulateFlags);
+      if (!resolved.ok) {
+        reportProblems(resolved.problems);
+        process.exitCode = 2;
+        return;
+      }
+      await serve(resolved.config);
+    });
+
+  emulate
+    .command('keys')
+    .description('print the API keys of the emulator again')
+    .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
+    .action((flags: { db?: string }) => {
+      const file = readKeysQuietly(resolveEmulatorDbPath(flags));
+      if (file === null) return;
+      process.stdout.write(formatKeys(file).join('\n') + '\n');
+    });
+
+  emulate
+    .command('fire')
+    .description('fire a trigger in a running emulator: one delivery per active webhook of the organization subscribed to it')
+    .option('--trigger <name>', 'the trigger (see `hookrelay triggers`); required')
+    .option('--count <n>', 'how many events', '1')
+    .option('--data <json>', "the event's data (spec 6.2 fields, identifiers only); fields left out get sample values")
+    .option('--api-url <url>', 'the emulator (default: http://127.0.0.1:4100/v1) [env HOOKRELAY_API_URL]')
+    .option('--api-key <key>', "an API key with webhooks:write (default: organization A's full key from the data folder) [env HOOKRELAY_API_KEY]")
+    .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
+    .action(async (flags: FireFlags) => {
+      const resolved = resolveFireConfig(flags);
+      if (!resolved.ok) {
+        reportProblems(resolved.problems);
+        process.exitCode = 2;
+        return;
+      }
+      const { config } = resolved;
+      let apiKey = config.apiKey;
+      if (apiKey === null) {
+        const file = readKeysQuietly(config.dbPath);
+        if (file === null) return;
+        apiKey = file.keys.find((k) => k.organizationId === file.organizations[0]!.id && k.scopes.includes('webhooks:write'))?.key ?? null;
+        if (apiKey === null) {
+          process.stderr.write('hookrelay: no key with webhooks:write in the keys file; pass --api-key\n');
+          process.exitCode = 2;
+          return;
+        }
+      }
+      let answer;
+      try {
+        answer = await postEvent(config.apiUrl, apiKey, config.body);
+      } catch (err) {
+        process.stderr.write(`hookrelay: cannot reach the emulator at ${printable(config.apiUrl, 200)}: ${(err as Error).message}. Is \`hookrelay emulate\` running?\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const body = answer.body as { data?: { type: string; deliveries: Array<{ deliveryId: string; webhookId: string }> }; error?: string; code?: string };
+      if (answer.status !== 201 || body.data === undefined) {
+        process.stderr.write(`hookrelay: the emulator answered ${answer.status} ${body.code ?? ''}: ${printable(String(body.error ?? JSON.stringify(answer.body)), 500)}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const { deliveries } = body.data;
+      if (deliveries.length === 0) process.stdout.write(`Fired ${config.body.count} × ${body.data.type}: no active webhook of the organization subscribes to it, so nothing is sent.\n`);
+      else {
+        process.stdout.write(`Fired ${config.body.count} × ${body.data.type}: ${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}\n`);
+        for (const d of deliveries) process.stdout.write(`  delivery ${d.deliveryId} → webhook ${d.webhookId}\n`);
+      }
+    });
+}
+
+async function serve(config: EmulatorConfig): Promise<void> {
+  let app;
+  try {
+    app = await buildEmulator(config, { onEvent: (event) => process.stdout.write(formatEvent(event) + '\n') });
+  } catch (err) {
+    process.stderr.write(`hookrelay: cannot start the emulator: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const ssrf =
+    config.ssrf === 'loopback'
+      ? 'loopback: public https, and also http or https to 127.0.0.0/8, ::1 and localhost (the service allows public https only: --ssrf strict)'
+      : 'strict (the service): public https only; private, loopback, link-local and metadata addresses are refused';
+  const rate = config.rateLimitScale === null ? 'off' : `300 reads and 120 writes a minute per key${config.rateLimitScale === 1 ? '' : ` (window ×${config.rateLimitScale})`}`;
+  process.stdout.write(
+    [
+      `hookrelay emulate: the service's webhook API at ${app.baseUrl}`,
+      `  database    ${config.dbPath} (API keys and the encryption key beside it, owner-only)`,
+      `  endpoints   ${ssrf}`,
+      `  plan        ${config.plan}${config.plan === 'core' ? ' (the four Trust Center triggers are premium: not entitled)' : ''}; at most ${config.webhookCap} webhooks per organization`,
+      `  rate limits ${rate}`,
+      ...(config.timeScale === 1 ? [] : [`  waits       ×${config.timeScale} between attempts`]),
+      `  emulator-only: POST ${app.baseUrl}/_emulator/events {"type": TRIGGER} (or \`hookrelay emulate fire --trigger TRIGGER\`) fires an event`,
+      '',
+      ...formatKeys(app.keys),
+      '',
+      'Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await app.close();
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+function formatKeys(file: KeysFile): string[] {
+  const lines = ['API keys (send as Authorization: Bearer KEY; `hookrelay emulate keys` prints them again):'];
+  for (const org of file.organizations) {
+    lines.push(`  ${org.name}  ${org.id}`);
+    for (const k of file.keys.filter((key) => key.organizationId === org.id)) lines.push(`    ${k.name.padEnd(8)} ${k.key}   ${k.scopes.join(',')}`);
+  }
+  return lines;
+}
+
+function readKeysQuietly(dbPath: string): KeysFile | null {
+  try {
+    const file = readKeysFile(dataDirOf(dbPath));
+    if (file !== null) return file;
+    process.stderr.write(`hookrelay: no emulator keys in ${dataDirOf(dbPath)}: start \`hookrelay emulate${dbPath === DEFAULT_EMULATOR_DB ? '' : ` --db ${dbPath}`}\` once first\n`);
+  } catch (err) {
+    process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
+  }
+  process.exitCode = 2;
+  return null;
+}
+
+function formatEvent(event: EngineEvent): string {
+  if (event.type === 'suspended') {
+    return `webhook ${event.webhookId} suspended (${event.reason === 'endpoint_gone' ? 'the endpoint answered 410' : 'autoDisableAfter consecutive failed deliveries'}); ${event.closedWaiting} waiting retr${event.closedWaiting === 1 ? 'y' : 'ies'} closed as webhook_inactive`;
+  }
+  const { delivery, attempt } = event;
+  let where = '';
+  try {
+    const url = new URL(event.endpoint);
+    where = `${url.origin}${url.pathname}`;
+  } catch {
+    /* never stored unparsed */
+  }
+  const answer = attempt.responseStatus !== null ? String(attempt.responseStatus) : (attempt.errorMessage ?? '');
+  const next = delivery.status === 'retrying' ? `, next attempt at ${delivery.nextAttemptAt}` : '';
+  return `${delivery.trigger} ${delivery.id} attempt ${attempt.attemptNumber} → ${printable(where, 200)}: ${answer}${attempt.failureClass ? ` (${attempt.failureClass})` : ''}; ${delivery.status}${next}`;
+}
