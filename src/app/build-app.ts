@@ -6,8 +6,10 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Agent } from 'undici';
+import type { StoredDelivery } from '../store/store.js';
 import { dataDirOf, readDevSecret, writeDevSecret } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
+import { chooseTarget } from '../core/routes.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
@@ -31,7 +33,7 @@ import { startConsole } from './start-console.js';
 // Loaded on first use: `listen` with neither a forward target, PostgreSQL nor a console starts
 // without undici, pg or prom-client (cold start is measured in npm run bench).
 const lazy = {
-  undici: () => import('undici'),
+  forwardAgent: () => import('../handoff/forward-agent.js'),
   passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
   pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
@@ -50,7 +52,7 @@ export interface AppDeps {
 
 export interface AppHandle {
   config: ListenConfig;
-  /** Where deliveries go: http://host:port/path */
+  /** Where deliveries go: http://host:port/path (https:// with --tls-cert) */
   receiverUrl: string;
   /** The bound receiver port (useful when config.port is 0). */
   receiverPort: number;
@@ -64,7 +66,7 @@ export interface AppHandle {
   hub: EventHub;
   /** The fault rules, changeable while the receiver runs (the console's control API uses them). */
   faults: FaultRules;
-  /** Re-sends a stored delivery, freshly signed and marked (default target: --forward-to). */
+  /** Re-sends a stored delivery, freshly signed and marked (default target: its --route, else --forward-to). */
   replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   receiver: FastifyInstance;
   close(): Promise<void>;
@@ -130,12 +132,14 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
     let replayDispatcher: Agent | null = null;
     started.add(() => replayDispatcher?.close());
     const replay = async (deliveryId: string, targetUrl?: string): Promise<ReplayResult | null> => {
-      const target = targetUrl ?? forward?.to;
-      if (!target) throw new Error('no target: pass a URL, or start listen with --forward-to');
+      const fallback = forward?.to;
+      if (!targetUrl && !fallback) throw new Error('no target: pass a URL, or start listen with --forward-to');
+      // No URL given: where the relay would hand this delivery now (its route, else --forward-to).
+      const to = targetUrl ?? ((d: StoredDelivery) => chooseTarget(forward?.routes ?? [], fallback!, d.trigger) ?? fallback!);
       const secret = forward?.secret ?? config.secrets[0];
       if (!secret) throw new Error('no secret to sign the replay with: start listen with --secret or --forward-secret');
-      replayDispatcher ??= new (await lazy.undici()).Agent({ keepAliveTimeout: 5_000 });
-      return (await lazy.replay()).replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, target);
+      replayDispatcher ??= (await lazy.forwardAgent()).createForwardAgent(forward?.trust, { keepAliveTimeout: 5_000 });
+      return (await lazy.replay()).replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, to);
     };
 
     let relayStopped = false;
@@ -156,6 +160,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       clock,
       faults,
       hangCapMs: deps.hangCapMs,
+      ...(config.tls ? { tls: { cert: config.tls.cert, key: config.tls.key } } : {}),
       readiness: createReadiness(store, () => (relay ? (relayStopped ? 'stopped' : 'alive') : 'off')),
       ...(passthrough ? { passthrough } : {}),
     });
@@ -174,11 +179,14 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       await receiver.listen({ port: config.port, host: config.host });
       const address = receiver.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
-      const receiverUrl = `http://${urlHost(config.host)}:${port}${config.path}`;
+      const receiverUrl = `${config.tls ? 'https' : 'http'}://${urlHost(config.host)}:${port}${config.path}`;
 
       let bridgeUrl: string | null = null;
       if (config.bridge) {
-        const bridge = await (await lazy.bridgeServer()).startBridgeServer({ host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock });
+        const bridge = await (await lazy.bridgeServer()).startBridgeServer({
+          host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock,
+          ...(config.tls ? { tls: { cert: config.tls.cert, key: config.tls.key } } : {}),
+        });
         started.add(() => bridge.close());
         bridgeUrl = bridge.url;
       }

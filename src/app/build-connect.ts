@@ -5,6 +5,7 @@
  * local forward secret, exactly as `listen` hands them on.
  */
 import type { ConnectConfig } from '../config/connect-config.js';
+import { chooseTarget } from '../core/routes.js';
 import { createFaultRules } from '../faults/rules-controller.js';
 import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
 import { startBridgeClient } from '../bridge/bridge-client.js';
@@ -76,10 +77,10 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
         skipVerify: false,
         toleranceSeconds: 300,
         replay: async (id, target) => {
-          const to = target ?? forward?.to;
-          if (!to || !forward) throw new Error('no target: start connect with --forward-to');
-          const { Agent } = await import('undici');
-          const dispatcher = new Agent();
+          if (!forward) throw new Error('no target: start connect with --forward-to');
+          // No URL given: where the relay would hand this delivery now (its route, else --forward-to).
+          const to = target ?? ((d: { trigger: string }) => chooseTarget(forward.routes ?? [], forward.to, d.trigger) ?? forward.to);
+          const dispatcher = (await import('../handoff/forward-agent.js')).createForwardAgent(forward.trust);
           try {
             return await (await import('../relay/replay.js')).replayDelivery({ store, hub, dispatcher, secret: forward.secret, timeoutMs: forward.timeoutMs, extraHeaders: forward.headers, clock }, id, to);
           } finally {
@@ -102,6 +103,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       pipeline,
       clock,
       ...(deps.pingMs ? { pingMs: deps.pingMs } : {}),
+      ...(config.bridgeCa ? { ca: config.bridgeCa.pem } : {}),
       onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'lost' || state === 'refused' ? 'warn' : 'info', message }),
       onRefused: (message) => refuse(message),
     });

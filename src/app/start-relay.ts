@@ -1,4 +1,7 @@
-/** The relay worker for `--forward-to` (async): built from the forward settings, woken by every stored delivery. Loaded on first use. */
+/**
+ * The relay worker for `--forward-to` (async): built from the forward settings (routes and target
+ * trust included), woken by every stored delivery. Loaded on first use.
+ */
 import type { ForwardConfig } from '../config/listen-config.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
@@ -9,6 +12,8 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
   const worker = (await import('../relay/relay-worker.js')).createRelayWorker({
     store, hub, clock,
     target: forward.to,
+    routes: forward.routes ?? [],
+    ...(forward.trust ? { trust: forward.trust } : {}),
     secret: forward.secret,
     timeoutMs: forward.timeoutMs,
     retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },

@@ -5,6 +5,7 @@
  * with a message, and nothing of it is stored. The connection is watched (a ping every 15 s, dead
  * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
  */
+import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOL, CLOSE, closeReason, encodeClientFrame, parseServerFrame, type BridgeDelivery } from '../core/bridge-protocol.js';
 import type { Arrival } from '../ingest/arrival.js';
@@ -25,6 +26,8 @@ export interface BridgeClientOptions {
   pingMs?: number;
   /** Largest frame accepted (default 96 MiB: a 64 MiB body in base64, with its headers). */
   maxFrameBytes?: number;
+  /** `--bridge-ca`: PEM certificate(s) trusted for a wss:// bridge, besides Node's bundled roots. */
+  ca?: string;
 }
 
 export type BridgeState = 'connecting' | 'connected' | 'resuming' | 'live' | 'lost' | 'refused' | 'stopped';
@@ -37,6 +40,7 @@ export interface BridgeClient {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+const UNTRUSTED = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
 export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   const { pipeline, clock } = options;
@@ -64,6 +68,8 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name },
       maxPayload: options.maxFrameBytes ?? 96 * 1024 * 1024,
       handshakeTimeout: 10_000,
+      // Besides the bundled roots, not instead: the same flag works behind a public certificate.
+      ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}),
     });
     ws = socket;
     const session = createSession(socket);
@@ -114,7 +120,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         session.lost(`a frame could not be handled: ${(err as Error).message}`);
       }
     });
-    socket.on('error', (err) => session.lost(err.message));
+    socket.on('error', (err: NodeJS.ErrnoException) => session.lost(UNTRUSTED.has(err.code ?? '') ? `TLS: the bridge's certificate is not trusted (${err.code}: ${err.message}); pass --bridge-ca FILE` : err.message));
     socket.on('close', (code, reason) => {
       if (ping) clearInterval(ping);
       session.lost(code === 1005 || code === 1006 ? 'connection closed' : `closed ${code}${reason.length ? `: ${printableReason(reason.toString())}` : ''}`);

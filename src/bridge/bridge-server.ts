@@ -6,7 +6,8 @@
  * only after its own commit, and the server moves the cursor only after its own.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BRIDGE_PATH, BRIDGE_PROTOCOL, CLOSE, closeReason, encodeServerFrame, isSubscriberName, parseClientFrame } from '../core/bridge-protocol.js';
@@ -34,6 +35,8 @@ export interface BridgeServerOptions {
   credit?: number;
   /** Ping interval; a peer silent for three intervals is dead (default 15 s). */
   pingMs?: number;
+  /** `--tls-cert`/`--tls-key` (PEM, already checked): serve wss:// instead of ws://. */
+  tls?: { cert: string; key: string };
 }
 
 export interface BridgeServer {
@@ -61,9 +64,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const credit = options.credit ?? 64;
   const pingMs = options.pingMs ?? 15_000;
   const sessions = new Map<string, Session>();
-  const http: Server = createServer((_req, res) => {
+  const answer: RequestListener = (_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOL}) at ${BRIDGE_PATH}\n`);
-  });
+  };
+  const http: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, answer) : createServer(answer);
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, handleProtocols: (offered) => (offered.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false) });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -105,7 +109,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
-    url: `ws://${urlHost(options.host)}:${port}${BRIDGE_PATH}`,
+    url: `${options.tls ? 'wss' : 'ws'}://${urlHost(options.host)}:${port}${BRIDGE_PATH}`,
     async close() {
       unsubscribe();
       for (const session of sessions.values()) session.ws.close(CLOSE.goingAway, 'the server is stopping');

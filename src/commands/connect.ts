@@ -8,7 +8,7 @@ import { secretRedactor } from '../core/secret-hint.js';
 import { useColor } from '../config/terminal.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { printable } from '../reporter/printable.js';
-import { addSpecOptions, reportProblems, typedOptions } from './shared-options.js';
+import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerConnectCommand(program: Command): void {
   const command = program
@@ -24,7 +24,13 @@ export function registerConnectCommand(program: Command): void {
     'after',
     `
 Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-token laptop:$TOKEN):
-  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks`,
+  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks
+
+Routes: the first --route whose glob matches the trigger wins; --forward-to takes the rest:
+  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks \
+    --route 'vendor.*=https://localhost:3443/vendor' --forward-ca ./dev-ca.pem
+
+A public side serving its own self-signed certificate (listen --tls-cert): trust it with --bridge-ca cert.pem`,
   );
   command.action(async (url: string) => {
     const flags = typedOptions(command) as ConnectFlags;
@@ -35,6 +41,7 @@ Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-toke
       return;
     }
     const config = resolved.config;
+    for (const warning of resolved.warnings) process.stderr.write(`hookrelay: warning: ${warning}\n`);
     let app;
     try {
       app = await buildConnect(config);
@@ -52,7 +59,7 @@ Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-toke
           'hookrelay is connecting',
           `  bridge     ${printable(config.url, 200)} as ${config.name} (token ${secretHint(config.token)})`,
           `  database   ${config.storeUrl ? 'PostgreSQL' : config.dbPath}`,
-          ...(config.forward ? [`  forward    ${printable(config.forward.to, 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
+          ...(config.forward ? [`  forward    ${printable(config.forward.to, 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
           ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),
           'Ctrl-C to stop.',
           '',

@@ -13,7 +13,7 @@ import { printable } from '../reporter/printable.js';
 import { redactPostgresUrl } from '../store/postgres/pg-url.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
-import { addSpecOptions, reportProblems, typedOptions } from './shared-options.js';
+import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerListenCommand(program: Command): void {
   const command = program
@@ -31,6 +31,14 @@ With no --secret, hookrelay makes a development secret in the data folder and pr
 
 Fault rules (docs/faults.md) are tried in order, first match wins:
   npx hookrelay listen --fault '503 retry-after=120 attempt=1' --fault 'hang attempt=2'
+
+Routes (docs/relay.md) are tried in order, the first whose glob matches the trigger wins;
+--forward-to takes every delivery no route matches:
+  npx hookrelay listen --forward-to http://127.0.0.1:3000/webhooks \
+    --route 'vendor.*=http://127.0.0.1:3001/vendor' --route 'trustcenter.*=https://localhost:3443/tc' --forward-insecure
+
+Without a TLS proxy in front (docs/deploy.md), the receiver and the bridge listener serve HTTPS:
+  npx hookrelay listen --tls-cert cert.pem --tls-key key.pem
 
 Example:
   npx hookrelay listen --port 4000 --secret "$WEBHOOK_SECRET"`,
@@ -86,6 +94,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         bridge: app.bridgeUrl,
         metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
         forwardTo: config.forward?.to ?? null,
+        routes: (config.forward?.routes ?? []).map(({ glob, url }) => ({ glob, url })),
+        tls: config.tls ? { cert: config.tls.certFile } : null,
         retain: config.retainMs ? formatRetainDuration(config.retainMs) : 'off',
         secretHints: config.secrets.map(secretHint),
         ...(faults.length > 0 ? { faultRules: faults.map(({ id, line }) => ({ id, line })), seed: app.faults.seed } : {}),
@@ -140,8 +150,10 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     const f = config.forward;
     lines.push(
       `  forward    ${printable(f.to, 200)}   (${f.mode === 'sync' ? 'sync: the sender gets the app\'s answer' : `durable outbox, up to ${f.maxTries} tries`}; signed with ${f.secret === config.secrets[0] ? 'the primary secret' : `--forward-secret ${secretHint(f.secret)}`})`,
+      ...forwardDetailLines(f),
     );
   }
+  if (config.tls) lines.push(`  tls        ${printable(config.tls.certFile, 200)}   (the receiver${app.bridgeUrl ? ' and the bridge listener' : ''} serve TLS themselves)`);
   if (config.skipVerify) {
     lines.push('  SIGNATURES ARE NOT VERIFIED (--skip-verify): anyone who can reach this port can store deliveries');
   } else if (config.devSecret) {

@@ -1,6 +1,8 @@
-/** Flag plumbing shared by commands: repeatable flags, typed options, problem reports. */
+/** Flag plumbing shared by commands: repeatable flags, typed options, problem reports, the forward lines of listen's and connect's banners. */
 import type { Command } from 'commander';
+import type { ForwardConfig } from '../config/listen-config.js';
 import type { OptionSpec } from '../config/option-specs.js';
+import { printable } from '../reporter/printable.js';
 
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -29,4 +31,16 @@ export function addSpecOptions(command: Command, specs: readonly OptionSpec[]): 
     else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
     else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);
   }
+}
+
+/** The routes in the order they are tried, and how https targets are trusted; shared with `connect`. */
+export function forwardDetailLines(forward: ForwardConfig | null | undefined): string[] {
+  if (!forward) return [];
+  const routes = forward.routes ?? [];
+  const width = Math.max(0, ...routes.map((r) => r.glob.length));
+  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}  → ${printable(r.url, 200)}`);
+  if (routes.length > 0) lines.push(`             tried in order: the first matching glob wins, the rest go to ${printable(forward.to, 200)}`);
+  if (forward.trust?.insecure) lines.push('  trust      --forward-insecure: any certificate of an https forward or route target is accepted');
+  else if (forward.trust?.caFile) lines.push(`  trust      https forward and route targets may use certificates of ${printable(forward.trust.caFile, 200)} (--forward-ca)`);
+  return lines;
 }

@@ -1,5 +1,6 @@
 /** `listen --bridge-port … --bridge-token NAME:TOKEN[:GLOB,GLOB]`: the public side of the bridge. */
 import type { BridgeToken } from '../bridge/bridge-server.js';
+import { isTriggerGlob } from '../core/routes.js';
 import { parseRetainDuration } from '../store/retention.js';
 
 export interface BridgeConfig {
@@ -13,7 +14,6 @@ export interface BridgeConfig {
 /** A token must be hard to guess: `hookrelay bridge token` makes 32 random bytes (43 characters). */
 export const MIN_TOKEN_LENGTH = 32;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,30}$/;
-const GLOB = /^[A-Za-z0-9._*?-]{1,256}$/;
 
 /** Parses one `NAME:TOKEN[:GLOB,GLOB]`. Messages never repeat the token. */
 export function parseBridgeToken(text: string): { ok: true; token: BridgeToken } | { ok: false; message: string } {
@@ -23,7 +23,7 @@ export function parseBridgeToken(text: string): { ok: true; token: BridgeToken }
   if (!NAME.test(name) || name.length >= MIN_TOKEN_LENGTH) return { ok: false, message: 'the NAME before the first colon must be letters, digits, dots, dashes or underscores, at most 31' };
   if (token.length < MIN_TOKEN_LENGTH) return { ok: false, message: `the token of ${name} is ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (make one with \`hookrelay bridge token\`)` };
   const triggers = globs === undefined ? [] : globs.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
-  const bad = triggers.find((g) => !GLOB.test(g));
+  const bad = triggers.find((g) => !isTriggerGlob(g));
   if (bad !== undefined) return { ok: false, message: `the trigger glob ${JSON.stringify(bad.slice(0, 64))} of ${name} is not a trigger name or glob` };
   return { ok: true, token: { name, token, triggers } };
 }

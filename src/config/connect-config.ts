@@ -10,9 +10,11 @@ import { isLoopbackHost } from '../runtime/hosts.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
+import { resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
-import { LISTEN_OPTIONS } from './option-specs.js';
-import { resolveOptions } from './resolve-config.js';
+import { LISTEN_OPTIONS, type OptionSpec } from './option-specs.js';
+import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
+import { readCaFile } from './tls-files.js';
 
 export interface ConnectConfig {
   /** The bridge's WebSocket URL, path included. */
@@ -27,6 +29,8 @@ export interface ConnectConfig {
   retainMs: number | null;
   /** Set when the forward secret is the development secret (made now when `created`). */
   devSecret: { created: boolean; file: string } | null;
+  /** `--bridge-ca FILE`: PEM certificate(s) trusted for a wss:// bridge, besides the usual roots. */
+  bridgeCa?: { pem: string; file: string } | null;
 }
 
 export interface ConnectFlags {
@@ -37,11 +41,23 @@ export interface ConnectFlags {
   [listenFlag: string]: unknown;
 }
 
-const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
-export const CONNECT_LOCAL_OPTIONS = LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key));
+const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
 
-export function resolveConnectConfig(url: string, flags: ConnectFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; config: ConnectConfig } | { ok: false; problems: string[] } {
+/** `connect`'s own settings that follow the same precedence (flag > env > config file). */
+const BRIDGE_CA: OptionSpec = {
+  key: 'bridgeCa',
+  flag: '--bridge-ca',
+  env: 'HOOKRELAY_BRIDGE_CA',
+  kind: { type: 'path' },
+  description: 'PEM certificate(s) trusted for a wss:// bridge besides the usual roots (a public side started with a self-signed --tls-cert)',
+};
+export const CONNECT_LOCAL_OPTIONS = [...LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key)), BRIDGE_CA];
+
+export type ConnectConfigResult = { ok: true; config: ConnectConfig; warnings: string[] } | { ok: false; problems: string[] };
+
+export function resolveConnectConfig(url: string, flags: ConnectFlags, env: NodeJS.ProcessEnv = process.env): ConnectConfigResult {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const target = bridgeUrl(url, flags.insecure === true);
   if (!target.ok) problems.push(target.message);
   const token = flags.token ?? env.HOOKRELAY_CONNECT_TOKEN;
@@ -51,7 +67,9 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
 
   const typed: Record<string, unknown> = {};
   for (const spec of CONNECT_LOCAL_OPTIONS) if (flags[spec.key] !== undefined) typed[spec.key] = flags[spec.key];
-  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  // HOOKRELAY_ROUTE holds one route per line (a URL may hold a comma).
+  const { HOOKRELAY_ROUTE: routeEnv, ...localEnv } = env;
+  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env: localEnv, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
   problems.push(...resolved.problems);
   const values = resolved.values;
   const storeUrl = values.store as string | undefined;
@@ -64,8 +82,10 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
     if (parsed.ok) headers.push(parsed.header);
     else problems.push(`--forward-header: ${parsed.message}`);
   }
+  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, flags.config ?? CONFIG_FILE, problems, warnings);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
+  const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);
   if (problems.length > 0 || !target.ok) return { ok: false, problems };
 
   const dbPath = values.db as string;
@@ -80,6 +100,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   }
   return {
     ok: true,
+    warnings,
     config: {
       url: target.url,
       token: token!,
@@ -89,15 +110,31 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
       forward:
         values.forwardTo === undefined
           ? null
-          : { to: values.forwardTo as string, secret: secret!, timeoutMs: values.forwardTimeout as number, headers, mode: 'async', maxTries: values.forwardMaxTries as number },
+          : { to: values.forwardTo as string, secret: secret!, timeoutMs: values.forwardTimeout as number, headers, mode: 'async', maxTries: values.forwardMaxTries as number, routes, trust },
       console: values.console
         ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }
         : null,
       logFormat: values.logFormat as ConnectConfig['logFormat'],
       retainMs: retain.ok ? retain.ms : null,
       devSecret,
+      bridgeCa,
     },
   };
+}
+
+/** `--bridge-ca FILE`: read and checked now; only meaningful for a wss:// bridge. */
+function resolveBridgeCa(file: string | undefined, target: { ok: boolean; url?: string }, problems: string[]): ConnectConfig['bridgeCa'] {
+  if (file === undefined) return null;
+  if (target.ok && target.url?.startsWith('ws:')) {
+    problems.push('--bridge-ca has no effect on a ws:// bridge: the certificate is for wss://');
+    return null;
+  }
+  const read = readCaFile('--bridge-ca', file);
+  if (!read.ok) {
+    problems.push(read.message);
+    return null;
+  }
+  return { pem: read.pem, file };
 }
 
 /** `wss://host[/bridge]`; `https://` reads as `wss://`; `ws://` only to this machine unless --insecure. */

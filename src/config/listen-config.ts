@@ -1,15 +1,20 @@
 /** The resolved settings of `hookrelay listen`. */
 import type { FaultRule } from '../core/faults/index.js';
+import type { Route } from '../core/routes.js';
+import type { TargetTrust } from '../handoff/forward-agent.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
 import { parseForwardHeader } from '../handoff/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
+import { resolveForwardExtras } from './forward-settings.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
+import { readTlsPair, type TlsPair } from './tls-files.js';
 
 export type { BridgeConfig } from './bridge-settings.js';
+export type { TlsPair } from './tls-files.js';
 
 export interface ListenConfig {
   port: number;
@@ -40,6 +45,8 @@ export interface ListenConfig {
   testCommitDelayMs?: number;
   /** `--bridge-port`: the bridge listener for `hookrelay connect`; null or absent: off. */
   bridge?: BridgeConfig | null;
+  /** `--tls-cert`/`--tls-key`: the receiver and the bridge listener speak HTTPS (wss); null or absent: plain. */
+  tls?: TlsPair | null;
 }
 
 export interface ForwardConfig {
@@ -51,6 +58,10 @@ export interface ForwardConfig {
   /** async: durable outbox; sync: the sender waits for the target's answer. */
   mode: 'async' | 'sync';
   maxTries: number;
+  /** `--route GLOB=URL`, in order: a delivery goes to the first route its trigger matches, else to `to`. */
+  routes?: Route[];
+  /** `--forward-insecure` / `--forward-ca`: how https targets' certificates are checked (forward and routes only). */
+  trust?: TargetTrust;
 }
 
 export interface ConsoleConfig {
@@ -65,12 +76,16 @@ export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: str
 
 /** Resolves and checks every setting; with no secret, makes or reads the development secret. */
 export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
-  // HOOKRELAY_FAULT and HOOKRELAY_FORWARD_HEADER hold one item per line, not a comma-separated
-  // list (rules and header values may hold commas).
-  const { HOOKRELAY_FAULT: faultEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, ...env } = inputs.env ?? process.env;
-  const resolved = resolveOptions(LISTEN_OPTIONS, { ...inputs, env });
-  if (resolved.sources.forwardHeader !== 'flag' && headerEnv !== undefined && headerEnv.trim() !== '') {
-    resolved.values.forwardHeader = headerEnv.split('\n').map((l) => l.trim()).filter(Boolean);
+  // HOOKRELAY_FAULT, HOOKRELAY_FORWARD_HEADER, HOOKRELAY_ROUTE and HOOKRELAY_BRIDGE_TOKEN hold one
+  // item per line, not a comma-separated list (rules, header values, URLs and token globs may hold commas).
+  const { HOOKRELAY_FAULT: faultEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, HOOKRELAY_ROUTE: routeEnv, HOOKRELAY_BRIDGE_TOKEN: tokenEnv, ...env } = inputs.env ?? process.env;
+  // `connect`'s own file key is allowed, so one config file can serve both commands.
+  const resolved = resolveOptions(LISTEN_OPTIONS, { ...inputs, env }, ['bridgeCa']);
+  for (const [key, text] of [['forwardHeader', headerEnv], ['bridgeToken', tokenEnv]] as const) {
+    if (resolved.sources[key] !== 'flag' && text !== undefined && text.trim() !== '') {
+      resolved.values[key] = text.split('\n').map((l) => l.trim()).filter(Boolean);
+      resolved.sources[key] = 'env';
+    }
   }
   const { values, problems } = resolved;
   const faults = resolveFaultRules(resolved, faultEnv, inputs.configFile ?? CONFIG_FILE);
@@ -87,6 +102,9 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
     }
   });
   const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);
+  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, inputs.configFile ?? CONFIG_FILE, problems, warnings);
+  const tls = readTlsPair(values.tlsCert as string | undefined, values.tlsKey as string | undefined);
+  problems.push(...tls.problems);
   const consoleToken = values.consoleToken as string | undefined;
   problems.push(...consoleProblems(values, consoleToken));
   const storeUrl = values.store as string | undefined;
@@ -134,11 +152,14 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
               headers: forwardHeaders,
               mode: values.forwardMode as ForwardConfig['mode'],
               maxTries: values.forwardMaxTries as number,
+              routes,
+              trust,
             },
       console: values.console
         ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }
         : null,
       bridge: bridge.config,
+      tls: tls.pair,
       ...(values.seed !== undefined ? { seed: values.seed as number } : {}),
       ...(typeof inputs.flags.testCommitDelay === 'string' ? { testCommitDelayMs: Number(inputs.flags.testCommitDelay) || 0 } : {}),
     },

@@ -2,7 +2,8 @@
  * `--forward-mode sync`: the receiver hands the delivery to the app before storing it and answers
  * the sender with the app's status, so the service's retry rules exercise the app's own handler.
  */
-import { Agent } from 'undici';
+import { chooseTarget, type Route } from '../core/routes.js';
+import { createForwardAgent, type TargetTrust } from './forward-agent.js';
 import { createHandOff, type HandOffDelivery, type HandOffResult, type HandOffSettings } from './hand-off.js';
 
 export { senderAnswerFor } from './sender-answer.js';
@@ -14,11 +15,26 @@ export interface Passthrough {
   close(): Promise<void>;
 }
 
-export function createPassthrough(forward: HandOffSettings & { to: string }, clock: () => number): Passthrough {
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000 });
+export interface PassthroughSettings extends HandOffSettings {
+  /** `--forward-to`: the target when no route matches. */
+  to: string;
+  /** `--route GLOB=URL`, first match wins. */
+  routes?: readonly Route[];
+  trust?: TargetTrust;
+}
+
+export function createPassthrough(forward: PassthroughSettings, clock: () => number): Passthrough {
+  const dispatcher = createForwardAgent(forward.trust, { keepAliveTimeout: 10_000 });
   const handOff = createHandOff(forward, dispatcher, clock);
+  const routes = forward.routes ?? [];
   return {
-    forward: (delivery) => handOff.post(delivery, forward.to, { relayTry: 1, replay: false }),
+    forward(delivery) {
+      // Not stored yet: the trigger is the `x-service-event` header, which the envelope check has
+      // already found equal to the body's `type`.
+      const trigger = delivery.headers.find(([name]) => name.toLowerCase() === 'x-service-event')?.[1] ?? '';
+      const target = chooseTarget(routes, forward.to, trigger) ?? forward.to;
+      return handOff.post(delivery, target, { relayTry: 1, replay: false });
+    },
     close: () => dispatcher.close(),
   };
 }

@@ -24,6 +24,8 @@ export interface ReceiverOptions extends IngestOptions {
   headersTimeoutMs?: number;
   /** `GET /readyz`: can the store write, is the relay worker alive (absent: ready while listening). */
   readiness?: () => Promise<Readiness>;
+  /** `--tls-cert`/`--tls-key` (PEM, already checked): serve HTTPS instead of HTTP. */
+  tls?: { cert: string; key: string };
 }
 
 /** What `/readyz` reports; `reason` says what is wrong when not ready. */
@@ -48,7 +50,10 @@ const FRAMEWORK_ERRORS: Record<string, ReadProblem> = {
 };
 
 export function buildReceiver(options: ReceiverOptions): FastifyInstance {
+  // With TLS fastify's server is an https.Server; every route and hook here is the same, and the
+  // Node server settings used below exist on both, hence one instance type.
   const app = Fastify({
+    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
     logger: false,
     bodyLimit: options.bodyLimitBytes,
     requestTimeout: options.requestTimeoutMs ?? 30_000,

@@ -2,18 +2,27 @@
  * Hands accepted deliveries to the app from the durable outbox. Poked on every accepted
  * delivery, and polling for retries that come due; a restart resumes from the database. A
  * job is done only once the target answered 2xx, and only then never sent again.
+ *
+ * The target is chosen at each try, from the routes this process was started with, not when the
+ * job was queued: a route added before a restart applies to every job still waiting, and each
+ * try records the target it used.
  */
-import { Agent } from 'undici';
+import { chooseTarget, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
+import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
-
 
 export interface RelayOptions {
   store: DeliveryStore;
   hub: EventHub;
+  /** `--forward-to`: where a delivery goes that no route matches. */
   target: string;
+  /** `--route GLOB=URL`, in order: the first whose glob matches the trigger wins. */
+  routes?: readonly Route[];
+  /** `--forward-insecure` / `--forward-ca`: how https targets' certificates are checked. */
+  trust?: TargetTrust;
   secret: string;
   timeoutMs: number;
   retry: RelayRetryPolicy;
@@ -39,7 +48,8 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const clock = options.clock ?? Date.now;
   const random = options.random ?? Math.random;
   const concurrency = options.concurrency ?? 16;
-  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 10_000 });
+  const routes = options.routes ?? [];
+  const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   const inFlight = new Map<number, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
@@ -56,10 +66,11 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
 
   async function handOff(job: RelayJob, delivery: StoredDelivery): Promise<void> {
     const relayTry = job.tries + 1;
-    const { answer, startedAt, finishedAt } = await handOffs.post(delivery, options.target, { relayTry, replay: false });
+    const target = chooseTarget(routes, options.target, delivery.trigger) ?? options.target;
+    const { answer, startedAt, finishedAt } = await handOffs.post(delivery, target, { relayTry, replay: false });
     const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
     try {
-      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target: options.target, try: relayTry, next });
+      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, next });
     } catch {
       // The store is down: the job stays pending in the database and is handed on again later
       // (the target sees the same x-service-delivery and can dedupe).

@@ -1,7 +1,7 @@
 /** An explicit replay: a stored delivery re-sent freshly signed, marked, and recorded in its history. */
 import type { Dispatcher } from 'undici';
 import type { EventHub } from '../runtime/event-hub.js';
-import type { DeliveryStore } from '../store/store.js';
+import type { DeliveryStore, StoredDelivery } from '../store/store.js';
 import { createHandOff } from '../handoff/hand-off.js';
 
 export interface ReplayResult {
@@ -22,11 +22,15 @@ export interface ReplayOptions {
   clock: () => number;
 }
 
-/** Resolves null when no delivery has that id. */
-export async function replayDelivery(options: ReplayOptions, deliveryId: string, target: string): Promise<ReplayResult | null> {
+/**
+ * Resolves null when no delivery has that id. `to` is a URL, or picks one for the delivery (the
+ * target its trigger is routed to, when no URL was given).
+ */
+export async function replayDelivery(options: ReplayOptions, deliveryId: string, to: string | ((delivery: StoredDelivery) => string)): Promise<ReplayResult | null> {
   const { store, clock } = options;
   const delivery = await store.getDelivery(deliveryId);
   if (!delivery) return null;
+  const target = typeof to === 'string' ? to : to(delivery);
   const history = await store.relayHistory(deliveryId);
   const replayTry = history.attempts.filter((a) => a.replay).length + 1;
   const handOff = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, options.dispatcher, clock);

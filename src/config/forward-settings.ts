@@ -1,0 +1,66 @@
+/**
+ * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route GLOB=URL`
+ * (repeatable; HOOKRELAY_ROUTE one per line; config key "route", an array) and the trust of https
+ * targets (`--forward-insecure` or `--forward-ca FILE`).
+ */
+import { matchesCatalogue, parseRoute, type Route } from '../core/routes.js';
+import type { TargetTrust } from '../handoff/forward-agent.js';
+import type { Resolved } from './resolve-config.js';
+import { readCaFile } from './tls-files.js';
+
+export interface ForwardExtras {
+  routes: Route[];
+  trust: TargetTrust;
+}
+
+/**
+ * Reads the routes and the trust; pushes every problem and warning. `routeEnv` is HOOKRELAY_ROUTE,
+ * kept out of the generic resolution because a URL may hold a comma (one route per line instead).
+ */
+export function resolveForwardExtras(resolved: Resolved, routeEnv: string | undefined, configFile: string, problems: string[], warnings: string[]): ForwardExtras {
+  const { values, sources } = resolved;
+  let texts = (values.route as string[] | undefined) ?? [];
+  let where = sources.route === 'file' ? `${configFile} "route"` : '--route';
+  if (sources.route !== 'flag' && routeEnv !== undefined && routeEnv.trim() !== '') {
+    texts = routeEnv.split('\n').map((l) => l.trim()).filter(Boolean);
+    where = 'HOOKRELAY_ROUTE';
+  }
+  const routes = parseRoutes(texts, where, problems, warnings);
+
+  const forwardToGiven = values.forwardTo !== undefined || (sources.forwardTo !== undefined && sources.forwardTo !== 'default');
+  if (!forwardToGiven && texts.length > 0) {
+    problems.push(`${where} needs --forward-to: it is where a delivery goes when no route matches its trigger (every delivery is handed to exactly one target)`);
+  }
+  const trust: TargetTrust = { insecure: values.forwardInsecure === true, ca: null };
+  const caFile = values.forwardCa as string | undefined;
+  if (trust.insecure && caFile !== undefined) {
+    problems.push('--forward-insecure and --forward-ca: give one of them (--forward-ca trusts one certificate; --forward-insecure trusts any)');
+  } else if (!forwardToGiven && (trust.insecure || caFile !== undefined)) {
+    problems.push(`${trust.insecure ? '--forward-insecure' : '--forward-ca'} has no effect without --forward-to`);
+  } else if (caFile !== undefined) {
+    const read = readCaFile('--forward-ca', caFile);
+    if (read.ok) Object.assign(trust, { ca: read.pem, caFile });
+    else problems.push(read.message);
+  }
+  return { routes, trust };
+}
+
+/** Every route parsed; a bad one is a problem naming its place, a doubtful one a warning. */
+export function parseRoutes(texts: readonly string[], where: string, problems: string[], warnings: string[]): Route[] {
+  const routes: Route[] = [];
+  texts.forEach((text, i) => {
+    const label = texts.length > 1 ? `${where} #${i + 1}` : where;
+    const parsed = parseRoute(text);
+    if (!parsed.ok) {
+      problems.push(`${label}: ${parsed.message}`);
+      return;
+    }
+    const { glob } = parsed.route;
+    // Kept, with a warning: the service may add triggers this build does not know yet.
+    if (!matchesCatalogue(glob)) warnings.push(`${label}: the glob ${JSON.stringify(glob)} matches no trigger of the catalogue (\`hookrelay triggers\` lists them); kept for triggers this build does not know`);
+    const earlier = routes.find((r) => r.glob === glob || /^\*+$/.test(r.glob));
+    if (earlier) warnings.push(`${label}: ${JSON.stringify(glob)} never applies: the earlier route ${JSON.stringify(earlier.glob)} matches first (the first matching route wins)`);
+    routes.push(parsed.route);
+  });
+  return routes;
+}

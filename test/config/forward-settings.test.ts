@@ -1,0 +1,186 @@
+/**
+ * `--route`, `--forward-insecure`/`--forward-ca` and `--tls-cert`/`--tls-key` (and connect's
+ * `--bridge-ca`) as settings: flag > HOOKRELAY_* > hookrelay.config.json > default, every problem
+ * at once, each naming the bad route or file.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveConnectConfig } from '../../src/config/connect-config.js';
+import { resolveListenConfig } from '../../src/config/listen-config.js';
+import { makeSelfSigned } from '../tls/self-signed.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+function folder(): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return dir;
+}
+
+const APP = 'http://127.0.0.1:3000/webhooks';
+
+function listen(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, file?: Record<string, unknown>) {
+  const dir = folder();
+  const configFile = join(dir, 'hookrelay.config.json');
+  if (file) writeFileSync(configFile, JSON.stringify(file));
+  return resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db'), ...flags }, env, configFile });
+}
+
+describe('--route', () => {
+  it('keeps the order given: the first matching route wins, --forward-to takes the rest', () => {
+    const result = listen({ forwardTo: APP, route: ['vendor.rating_dropped=http://127.0.0.1:3001/a', 'vendor.*=http://127.0.0.1:3002/b'] });
+    expect(result.ok && result.config.forward?.routes).toEqual([
+      { glob: 'vendor.rating_dropped', url: 'http://127.0.0.1:3001/a' },
+      { glob: 'vendor.*', url: 'http://127.0.0.1:3002/b' },
+    ]);
+    expect(result.ok && result.warnings).toEqual([]);
+  });
+
+  it('reads HOOKRELAY_ROUTE one per line (a URL may hold a comma) and the config file\'s "route" array; a flag wins', () => {
+    const env = { HOOKRELAY_ROUTE: 'vendor.*=http://127.0.0.1:3001/a?x=1,2\n\n  sod.*=http://127.0.0.1:3002/b  \n' };
+    const fromEnv = listen({ forwardTo: APP }, env, { route: ['control.*=http://127.0.0.1:3003/c'] });
+    expect(fromEnv.ok && fromEnv.config.forward?.routes?.map((r) => r.url)).toEqual(['http://127.0.0.1:3001/a?x=1,2', 'http://127.0.0.1:3002/b']);
+    const fromFile = listen({ forwardTo: APP }, {}, { route: ['control.*=http://127.0.0.1:3003/c'] });
+    expect(fromFile.ok && fromFile.config.forward?.routes?.map((r) => r.glob)).toEqual(['control.*']);
+    const fromFlag = listen({ forwardTo: APP, route: ['*=http://127.0.0.1:3004/d'] }, env, { route: ['control.*=http://127.0.0.1:3003/c'] });
+    expect(fromFlag.ok && fromFlag.config.forward?.routes?.map((r) => r.glob)).toEqual(['*']);
+  });
+
+  it('lists every bad route at once, each by its place and cause', () => {
+    const result = listen({ forwardTo: APP, route: ['vendor.*', 'ven dor=http://127.0.0.1:1/', 'vendor.*=localhost:3000', 'vendor.*=http://127.0.0.1:3001/ok'] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toEqual([
+      expect.stringMatching(/^--route #1: "vendor\.\*" has no "="/),
+      expect.stringMatching(/^--route #2: .*the glob "ven dor" is not a trigger glob/),
+      expect.stringMatching(/^--route #3: .*must be an http or https URL \(the scheme is missing/),
+    ]);
+  });
+
+  it('names the config file and the variable when the bad route came from there', () => {
+    const file = listen({ forwardTo: APP }, {}, { route: ['nope'] });
+    expect(!file.ok && file.problems[0]).toMatch(/hookrelay\.config\.json "route": "nope" has no "="/);
+    const env = listen({ forwardTo: APP }, { HOOKRELAY_ROUTE: 'nope' });
+    expect(!env.ok && env.problems[0]).toMatch(/^HOOKRELAY_ROUTE: "nope" has no "="/);
+    const type = listen({ forwardTo: APP }, {}, { route: 42 });
+    expect(!type.ok && type.problems[0]).toMatch(/"route": must be one or more non-empty strings/);
+  });
+
+  it('warns about a glob that matches no trigger of the catalogue, and about a route that can never apply', () => {
+    const result = listen({ forwardTo: APP, route: ['vendr.*=http://127.0.0.1:3001/', '*=http://127.0.0.1:3002/', 'vendor.*=http://127.0.0.1:3003/'] });
+    expect(result.ok && result.warnings).toEqual([
+      expect.stringMatching(/^--route #1: the glob "vendr\.\*" matches no trigger of the catalogue/),
+      expect.stringMatching(/^--route #3: "vendor\.\*" never applies: the earlier route "\*" matches first/),
+    ]);
+  });
+
+  it('needs --forward-to, where the rest goes', () => {
+    const result = listen({ route: ['vendor.*=http://127.0.0.1:3001/'] });
+    expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--route needs --forward-to/)] });
+  });
+
+  it('works the same way on connect', () => {
+    const dir = folder();
+    const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { token: 't', db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l', route: ['vendr.*=http://127.0.0.1:3001/', 'x y=http://127.0.0.1:1/'] }, {});
+    expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--route #2: .*"x y" is not a trigger glob/)] });
+    const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { token: 't', db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l' }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/' });
+    expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', url: 'http://127.0.0.1:3001/' }]);
+    expect(ok.ok && ok.warnings).toEqual([expect.stringMatching(/matches no trigger of the catalogue/)]);
+  });
+});
+
+describe('--forward-insecure and --forward-ca', () => {
+  it('reads the CA file now, so the relay trusts it', () => {
+    const dir = folder();
+    const ca = makeSelfSigned(dir);
+    const result = listen({ forwardTo: 'https://localhost:3443/hook', forwardCa: ca.certFile });
+    expect(result.ok && result.config.forward?.trust).toEqual({ insecure: false, ca: ca.cert.trim(), caFile: ca.certFile });
+    const insecure = listen({ forwardTo: 'https://localhost:3443/hook' }, { HOOKRELAY_FORWARD_INSECURE: 'true' });
+    expect(insecure.ok && insecure.config.forward?.trust).toEqual({ insecure: true, ca: null });
+  });
+
+  it('refuses a CA file that is missing, a folder, a key, or not a certificate, naming the file', () => {
+    const dir = folder();
+    const ca = makeSelfSigned(dir);
+    writeFileSync(join(dir, 'junk.pem'), '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'der.crt'), Buffer.from([0x30, 0x82, 0x01, 0x0a]));
+    mkdirSync(join(dir, 'folder'));
+    const cases: Array<[string, RegExp]> = [
+      [join(dir, 'missing.pem'), /missing\.pem": cannot read it \(no such file\)/],
+      [join(dir, 'folder'), /folder": not a regular file/],
+      ['/dev/zero', /"\/dev\/zero": not a regular file/],
+      [ca.keyFile, /local\.key": holds no PEM certificate \(it holds a private key/],
+      [join(dir, 'der.crt'), /der\.crt": holds no PEM certificate \(expected "-----BEGIN CERTIFICATE-----"; convert DER/],
+      [join(dir, 'junk.pem'), /junk\.pem": certificate #1 cannot be read/],
+    ];
+    for (const [file, why] of cases) {
+      const result = listen({ forwardTo: APP, forwardCa: file });
+      expect(result.ok, file).toBe(false);
+      if (!result.ok) {
+        expect(result.problems).toHaveLength(1);
+        expect(result.problems[0]).toMatch(/^--forward-ca "/);
+        expect(result.problems[0]).toMatch(why);
+      }
+    }
+  });
+
+  it('refuses both at once, and either without --forward-to', () => {
+    const dir = folder();
+    const ca = makeSelfSigned(dir);
+    expect(listen({ forwardTo: APP, forwardInsecure: true, forwardCa: ca.certFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--forward-insecure and --forward-ca: give one/)] });
+    expect(listen({ forwardInsecure: true })).toEqual({ ok: false, problems: ['--forward-insecure has no effect without --forward-to'] });
+    expect(listen({ forwardCa: ca.certFile })).toEqual({ ok: false, problems: ['--forward-ca has no effect without --forward-to'] });
+  });
+});
+
+describe('--tls-cert and --tls-key', () => {
+  it('reads both into the config', () => {
+    const dir = folder();
+    const pair = makeSelfSigned(dir);
+    const result = listen({ tlsCert: pair.certFile, tlsKey: pair.keyFile });
+    expect(result.ok && result.config.tls).toEqual({ cert: pair.cert, key: pair.key, certFile: pair.certFile, keyFile: pair.keyFile });
+    expect(listen({}).ok && listen({}).ok).toBe(true);
+  });
+
+  it('refuses one without the other, a missing file, swapped files, a key of another certificate, and lists them with the other problems', () => {
+    const dir = folder();
+    const a = makeSelfSigned(dir, 'a');
+    const b = makeSelfSigned(dir, 'b');
+    expect(listen({ tlsCert: a.certFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-cert needs --tls-key/)] });
+    expect(listen({}, { HOOKRELAY_TLS_KEY: a.keyFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-key needs --tls-cert/)] });
+    expect(listen({ tlsCert: join(dir, 'nope.crt'), tlsKey: join(dir, 'nope.key') })).toEqual({
+      ok: false,
+      problems: [expect.stringMatching(/^--tls-cert ".*nope\.crt": cannot read it \(no such file\)/), expect.stringMatching(/^--tls-key ".*nope\.key": cannot read it/)],
+    });
+    expect(listen({ tlsCert: a.keyFile, tlsKey: a.certFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-cert ".*a\.key": holds no PEM certificate \(it holds a private key: are --tls-cert and --tls-key swapped\?\)/)] });
+    expect(listen({ tlsCert: a.certFile, tlsKey: b.keyFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-key ".*b\.key" is not the private key of --tls-cert ".*a\.crt" \(key values mismatch\)/)] });
+    expect(listen({ tlsCert: a.certFile, tlsKey: a.certFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-key ".*a\.crt": not a usable PEM private key/)] });
+    const many = listen({ tlsCert: a.certFile, tlsKey: b.keyFile, port: 'x', route: ['nope'], forwardTo: APP });
+    expect(!many.ok && many.problems).toHaveLength(3);
+  });
+
+  // Root reads any file: the permission cannot be taken away there.
+  it.skipIf(process.getuid?.() === 0)('refuses an unreadable key file by name', () => {
+    const dir = folder();
+    const a = makeSelfSigned(dir, 'a');
+    chmodSync(a.keyFile, 0);
+    expect(listen({ tlsCert: a.certFile, tlsKey: a.keyFile })).toEqual({ ok: false, problems: [expect.stringMatching(/^--tls-key ".*a\.key": cannot read it \(not allowed to read it\)/)] });
+  });
+});
+
+describe('connect --bridge-ca', () => {
+  it('is read for a wss:// bridge, refused by name when bad, and refused for ws://', () => {
+    const dir = folder();
+    const ca = makeSelfSigned(dir);
+    const flags = { token: 't', db: join(dir, 'l.db') };
+    const ok = resolveConnectConfig('wss://127.0.0.1:4002/bridge', { ...flags, bridgeCa: ca.certFile }, {});
+    expect(ok.ok && ok.config.bridgeCa).toEqual({ pem: ca.cert.trim(), file: ca.certFile });
+    const env = resolveConnectConfig('wss://127.0.0.1:4002/bridge', flags, { HOOKRELAY_BRIDGE_CA: join(dir, 'gone.pem') });
+    expect(env).toEqual({ ok: false, problems: [expect.stringMatching(/^--bridge-ca ".*gone\.pem": cannot read it \(no such file\)/)] });
+    const plain = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { ...flags, bridgeCa: ca.certFile }, {});
+    expect(plain).toEqual({ ok: false, problems: ['--bridge-ca has no effect on a ws:// bridge: the certificate is for wss://'] });
+  });
+});
