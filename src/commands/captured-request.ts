@@ -35,3 +35,53 @@ export function parseCapturedRequest(bytes: Buffer): CaptureResult {
 export function headerValues(request: CapturedRequest, name: string): string[] {
   return request.headers.filter(([n]) => n.toLowerCase() === name).map(([, v]) => v);
 }
+
+/**
+ * The signature header as every export writes it (issue 13, item 8): its `t` stays, its MACs do not.
+ * A MAC with its message is enough to guess a weak secret offline, and an export is made to be
+ * shared. `events export --include-signature` keeps it, for `hookrelay verify`.
+ */
+export const SIGNATURE_HEADER = 'x-service-signature';
+export const REDACTED = 'redacted';
+/** Names the arrival time of an exported request, so that `verify` judges its `t` as the receiver did. */
+export const RECEIVED_AT_HEADER = 'x-hookrelay-received-at';
+
+export function redactSignature(value: string): string {
+  const t = /^\s*t=(\d{1,12})(?:,|$)/.exec(value);
+  return t ? `t=${t[1]},v1=${REDACTED}` : REDACTED;
+}
+
+export function isRedactedSignature(value: string): boolean {
+  return value === REDACTED || new RegExp(`^t=\\d{1,12},v1=${REDACTED}$`).test(value);
+}
+
+/** Headers with every signature line redacted, unless `includeSignature`. */
+export function exportHeaders(headers: ReadonlyArray<readonly [string, string]>, includeSignature: boolean): Array<[string, string]> {
+  return headers.map(([name, value]) => [name, !includeSignature && name.toLowerCase() === SIGNATURE_HEADER ? redactSignature(value) : value]);
+}
+
+export interface CaptureInput {
+  /** The path of the request line. */
+  path: string;
+  headers: ReadonlyArray<readonly [string, string]>;
+  body: Buffer;
+  /** Milliseconds since the epoch: written as RECEIVED_AT_HEADER. */
+  receivedAt: number;
+}
+
+/**
+ * One request in the capture format parseCapturedRequest reads: request line, header lines (bytes
+ * as Node read them: Latin-1), RECEIVED_AT_HEADER, a blank line, the raw body byte for byte.
+ */
+export function formatCapture(input: CaptureInput): Buffer {
+  const lines = [`POST ${input.path} HTTP/1.1`, ...input.headers.map(([name, value]) => `${name}: ${value}`), `${RECEIVED_AT_HEADER}: ${new Date(input.receivedAt).toISOString()}`];
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), input.body]);
+}
+
+/** The arrival time a capture records (RECEIVED_AT_HEADER), ms since the epoch; null when absent or unreadable. */
+export function capturedReceivedAt(request: CapturedRequest): number | null {
+  const [value] = headerValues(request, RECEIVED_AT_HEADER);
+  if (value === undefined || !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(value)) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -7,7 +7,9 @@ import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
 import type { AttemptOutcome, AttemptRecord, DeliveryStore, StoredDelivery } from '../store/store.js';
-import { EXPORT_FORMATS, toCurl, toHar, toNdjson, type ExportFormat } from './events-export.js';
+import {
+  attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, itemsToCurl, itemsToHar, itemsToNdjson, itemToCapture, type ExportFormat, type ExportItem,
+} from './events-export.js';
 import { reportProblems } from './shared-options.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
@@ -48,6 +50,39 @@ function deliveryRow(d: StoredDelivery): string {
 
 function attemptRow(a: AttemptRecord): string {
   return [time(a.receivedAt), `${a.status ?? '---'} ${a.outcome}`.padEnd(14), printable(a.trigger ?? '(no trigger)', 40).padEnd(34), printable(a.deliveryId ?? '(no id)', 64), printable(a.reason ?? '', 60)].join('  ').trimEnd();
+}
+
+/** Largest kept body `events show` prints of one attempt (the rest: `events export --attempt`). */
+const MAX_SHOWN_ATTEMPT_BODY = 16 * 1024;
+
+/**
+ * One attempt of `events show`: its row, number and attempt header; for a rejection, the hints on
+ * why beside its code; what it kept of its request (headers, and the body of a refused or faulted
+ * one). The signature is shown as the console shows it: exports redact it.
+ */
+function attemptLines(a: AttemptRecord, number: number): string[] {
+  const lines = [`  #${number}  ${attemptRow(a)}  attempt ${a.attemptHeader ?? '?'}${a.retryAfter ? `  retry-after=${printable(a.retryAfter)}` : ''}`];
+  for (const hint of a.hints ?? []) lines.push(`      hint: ${printable(hint, 400)}`);
+  const request = a.request;
+  if (!request) return lines;
+  lines.push(`      headers (${request.headers.length})`, ...request.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
+  if (request.body !== null) {
+    const body = Buffer.from(request.body);
+    const shown = body.subarray(0, MAX_SHOWN_ATTEMPT_BODY);
+    lines.push(`      body (${body.length} bytes${body.length > shown.length ? `, first ${shown.length} shown` : ''})`);
+    lines.push(...printable(decodeBodyLeniently(shown), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
+  } else if (a.outcome !== 'duplicate') {
+    lines.push(`      body (${a.bodyBytes} bytes, not kept: never read)`);
+  }
+  return lines;
+}
+
+/** An attempt for JSON output: the kept body as text and base64, never as a byte array. */
+function attemptJson(a: AttemptRecord) {
+  const { request, ...rest } = a;
+  if (!request) return { ...rest, request: null };
+  const body = request.body === null ? null : Buffer.from(request.body);
+  return { ...rest, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
 }
 
 const asJson = (d: StoredDelivery) => {
@@ -125,7 +160,7 @@ export function registerEventsCommand(program: Command): Command {
     .action(async (id: string, flags: { json?: boolean; raw?: boolean; db?: string; store?: string; config?: string }) => {
       await withStore(flags, openStoreReader, async (reader) => {
         const delivery = await reader.getDelivery(id);
-        const attempts = (await reader.listAttempts({ deliveryId: id, limit: 1000 })).reverse();
+        const attempts = (await reader.listAttempts({ deliveryId: id, limit: 1000, withRequest: true })).reverse();
         if (!delivery && attempts.length === 0) {
           process.stderr.write(`hookrelay: no delivery or attempt with id ${printable(id)}\n`);
           process.exitCode = 1;
@@ -138,7 +173,7 @@ export function registerEventsCommand(program: Command): Command {
         }
         const relay = await reader.relayHistory(id);
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts, relay }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attempts.map(attemptJson), relay }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
@@ -158,7 +193,10 @@ export function registerEventsCommand(program: Command): Command {
           lines.push(`no stored delivery with id ${printable(id)} — only attempts that were not accepted`);
         }
         lines.push('attempts');
-        for (const a of attempts) lines.push(`  ${attemptRow(a)}  attempt ${a.attemptHeader ?? '?'}${a.retryAfter ? `  retry-after=${printable(a.retryAfter)}` : ''}`);
+        attempts.forEach((a, i) => lines.push(...attemptLines(a, i + 1)));
+        if (attempts.some((a) => a.request)) {
+          lines.push(`  (export one attempt for \`hookrelay verify\`: hookrelay events export ${shellQuote(id)} --attempt <#> --format capture --include-signature)`);
+        }
         if (relay.job || relay.attempts.length) {
           lines.push(`relay     ${relay.job ? `${relay.job.state} after ${relay.job.tries} tries${relay.job.state === 'pending' ? `, next at ${time(relay.job.nextAt)}` : ''}` : 'no relay job (forwarding was off)'}`);
           for (const r of relay.attempts) {
@@ -226,35 +264,75 @@ export function registerEventsCommand(program: Command): Command {
 
   events
     .command('export')
-    .description('stored deliveries with their raw bodies, newest first, for sharing and for tests')
-    .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')}`, 'ndjson')
+    .description('stored deliveries with their raw bodies, newest first, or one delivery or one attempt of it (rejected and faulted ones too), for sharing, tests and `hookrelay verify`')
+    .argument('[id]', 'only this delivery id (x-service-delivery); needed for --attempt and --format capture')
+    .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')} (capture: one request as \`hookrelay verify\` reads it)`, 'ndjson')
+    .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first arrival), whatever its outcome')
+    .option('--include-signature', 'keep x-service-signature as received (default: its v1 MACs are written as "redacted"; `verify` then checks everything else)')
     .option('--trigger <trigger>', 'only this trigger')
     .option('--limit <n>', 'how many (1-100000)', '1000')
-    .option('--url <url>', 'receiver URL to put in HAR and curl output', 'http://127.0.0.1:4000/webhooks')
+    .option('--url <url>', 'receiver URL to put in HAR, curl and capture output', 'http://127.0.0.1:4000/webhooks')
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
-    .action(async (flags: { format: string; trigger?: string; limit: string; url: string; db?: string; store?: string; config?: string }) => {
+    .addHelpText('after', `
+Every format redacts the signature: a MAC and the body it signs are enough to guess a weak secret
+offline, and an export is made to be shared. --include-signature keeps it, e.g. to judge a rejected
+attempt again:
+
+  npx hookrelay events export <id> --attempt 1 --format capture --include-signature > attempt.http
+  npx hookrelay verify attempt.http --secret "$WEBHOOK_SECRET"
+
+A capture records the arrival time (x-hookrelay-received-at), and verify judges the signature's t
+against it, so the verdict is the receiver's.`)
+    .action(async (id: string | undefined, flags: { format: string; attempt?: string; includeSignature?: boolean; trigger?: string; limit: string; url: string; db?: string; store?: string; config?: string }) => {
       const problems: string[] = [];
       if (!EXPORT_FORMATS.includes(flags.format as ExportFormat)) problems.push(`--format: must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
       const limit = Number(flags.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) problems.push(`--limit: must be a whole number from 1 to 100000, got ${JSON.stringify(flags.limit)}`);
+      const attemptNumber = flags.attempt === undefined ? undefined : Number(flags.attempt);
+      if (attemptNumber !== undefined && (!Number.isSafeInteger(attemptNumber) || attemptNumber < 1)) problems.push(`--attempt: must be a whole number from 1 (as \`events show\` numbers attempts), got ${JSON.stringify(flags.attempt)}`);
+      if (id === undefined && flags.attempt !== undefined) problems.push('--attempt needs the delivery id: hookrelay events export <id> --attempt <n>');
+      if (id === undefined && flags.format === 'capture') problems.push('--format capture holds one request: give the delivery id (and --attempt <n> for one of its attempts)');
       if (problems.length) {
         reportProblems(problems);
         process.exitCode = 2;
         return;
       }
+      const format = flags.format as ExportFormat;
+      const options = { includeSignature: flags.includeSignature === true };
       await withStore(flags, openStoreReader, async (reader) => {
-        const items: StoredDelivery[] = [];
-        let before: number | undefined;
-        while (items.length < limit) {
-          const page = await reader.listDeliveries({ limit: Math.min(500, limit - items.length), trigger: flags.trigger, before });
-          items.push(...page.items);
-          if (page.nextCursor === null) break;
-          before = page.nextCursor;
+        let items: ExportItem[];
+        if (id !== undefined) {
+          const item = await exportOne(reader, id, attemptNumber);
+          if (!item.ok) {
+            process.stderr.write(`hookrelay: ${item.message}\n`);
+            process.exitCode = 1;
+            return;
+          }
+          items = [item.item];
+        } else {
+          const deliveries: StoredDelivery[] = [];
+          let before: number | undefined;
+          while (deliveries.length < limit) {
+            const page = await reader.listDeliveries({ limit: Math.min(500, limit - deliveries.length), trigger: flags.trigger, before });
+            deliveries.push(...page.items);
+            if (page.nextCursor === null) break;
+            before = page.nextCursor;
+          }
+          items = deliveries.map(deliveryItem);
         }
-        const format = flags.format as ExportFormat;
-        process.stdout.write(format === 'ndjson' ? toNdjson(items) : format === 'har' ? toHar(items, flags.url) : toCurl(items, flags.url));
+        try {
+          const out = format === 'ndjson' ? itemsToNdjson(items, options)
+            : format === 'har' ? itemsToHar(items, flags.url, options)
+            : format === 'curl' ? itemsToCurl(items, flags.url, options)
+            : itemToCapture(items[0]!, flags.url, options);
+          process.stdout.write(out);
+        } catch (err) {
+          if (!(err instanceof BodyNotKeptError)) throw err;
+          process.stderr.write(`hookrelay: ${printable(err.message, 400)}\n`);
+          process.exitCode = 1;
+        }
       });
     });
 
@@ -272,4 +350,23 @@ function retryRefusal(id: string, state: 'pending' | 'done' | 'dead' | null): st
 function emptyListLine(trigger: string | undefined, duplicatesOnly: boolean, paged: boolean): string {
   if (trigger || duplicatesOnly) return `no stored delivery matches ${[trigger ? `--trigger ${printable(trigger)}` : '', duplicatesOnly ? '--status duplicate' : ''].filter(Boolean).join(' ')}${paged ? ' on this page' : ''}\n`;
   return paged ? 'no more deliveries\n' : 'no deliveries stored yet\n';
+}
+
+/** One delivery (no `attempt`), or its attempt number `attempt` (oldest first, 1-based), as an export item; or why not. */
+async function exportOne(reader: StoreReader, id: string, attempt: number | undefined): Promise<{ ok: true; item: ExportItem } | { ok: false; message: string }> {
+  const delivery = await reader.getDelivery(id);
+  if (attempt === undefined) {
+    if (delivery) return { ok: true, item: deliveryItem(delivery) };
+    const count = await reader.countArrivals(id);
+    return {
+      ok: false,
+      message: count === 0
+        ? `no delivery or attempt with id ${printable(id)}`
+        : `${printable(id)} was never stored (every arrival was refused or faulted): export one of its ${count} attempt${count === 1 ? '' : 's'} with --attempt 1${count > 1 ? `..${count}` : ''}`,
+    };
+  }
+  const attempts = (await reader.listAttempts({ deliveryId: id, limit: 1000, withRequest: true })).reverse();
+  const chosen = attempts[attempt - 1];
+  if (!chosen) return { ok: false, message: attempts.length === 0 ? `no delivery or attempt with id ${printable(id)}` : `${printable(id)} has ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: --attempt must be 1${attempts.length > 1 ? `..${attempts.length}` : ''}` };
+  return { ok: true, item: attemptItem(chosen, attempt, delivery) };
 }

@@ -10,13 +10,14 @@ import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
-import { UPPERCASE_HEX_NOTE, verify, type VerifyResult } from '../core/signature/verify.js';
-import { readFacts } from '../ingest/arrival.js';
+import { UPPERCASE_HEX_NOTE, type VerifyResult } from '../core/signature/verify.js';
+import type { Arrival } from '../ingest/arrival.js';
 import { capturedArrival } from '../ingest/captured-arrival.js';
+import { explainSignature, refusalHints } from '../ingest/rejection-hints.js';
 import { judgeArrival, type RequestVerdict } from '../ingest/request-verdict.js';
 import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
-import { headerValues, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
+import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, SIGNATURE_HEADER, type CapturedRequest } from './captured-request.js';
 import { collect, reportProblems } from './shared-options.js';
 
 interface VerifyFlags {
@@ -70,7 +71,13 @@ Examples:
   npx hookrelay verify --body-file body.json --signature 't=1763719200,v1=5f…' \\
       --header 'x-service-delivery: 6f1c…' --header 'x-service-event: trustcenter.access_requested' --at 1763719200
 
-Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input could not be read.`)
+A capture written by \`hookrelay events export <id> --attempt N --format capture\` records when the
+receiver got it (x-hookrelay-received-at): the signature's t is judged against that time unless --at
+is given. Its signature is redacted unless exported with --include-signature; verify then runs every
+other check and says the signature could not be.
+
+Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input could not be read,
+3 the signature was redacted and every other check passes (the verdict cannot be told).`)
     .action(function (this: Command, capture: string | undefined, flags: VerifyFlags) {
       const output = outputOf(this);
       const problems: string[] = [];
@@ -86,7 +93,9 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
       );
       problems.push(...settings.problems);
       const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
-      if (secrets.length === 0 && settings.problems.length === 0) {
+      // An exported capture whose signature was redacted: nothing to check it with, nor a secret needed.
+      const redacted = request !== null && headerValues(request, SIGNATURE_HEADER).some(isRedactedSignature);
+      if (secrets.length === 0 && settings.problems.length === 0 && !redacted) {
         const dev = readDevSecret(dataDirOf(settings.values.db as string));
         if (dev) secrets.push(dev);
         else problems.push('no secret: pass --secret (repeatable), or run `hookrelay listen` once so it makes a development secret');
@@ -97,18 +106,22 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         process.exitCode = 2;
         return;
       }
-      const nowSeconds = flags.at === undefined ? Date.now() / 1000 : Number(flags.at);
+      // A capture exported by hookrelay records when the receiver got it: judged then, as the receiver judged it.
+      const recordedAt = capture === undefined ? null : capturedReceivedAt(request);
+      const nowSeconds = flags.at !== undefined ? Number(flags.at) : recordedAt !== null ? recordedAt / 1000 : Date.now() / 1000;
       const toleranceSeconds = settings.values.tolerance as number;
       const bodyLimitBytes = settings.values.bodyLimit as number;
 
       const arrival = capturedArrival({ headers: request.headers, body: request.body, receivedAt: nowSeconds * 1000, bodyLimitBytes });
+      if (redacted) {
+        judgeRedacted(arrival, { toleranceSeconds, bodyLimitBytes, flagMode: capture === undefined, json: flags.json === true }, output);
+        return;
+      }
       const verdict = judgeArrival(arrival, { secrets, toleranceSeconds, skipVerify: false, bodyLimitBytes });
-      // The receiver's signature check again, with explanations (extra HMACs the receiver does not spend).
-      const signature = verdict.ok || verdict.check !== 'size'
-        ? verify(arrival.rawBody, readFacts(arrival).signatureHeader, { secrets, toleranceSeconds, nowSeconds, explain: true })
-        : null;
-      const report: Report = { verdict, signature, hints: hintsFor(verdict, signature, request, { flagMode: capture === undefined, bodyLimitBytes }) };
-      output.out(flags.json ? JSON.stringify(asJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length));
+      // The receiver's signature check again, with explanations (extra HMACs the receiver spends only on a refusal).
+      const signature = explainSignature(arrival, { secrets, toleranceSeconds, skipVerify: false });
+      const report: Report = { verdict, signature, hints: hintsFor(verdict, signature, arrival, { flagMode: capture === undefined, bodyLimitBytes }) };
+      output.out(flags.json ? JSON.stringify(asJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length, flags.at === undefined ? recordedAt : null));
       process.exitCode = verdict.ok ? 0 : 1;
     });
 }
@@ -179,58 +192,74 @@ function headerProblems(name: string, value: string, where: string): string[] {
   return [];
 }
 
-/** Hints on a refusal: the signature check's explanations, or what to give for an envelope that disagrees with the headers. */
-function hintsFor(verdict: RequestVerdict, signature: VerifyResult | null, request: CapturedRequest, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
+/**
+ * Hints on a refusal: the receiver's own (ingest/rejection-hints.ts, which every rejected attempt
+ * keeps too), with what only a verify user can do: judge with another --body-limit, and give the
+ * headers the envelope check needs in the capture file or as flags.
+ */
+function hintsFor(verdict: RequestVerdict, signature: VerifyResult | null, arrival: Arrival, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
   if (verdict.ok) return [];
-  switch (verdict.check) {
-    case 'size':
-      return [`the body is ${request.body.length} bytes, over the receiver's --body-limit of ${context.bodyLimitBytes} bytes (judged with listen's setting; pass --body-limit to judge with another)`];
-    case 'signature':
-      return signature && !signature.ok ? signature.hints : [];
-    case 'envelope':
-      return envelopeHints(verdict.rejection.code, request, context.flagMode);
+  const { hints, missing } = refusalHints(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes: context.bodyLimitBytes });
+  if (verdict.check === 'size') return hints.map((hint) => `${hint} (judged with listen's setting; pass --body-limit to judge with another)`);
+  if (missing.length === 0) return hints;
+  if (!context.flagMode) {
+    return [...hints, `the capture has no ${missing.map((m) => m.header).join(' or ')} line: capture the request with all its headers (the service sends x-service-delivery, x-service-event, x-service-delivery-attempt and x-service-signature)`];
   }
+  // checkEnvelope parsed this body before it compared the headers.
+  const body = JSON.parse(decodeBodyLeniently(arrival.rawBody)) as Record<string, string>;
+  const flags = missing.map(({ header, field }) => `--header '${header}: ${SHELL_SAFE.test(body[field] ?? '') ? body[field] : `<the body's "${field}">`}'`);
+  return [...hints, `the headers are part of the receiver's check: add ${flags.join(' ')}`];
 }
-
-const HEADER_OF: Record<string, { header: string; field: 'id' | 'type' }> = {
-  DELIVERY_ID_MISMATCH: { header: 'x-service-delivery', field: 'id' },
-  EVENT_TYPE_MISMATCH: { header: 'x-service-event', field: 'type' },
-};
 
 const SHELL_SAFE = /^[\w.:@/+=-]+$/;
-
-/** For a header that disagrees with the body: what the receiver read; for every one missing, what to give, all at once. */
-function envelopeHints(code: string, request: CapturedRequest, flagMode: boolean): string[] {
-  const failing = HEADER_OF[code];
-  if (!failing) return [];
-  // checkEnvelope parsed this body before it compared the headers.
-  const body = JSON.parse(decodeBodyLeniently(request.body)) as Record<string, string>;
-  const hints: string[] = [];
-  const lines = headerValues(request, failing.header);
-  if (lines.length > 0) {
-    const received = lines.length > 1 ? `${lines.length} ${failing.header} lines, which the receiver reads joined with ", "` : `${failing.header} is ${JSON.stringify(printable(lines[0]!, 100))}`;
-    hints.push(`${received}; the body "${failing.field}" is ${JSON.stringify(printable(body[failing.field]!, 100))}: send exactly one ${failing.header}, equal to it`);
-  }
-  const missing = Object.values(HEADER_OF).filter(({ header }) => headerValues(request, header).length === 0);
-  if (missing.length === 0) return hints;
-  if (!flagMode) {
-    hints.push(`the capture has no ${missing.map((m) => m.header).join(' or ')} line: capture the request with all its headers (the service sends x-service-delivery, x-service-event, x-service-delivery-attempt and x-service-signature)`);
-  } else {
-    const flags = missing.map(({ header, field }) => `--header '${header}: ${SHELL_SAFE.test(body[field] ?? '') ? body[field] : `<the body's "${field}">`}'`);
-    hints.push(`the headers are part of the receiver's check: add ${flags.join(' ')}`);
-  }
-  return hints;
-}
 
 /** What a note means for the sender under test; the note itself is what attempt records carry. */
 const NOTE_DETAILS: Record<string, string> = {
   [UPPERCASE_HEX_NOTE]: ' (the same MAC, so hookrelay accepts it; the service sends lowercase, and receivers that compare hex strings, such as stripe-node, reject it)',
 };
 
-function describe({ verdict, signature, hints }: Report, tolerance: number, secretCount: number): string {
+/** Exit code of a capture whose signature was redacted and whose other checks all pass: the verdict cannot be told. */
+export const EXIT_SIGNATURE_REDACTED = 3;
+
+const REDACTED_NOTE = 'the signature was redacted by `hookrelay events export` (its v1 reads "redacted"), so it cannot be checked: export it again with --include-signature to judge it';
+
+/**
+ * A capture whose signature an export redacted: every other check, in the receiver's order, with
+ * the signature's taken as passed. A refusal by one of them is the receiver's answer whatever the
+ * signature (exit 1); otherwise the verdict cannot be told (exit EXIT_SIGNATURE_REDACTED).
+ */
+function judgeRedacted(
+  arrival: Arrival,
+  context: { toleranceSeconds: number; bodyLimitBytes: number; flagMode: boolean; json: boolean },
+  output: ReturnType<typeof outputOf>,
+): void {
+  const verdict = judgeArrival(arrival, { secrets: [], toleranceSeconds: context.toleranceSeconds, skipVerify: true, bodyLimitBytes: context.bodyLimitBytes });
+  const hints = hintsFor(verdict, null, arrival, { flagMode: context.flagMode, bodyLimitBytes: context.bodyLimitBytes });
+  if (context.json) {
+    output.out(JSON.stringify({
+      verdict: verdict.ok
+        ? { accepted: null, status: null, signatureRedacted: true }
+        : { accepted: false, status: verdict.rejection.status, code: verdict.rejection.code, message: verdict.rejection.message, check: verdict.check, hints, signatureRedacted: true },
+      signature: { redacted: true },
+      envelope: verdict.ok ? { ok: true, id: verdict.envelope.envelope.id, type: verdict.envelope.envelope.type } : verdict.check === 'envelope' ? { ok: false, code: verdict.rejection.code } : null,
+    }, null, 2));
+  } else {
+    const lines = verdict.ok
+      ? ['unverified: the signature was redacted; every other check passes, so the receiver would accept it only if the signature is right']
+      : [`invalid: the receiver would answer ${verdict.rejection.status} ${verdict.rejection.code} whatever the signature: ${printable(verdict.rejection.message, 400)}`];
+    lines.push(`  signature: ${REDACTED_NOTE}`);
+    if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
+    for (const hint of hints) lines.push(`  hint: ${printable(hint, 400)}`);
+    output.out(lines.join('\n'));
+  }
+  process.exitCode = verdict.ok ? EXIT_SIGNATURE_REDACTED : 1;
+}
+
+function describe({ verdict, signature, hints }: Report, tolerance: number, secretCount: number, recordedAt: number | null): string {
   const lines = verdict.ok
     ? ['valid: the receiver would accept it (200)']
     : [`invalid: the receiver would answer ${verdict.rejection.status} ${verdict.rejection.code}: ${printable(verdict.rejection.message, 400)}`];
+  if (recordedAt !== null) lines.push(`  judged at ${new Date(recordedAt).toISOString()}, when the receiver got it (the capture's x-hookrelay-received-at; --at judges at another time)`);
   if (signature?.ok) {
     const skew = roundSeconds(signature.skewSeconds);
     const when = `${formatSeconds(Math.abs(skew))} s ${skew > 0 ? 'in the future' : 'ago'}`;

@@ -7,6 +7,7 @@ import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
+  attemptDetailViews,
   attemptTally,
   attemptView,
   bodyView,
@@ -20,6 +21,11 @@ import {
 
 /** Attempts shown in one delivery's detail; a sender allows at most 10 (spec 8), so this is plenty. */
 const MAX_DETAIL_ATTEMPTS = 1000;
+/**
+ * Attempts of one detail read with what they kept (headers, bodies): the newest. A sender makes at
+ * most 10 (spec 8); a hostile one making more cannot make one detail read more than this many bodies.
+ */
+const MAX_DETAIL_REQUESTS = 20;
 /** Attempts read per list item for its tally: a sender makes at most 10 (spec 8), duplicates aside. */
 const MAX_TALLIED_ATTEMPTS = 200;
 const OUTCOMES = new Set(['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable']);
@@ -108,11 +114,46 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     return success(items.map(attemptView), ctx.now(), { nextCursor, hasMore, limit });
   });
 
+  /** Every attempt of an id, oldest first, the newest with what they sent; and whether there were more than shown. */
+  const detailAttempts = async (id: string, deliveryHeaders: Array<[string, string]> | null) => {
+    const [newestFirst, withRequests] = await Promise.all([
+      store.listAttempts({ deliveryId: id, limit: MAX_DETAIL_ATTEMPTS + 1 }),
+      store.listAttempts({ deliveryId: id, limit: MAX_DETAIL_REQUESTS, withRequest: true }),
+    ]);
+    const kept = new Map(withRequests.map((a) => [a.seq, a]));
+    const oldestFirst = newestFirst.slice(0, MAX_DETAIL_ATTEMPTS).reverse().map((a) => kept.get(a.seq) ?? a);
+    return { attempts: attemptDetailViews(oldestFirst, deliveryHeaders), attemptsTruncated: newestFirst.length > MAX_DETAIL_ATTEMPTS };
+  };
+
+  // An id with attempts but no stored delivery (every arrival refused or faulted): what each sent,
+  // why it was refused, and the retry conformance of the sender all the same.
+  app.get<{ Params: IdParams }>('/api/deliveries/:id/attempts', async (request) => {
+    const id = request.params.id;
+    const stored = await store.getDelivery(id);
+    const { attempts, attemptsTruncated } = await detailAttempts(id, stored ? stored.headers : null);
+    if (attempts.length === 0 && !stored) throw notFound('no delivery or attempt with this id');
+    const conformance = ctx.options.conformance;
+    const verdict = await optional(conformance && (() => conformance(id)));
+    return success({ id: clip(id), stored: stored !== undefined, attempts, attemptsTruncated, conformance: verdict ?? null }, ctx.now());
+  });
+
+  app.get<{ Params: { seq: string } }>('/api/attempts/:seq/raw', async (request, reply) => {
+    const seq = Number(request.params.seq);
+    if (!Number.isSafeInteger(seq) || seq < 1) throw badRequest('"seq" must be an attempt seq');
+    const [found] = await store.listAttempts({ before: seq + 1, limit: 1, withRequest: true });
+    const body = found?.seq === seq ? found.request?.body : null;
+    if (!body) throw notFound('no kept body for this attempt');
+    return reply
+      .header('content-type', 'application/octet-stream')
+      .header('content-disposition', `attachment; filename="${rawFileName(`${found!.deliveryId ?? 'attempt'}-${seq}`)}"`)
+      .header('cache-control', 'no-store')
+      .send(Buffer.from(body));
+  });
+
   app.get<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {
     const d = await requireDelivery(request.params.id);
     const status = ctx.status();
-    const newestFirst = await store.listAttempts({ deliveryId: d.id, limit: MAX_DETAIL_ATTEMPTS + 1 });
-    const attempts = newestFirst.slice(0, MAX_DETAIL_ATTEMPTS).reverse().map(attemptView);
+    const { attempts, attemptsTruncated } = await detailAttempts(d.id, d.headers);
     const { relayHistory, conformance } = ctx.options;
     const relay = await optional(relayHistory && (() => relayHistory(d.id)));
     const verdict = await optional(conformance && (() => conformance(d.id)));
@@ -123,7 +164,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         body: bodyView(d.rawBody),
         signature: signatureView(d, status),
         attempts,
-        attemptsTruncated: newestFirst.length > MAX_DETAIL_ATTEMPTS,
+        attemptsTruncated,
         relay: relay ? relay.map(showRelay) : null,
         conformance: verdict ?? null,
       },

@@ -56,7 +56,13 @@ export function statusView(status: ConsoleStatus): StatusView {
 export type AttemptView = Pick<
   AttemptRecord,
   'seq' | 'deliveryId' | 'trigger' | 'receivedAt' | 'finishedAt' | 'attemptHeader' | 'signatureTimestamp' | 'bodySha256' | 'bodyBytes' | 'outcome' | 'status' | 'reason' | 'retryAfter'
->;
+> & {
+  /** Why a rejection happened, in `hookrelay verify`'s words (empty when there is nothing to say). */
+  hints: string[];
+};
+
+/** Hints per attempt, each clipped; a sender could not make them long, but the record is data. */
+const MAX_HINTS = 10;
 
 export function attemptView(a: AttemptRecord): AttemptView {
   return {
@@ -73,7 +79,42 @@ export function attemptView(a: AttemptRecord): AttemptView {
     status: a.status,
     reason: clip(a.reason),
     retryAfter: clip(a.retryAfter, 200),
+    hints: (a.hints ?? []).slice(0, MAX_HINTS).map((hint) => clip(String(hint))!),
   };
+}
+
+/**
+ * An attempt in a delivery's detail: its view, and what it sent (issue 13, items 8 and 13): its
+ * headers (the accepted one: its delivery's) and, for one that stored nothing, its body. Headers
+ * are shown as received, the signature too: the console is a view of the store, not an export.
+ */
+export interface AttemptDetailView extends AttemptView {
+  /** Null when nothing was kept (an attempt recorded before hookrelay kept requests, or an accepted one read without its delivery). */
+  headers: Array<[string, string]> | null;
+  /** The body it sent, when it was kept (rejected, faulted, unavailable); `inline` false past the detail's budget: download it. */
+  body: BodyView | null;
+}
+
+/**
+ * Detail views of `oldestFirst`, bodies inline while `inlineBudget` bytes last, newest first (the
+ * latest failure is the one being debugged). `deliveryHeaders`: the stored delivery's, for its accepted attempt.
+ */
+export function attemptDetailViews(oldestFirst: readonly AttemptRecord[], deliveryHeaders: Array<[string, string]> | null, inlineBudget = MAX_INLINE_BODY_BYTES): AttemptDetailView[] {
+  let budget = inlineBudget;
+  const bodies = new Map<number, BodyView>();
+  for (const a of [...oldestFirst].reverse()) {
+    const raw = a.request?.body;
+    if (!raw) continue;
+    const bytes = Buffer.from(raw);
+    const fits = bytes.length <= budget;
+    if (fits) budget -= bytes.length;
+    bodies.set(a.seq, bodyView(bytes, fits));
+  }
+  return oldestFirst.map((a) => ({
+    ...attemptView(a),
+    headers: a.request ? a.request.headers.map(([n, v]) => [n, v]) : a.outcome === 'accepted' && deliveryHeaders ? deliveryHeaders.map(([n, v]) => [n, v]) : null,
+    body: bodies.get(a.seq) ?? null,
+  }));
 }
 
 /**
@@ -145,8 +186,8 @@ export interface BodyView {
   base64: string;
 }
 
-export function bodyView(raw: Buffer): BodyView {
-  const inline = raw.length <= MAX_INLINE_BODY_BYTES;
+export function bodyView(raw: Buffer, allowInline = true): BodyView {
+  const inline = allowInline && raw.length <= MAX_INLINE_BODY_BYTES;
   return {
     bytes: raw.length,
     sha256: createHash('sha256').update(raw).digest('hex'),

@@ -36,6 +36,31 @@ export interface AttemptRecord {
   reason: string | null;
   /** The Retry-After value hookrelay sent with its answer, if any. */
   retryAfter: string | null;
+  /**
+   * Why a rejection happened, in the words of its likely cause (the hints `hookrelay verify` prints:
+   * a secret with a trailing newline, a re-serialised body, a clock skew of N s). Present only when
+   * there is at least one.
+   */
+  hints?: string[];
+  /**
+   * What the arrival sent, when it stored no delivery of its own: present only when the attempt was
+   * read with `withRequest`, null when nothing was kept (issue 13, item 8).
+   */
+  request?: KeptRequest | null;
+}
+
+/**
+ * The request of an arrival that is not a stored delivery (rejected, faulted, unavailable; for a
+ * duplicate, its headers), kept so that it can be inspected, exported and verified again.
+ */
+export interface KeptRequest {
+  /** Names and values in arrival order, exactly as received (the signature too: every export redacts it). */
+  headers: Array<[name: string, value: string]>;
+  /**
+   * The raw body, byte for byte; null when it was not kept: never read (over --body-limit, a wrong
+   * Content-Length), or a duplicate's (its `bodySha256` says whether it equals the stored body).
+   */
+  body: Buffer | null;
 }
 
 export type AttemptInput = Omit<AttemptRecord, 'seq'>;

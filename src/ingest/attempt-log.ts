@@ -1,10 +1,15 @@
 /**
  * The one place that records an attempt and announces it (hub `attempt`). The announced record is
  * the stored one, field for field (finishedAt included), so the live console and a reload agree.
+ * An attempt that stores no delivery keeps what was sent (headers and raw body, bounded by the
+ * receiver's --body-limit: a larger body is never read); the announcement leaves that out, as
+ * every list of attempts does.
  */
-import type { AttemptInput, AttemptRecord, NewDelivery } from '../core/records.js';
+import type { AttemptInput, AttemptRecord, KeptRequest, NewDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { AcceptResult, DeliveryStore } from '../store/store.js';
+import { pairHeaders } from '../store/store.js';
+import type { Arrival } from './arrival.js';
 
 export interface AttemptLog {
   /**
@@ -14,10 +19,11 @@ export interface AttemptLog {
    */
   accept(delivery: NewDelivery, attempt: AttemptInput, requestId?: string): Promise<{ result: AcceptResult; recorded: AttemptRecord }>;
   /**
-   * Records an attempt that stores no delivery (rejected, faulted, unavailable), then announces it.
-   * A store that cannot write is ignored here: the answer says what happened, nothing is acknowledged.
+   * Records an attempt that stores no delivery (rejected, faulted, unavailable), with the request
+   * of `arrival` (its headers, and its body when it was read), then announces it. A store that
+   * cannot write is ignored here: the answer says what happened, nothing is acknowledged.
    */
-  record(attempt: AttemptInput, requestId?: string): Promise<AttemptRecord>;
+  record(attempt: AttemptInput, requestId?: string, arrival?: Arrival): Promise<AttemptRecord>;
 }
 
 export interface AttemptLogOptions {
@@ -28,7 +34,7 @@ export interface AttemptLogOptions {
 }
 
 export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions): AttemptLog {
-  const announce = (attempt: AttemptInput, requestId: string | undefined): AttemptRecord => {
+  const announce = ({ request: _kept, ...attempt }: AttemptInput, requestId: string | undefined): AttemptRecord => {
     const recorded: AttemptRecord = { ...attempt, seq: 0 };
     hub.emit('attempt', { attempt: recorded, skipVerify, requestId });
     return recorded;
@@ -39,11 +45,16 @@ export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions):
       // The store decides accepted or duplicate and writes that outcome: announce the same.
       return { result, recorded: announce({ ...attempt, outcome: result.outcome }, requestId) };
     },
-    async record(attempt, requestId) {
-      await store.recordAttempt(attempt).catch(() => {
+    async record(attempt, requestId, arrival) {
+      await store.recordAttempt(arrival ? { ...attempt, request: keptRequest(arrival) } : attempt).catch(() => {
         /* the store is down: the answer says so; nothing was acknowledged */
       });
       return announce(attempt, requestId);
     },
   };
+}
+
+/** What an attempt keeps of its arrival: every header line as received, and the body unless it was never read. */
+export function keptRequest(arrival: Arrival): KeptRequest {
+  return { headers: pairHeaders(arrival.rawHeaders), body: arrival.unread ? null : arrival.rawBody };
 }

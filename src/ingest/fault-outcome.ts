@@ -39,6 +39,7 @@ export async function carryOutFault(fault: FaultPlan, ctx: FaultContext): Promis
         retryAfter: fault.retryAfter,
       },
       arrival.requestId,
+      arrival,
     );
   // The record is committed before the answer leaves, as for an accepted delivery: whoever
   // reads the store after the sender saw the answer finds the attempt.

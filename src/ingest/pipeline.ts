@@ -23,7 +23,9 @@ import { carryOutFault, type FaultStep } from './fault-outcome.js';
 import { createFaultStage, NO_FAULTS } from './fault-stage.js';
 import { jsonAnswer, type Outcome } from './outcome.js';
 import { createPassthroughStep } from './passthrough-step.js';
+import { receiverHints } from './rejection-hints.js';
 import { envelopeRejection, readRejection, type Rejection } from './rejection.js';
+import type { CheckName } from './request-verdict.js';
 import { checkSignature } from './signature-step.js';
 import { createStoreStep } from './store-step.js';
 
@@ -61,19 +63,28 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
   const passthrough = options.passthrough ? createPassthroughStep(options.passthrough, store, hub) : null;
   const storeStep = createStoreStep({ log, hub, clock, skipVerify: options.skipVerify, passthrough });
 
-  /** A refusal's record joins the next group commit before the answer goes out, so whatever the sender was told can be read back. */
-  async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null): Promise<Outcome> {
+  /**
+   * A refusal's record joins the next group commit before the answer goes out, so whatever the
+   * sender was told can be read back. A refusal by one of the receiver's checks (`check`) keeps
+   * `hookrelay verify`'s hints on it; the record keeps the request's headers and body (attempt-log.ts).
+   */
+  async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null, check: CheckName | null): Promise<Outcome> {
+    const hints = check === null ? [] : receiverHints(arrival, check, rejection.code, options);
     const now = clock();
     const recorded = await log.record(
-      { ...identify(facts), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null },
+      {
+        ...identify(facts), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null,
+        ...(hints.length > 0 ? { hints } : {}),
+      },
       arrival.requestId,
+      arrival,
     );
     return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now)), recorded: Promise.resolve(recorded) };
   }
 
   async function handle(arrival: Arrival): Promise<Outcome> {
     const facts = readFacts(arrival);
-    if (arrival.unread) return refuse(arrival, facts, readRejection(arrival.unread.problem, options.bodyLimitBytes), null);
+    if (arrival.unread) return refuse(arrival, facts, readRejection(arrival.unread.problem, options.bodyLimitBytes), null, 'size');
 
     // Notes for the record of an arrival handled normally: the fault rule or hop that let it through first.
     const notes: string[] = [];
@@ -99,10 +110,10 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
     }
 
     const signature = checkSignature(arrival, facts, options);
-    if (!signature.ok) return refuse(arrival, facts, signature.rejection, signature.timestamp);
+    if (!signature.ok) return refuse(arrival, facts, signature.rejection, signature.timestamp, 'signature');
 
     const checked = checkEnvelope(arrival.rawBody, { deliveryId: facts.deliveryId, event: facts.event });
-    if (!checked.ok) return refuse(arrival, facts, envelopeRejection(checked.problem, checked.message), signature.timestamp);
+    if (!checked.ok) return refuse(arrival, facts, envelopeRejection(checked.problem, checked.message), signature.timestamp, 'envelope');
 
     if (!faultsSettled && faults.wants(true)) {
       const fault = await faults.decide(facts, true);
@@ -113,7 +124,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
 
     const accept = async (): Promise<Outcome> => {
       const handOn = passthrough ? await passthrough.handOn(arrival, checked.envelope.id) : null;
-      if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp);
+      if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp, null);
       const handedOn = handOn?.kind === 'handed-on' ? handOn.handedOn : null;
       // finishedAt: the outcome is decided (after any delay and the app's answer); the commit that holds this record follows.
       const attempt: AttemptInput = {

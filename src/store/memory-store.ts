@@ -6,6 +6,7 @@ import {
   type AttemptRecord,
   type AttemptOutcome,
   type BridgeCursor,
+  type KeptRequest,
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
@@ -31,8 +32,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   let relaySeq = 0;
   const cursors = new Map<string, BridgeCursor>();
 
-  const record = (attempt: AttemptInput, outcome: AttemptRecord['outcome']) =>
-    attempts.push({ ...attempt, outcome, seq: ++attemptSeq });
+  /** What an attempt keeps of its request, as a copy (the caller's buffers may be reused). */
+  const kept = (request: KeptRequest | null | undefined): KeptRequest | null =>
+    request ? { headers: request.headers.map(([n, v]) => [n, v]), body: request.body === null ? null : Buffer.from(request.body) } : null;
+  const record = (attempt: AttemptInput, outcome: AttemptRecord['outcome'], request: KeptRequest | null) => {
+    const { hints, request: _given, ...rest } = attempt;
+    attempts.push({ ...rest, outcome, seq: ++attemptSeq, ...(hints && hints.length > 0 ? { hints: [...hints] } : {}), request: kept(request) });
+  };
   const copy = (d: StoredDelivery): StoredDelivery => ({ ...d, headers: [...d.headers] });
 
   return {
@@ -41,7 +47,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       if (existing) {
         existing.duplicateCount += 1;
         existing.lastAttemptAt = attempt.receivedAt;
-        record(attempt, 'duplicate');
+        // A duplicate keeps the headers it came with (its attempt header and signature are its own).
+        record(attempt, 'duplicate', { headers: pairHeaders(delivery.rawHeaders), body: null });
         return { outcome: 'duplicate', deliverySeq: existing.seq };
       }
       const { rawHeaders, ...rest } = delivery;
@@ -55,7 +62,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       };
       deliveries.push(stored);
       byId.set(stored.id, stored);
-      record(attempt, 'accepted');
+      record(attempt, 'accepted', null);
       if (options.outbox) {
         jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
       }
@@ -63,7 +70,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     },
 
     async recordAttempt(attempt) {
-      record(attempt, attempt.outcome);
+      record(attempt, attempt.outcome, attempt.request ?? null);
     },
 
     async getDelivery(id) {
@@ -91,7 +98,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
         .filter((a) => !query.outcomes || query.outcomes.includes(a.outcome))
         .reverse()
         .slice(0, query.limit)
-        .map((a) => ({ ...a }));
+        .map(({ request, hints, ...a }) => ({
+          ...a,
+          ...(hints ? { hints: [...hints] } : {}),
+          ...(query.withRequest ? { request: kept(request) } : {}),
+        }));
     },
 
     async countArrivals(deliveryId) {

@@ -15,6 +15,17 @@ export interface AttemptRow {
   status: number | null;
   reason: string | null;
   retry_after: string | null;
+  /** JSON array text (SQLite) or text[] (PostgreSQL); null when there are none. */
+  hints: string | string[] | null;
+}
+
+/** The attempt columns every list reads: never the kept request (its body can be large). */
+export const ATTEMPT_COLUMNS =
+  'seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after, hints';
+
+/** A rejection's hints as a column value: null when there are none. */
+export function hintsColumn(hints: readonly string[] | undefined): string | null {
+  return hints && hints.length > 0 ? JSON.stringify(hints) : null;
 }
 
 export interface JobRow {
@@ -53,7 +64,19 @@ export function toAttempt(row: AttemptRow): AttemptRecord {
     status: row.status,
     reason: row.reason,
     retryAfter: row.retry_after,
+    ...readHints(row.hints),
   };
+}
+
+function readHints(value: string | string[] | null): { hints?: string[] } {
+  if (value === null) return {};
+  if (Array.isArray(value)) return value.length > 0 ? { hints: value } : {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) && parsed.length > 0 ? { hints: parsed.map(String) } : {};
+  } catch {
+    return {};
+  }
 }
 
 export function toJob(deliverySeq: number, deliveryId: string, row: JobRow): RelayJob {

@@ -8,6 +8,7 @@ export type {
   AttemptInput,
   AttemptOutcome,
   AttemptRecord,
+  KeptRequest,
   NewDelivery,
   RelayAttemptRecord,
   RelayJob,
@@ -46,6 +47,11 @@ export interface AttemptQuery {
   /** Only attempts received at or after this time (ms since the epoch). */
   since?: number;
   limit: number;
+  /**
+   * Also read what each attempt kept of its request (`request`: headers and raw body, or null).
+   * Off by default: lists, tallies and the conformance judge never read bodies.
+   */
+  withRequest?: boolean;
 }
 
 
@@ -102,11 +108,16 @@ export interface DeliveryStore {
    * rejects with a StoreUnavailableError when it cannot write.
    */
   accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult>;
-  /** Records an attempt that stores no delivery (rejected, faulted, unavailable). */
+  /**
+   * Records an attempt that stores no delivery (rejected, faulted, unavailable), with its `hints`
+   * and the `request` it kept (headers and raw body), if any: they are removed with the attempt
+   * (delete, prune). A duplicate (`accept`) keeps the headers it arrived with; an accepted attempt
+   * keeps nothing of its own: its delivery holds its request.
+   */
   recordAttempt(attempt: AttemptInput): Promise<void>;
   getDelivery(id: string): Promise<StoredDelivery | undefined>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
-  /** Newest first. */
+  /** Newest first; `request` only with `withRequest`, `hints` when there are any. */
   listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
   /** How many arrivals were recorded for this delivery id, whatever their outcome (survives restarts). */
   countArrivals(deliveryId: string): Promise<number>;

@@ -129,7 +129,7 @@ describe('events export', () => {
 
     const capture = await startRawCapture();
     cleanups.push(() => capture.close());
-    const exported = await runCli(['events', 'export', '--format', 'curl', '--db', db, '--url', `${capture.origin}/webhooks`]);
+    const exported = await runCli(['events', 'export', '--format', 'curl', '--include-signature', '--db', db, '--url', `${capture.origin}/webhooks`]);
     expect(exported.code, exported.stderr).toBe(0);
     const script = join(dir, 'replay.sh');
     writeFileSync(script, exported.stdout);

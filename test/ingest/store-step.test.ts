@@ -4,7 +4,7 @@ import { checkEnvelope, type EnvelopeCheck } from '../../src/core/envelope.js';
 import type { AttemptInput } from '../../src/core/records.js';
 import type { Passthrough, PassthroughResult } from '../../src/handoff/passthrough.js';
 import { identify, readFacts, type Arrival } from '../../src/ingest/arrival.js';
-import { createAttemptLog } from '../../src/ingest/attempt-log.js';
+import { createAttemptLog, keptRequest } from '../../src/ingest/attempt-log.js';
 import type { Outcome } from '../../src/ingest/outcome.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
 import type { SignatureCheck } from '../../src/ingest/signature-step.js';
@@ -184,7 +184,9 @@ describe('store step: a store that cannot write', () => {
     const recorded = await outcome.recorded;
     expect(recorded).toEqual({ ...ctx.attempt, seq: 0, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' });
     expect(attempts.map((a) => a.attempt)).toEqual([recorded]);
-    expect(writes[0]).toEqual({ ...ctx.attempt, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' });
+    // The store keeps what was sent (the announcement leaves it out, as every list of attempts does).
+    expect(writes[0]).toEqual({ ...ctx.attempt, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE', request: keptRequest(ctx.arrival) });
+    expect(writes[0]!.request!.body!.equals(ctx.arrival.rawBody)).toBe(true);
   });
 
   it('a 503 is never a 2xx even in sync mode with a 204 from the app', async () => {

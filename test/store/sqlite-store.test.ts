@@ -152,4 +152,25 @@ describe('sqlite store', () => {
     db.close();
     await expect(createSqliteStore(path)).rejects.toThrow(/schema version 99/);
   });
+
+  it('reads a file from before kept requests (schema 3) read-only, and migrates it: old attempts kept nothing, new ones keep their request', async () => {
+    const path = dbPath();
+    await (await createSqliteStore(path)).close();
+    const old = new Database(path);
+    for (const column of ['hints', 'request_headers', 'request_body']) old.exec(`ALTER TABLE attempts DROP COLUMN ${column}`);
+    old.pragma('user_version = 3');
+    old.prepare(`INSERT INTO attempts (delivery_key, delivery_id, received_at, finished_at, body_sha256, body_bytes, outcome, status, reason)
+      VALUES (1, 'before', 1, 2, 'x', 3, 'rejected', 400, 'SIGNATURE_MISMATCH')`).run();
+    old.close();
+
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect(await reader.listAttempts({ limit: 5, withRequest: true })).toMatchObject([{ deliveryId: 'before', reason: 'SIGNATURE_MISMATCH', request: null }]);
+    await reader.close();
+
+    const store = await createSqliteStore(path);
+    await store.recordAttempt(attemptFor(null, { deliveryId: 'after', outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', hints: ['h'], request: { headers: [['A', 'b']], body: Buffer.from('x') } }));
+    const both = await store.listAttempts({ limit: 5, withRequest: true });
+    expect(both.map((a) => [a.deliveryId, a.request?.headers ?? null, a.hints ?? null])).toEqual([['after', [['A', 'b']], ['h']], ['before', null, null]]);
+    await store.close();
+  });
 });

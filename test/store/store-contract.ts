@@ -104,13 +104,46 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
       expect((await store.listDeliveries({ limit: 10, duplicatesOnly: true })).items.map((d) => d.id)).toEqual([ids[2]]);
     });
 
+    it('keeps the headers, raw body and hints of an attempt that stored nothing; lists read them only when asked', async () => {
+      const delivery = makeDelivery();
+      const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"x"}\n'), Buffer.from([0xff, 0x00])]);
+      const headers: Array<[string, string]> = [['X-Service-Signature', 't=1,v1=ab'], ['X-Odd', 'a: b'], ['X-Odd', 'second'], ['Empty', '']];
+      const hints = ['the signature matches secret #1 with a trailing newline added', 'second "hint"'];
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', hints, request: { headers, body } }));
+      // Over --body-limit: the body was never read, only the headers are kept.
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'rejected', status: 413, reason: 'PAYLOAD_TOO_LARGE', request: { headers: [['Content-Length', '99999']], body: null } }));
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'faulted', status: 503, reason: 'fault:503' }));
+      await store.accept(delivery, attemptFor(delivery, { attemptHeader: 4 }));
+      const copy = makeDelivery({ id: delivery.id, rawHeaders: ['X-Service-Delivery-Attempt', '5', 'X-Service-Signature', 't=5,v1=cd'] });
+      await store.accept(copy, attemptFor(copy, { attemptHeader: 5 }));
+
+      const light = await store.listAttempts({ deliveryId: delivery.id, limit: 10 });
+      expect(light.map((a) => 'request' in a)).toEqual([false, false, false, false, false]);
+      expect(light.map((a) => a.hints ?? null)).toEqual([null, null, null, null, hints]);
+      const full = await store.listAttempts({ deliveryId: delivery.id, limit: 10, withRequest: true });
+      expect(full.map((a) => a.outcome)).toEqual(['duplicate', 'accepted', 'faulted', 'rejected', 'rejected']);
+      // A duplicate keeps the headers it came with; the accepted attempt's request is its delivery.
+      expect(full[0]!.request).toEqual({ headers: [['X-Service-Delivery-Attempt', '5'], ['X-Service-Signature', 't=5,v1=cd']], body: null });
+      expect(full[1]!.request).toBeNull();
+      expect(full[2]!.request).toBeNull();
+      expect(full[3]!.request).toEqual({ headers: [['Content-Length', '99999']], body: null });
+      expect(full[4]!.request!.headers).toEqual(headers);
+      expect(Buffer.from(full[4]!.request!.body!).equals(body)).toBe(true);
+      expect(full[4]!.hints).toEqual(hints);
+      // The same through the other reads of attempts.
+      const rejected = await store.listAttempts({ outcomes: ['rejected'], limit: 10, withRequest: true });
+      expect(Buffer.from(rejected[1]!.request!.body!).equals(body)).toBe(true);
+      expect((await store.listAttempts({ limit: 10 })).some((a) => 'request' in a)).toBe(false);
+    });
+
     it('deletes a delivery with its attempts', async () => {
       const delivery = makeDelivery();
-      await store.recordAttempt(attemptFor(delivery, { outcome: 'faulted', status: 503 }));
+      await store.recordAttempt(attemptFor(delivery, { outcome: 'faulted', status: 503, request: { headers: [['X-A', '1']], body: Buffer.from('kept') } }));
       await store.accept(delivery, attemptFor(delivery));
       expect(await store.deleteDelivery(delivery.id)).toBe(true);
       expect(await store.getDelivery(delivery.id)).toBeUndefined();
       expect(await store.listAttempts({ deliveryId: delivery.id, limit: 10 })).toEqual([]);
+      expect(await store.listAttempts({ limit: 10, withRequest: true })).toEqual([]);
       expect(await store.deleteDelivery(delivery.id)).toBe(false);
     });
 
@@ -257,6 +290,18 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
       // A done relay releases it.
       await store.recordRelay({ deliverySeq: (await store.getDelivery(pending.id))!.seq, startedAt: T, finishedAt: T + 1, status: 200, error: null, replay: false, target, try: 1, next: { state: 'done' } });
       expect(await store.prune!(before)).toMatchObject({ deliveries: 1, attempts: 2, relayAttempts: 1, keptPending: 0 });
+    });
+
+    it('prunes what a refused attempt kept with the attempt, by its own age', async () => {
+      const old = { headers: [['X-Old', '1']] as Array<[string, string]>, body: Buffer.alloc(4096, 0x61) };
+      const fresh = { headers: [['X-Fresh', '1']] as Array<[string, string]>, body: Buffer.from('{"fresh":true}') };
+      await store.recordAttempt(attemptFor(at(0), { deliveryId: 'old', outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: T - 40 * DAY, hints: ['h'], request: old }));
+      await store.recordAttempt(attemptFor(at(0), { deliveryId: 'fresh', outcome: 'faulted', status: 503, reason: 'fault:503', receivedAt: T - DAY, request: fresh }));
+      expect(await store.prune!(T - 30 * DAY)).toMatchObject({ deliveries: 0, attempts: 1 });
+      const left = await store.listAttempts({ limit: 10, withRequest: true });
+      expect(left.map((a) => a.deliveryId)).toEqual(['fresh']);
+      expect(Buffer.from(left[0]!.request!.body!).equals(fresh.body)).toBe(true);
+      expect(await store.listAttempts({ deliveryId: 'old', limit: 10, withRequest: true })).toEqual([]);
     });
 
     it('keeps dedupe within the window: a retry 72 h later is still a duplicate, and a delivery seen lately stays', async () => {

@@ -37,8 +37,12 @@ export interface AttemptView {
   reason: string | null;
   retryAfter: string | null;
   skipVerify?: boolean;
-  /** The headers of this arrival, in order, when the API keeps them per attempt. */
+  /** Why a rejection happened, in `hookrelay verify`'s words (trailing newline in the secret, re-serialised body, clock skew). */
+  hints?: string[];
+  /** Detail only: the headers of this arrival, in order (null when none were kept). */
   headers?: Array<[string, string]> | null;
+  /** Detail only: the body a refused or faulted arrival sent, when it was kept. */
+  body?: BodyView | null;
 }
 
 export interface RelayView {
@@ -109,6 +113,15 @@ export interface DeliveryDetail {
   attempts: AttemptView[];
   attemptsTruncated: boolean;
   relay: RelayView[] | null;
+  conformance: unknown;
+}
+
+/** `GET /api/deliveries/:id/attempts`: every arrival of an id, stored or not, with what each sent. */
+export interface AttemptsDetail {
+  id: string;
+  stored: boolean;
+  attempts: AttemptView[];
+  attemptsTruncated: boolean;
   conformance: unknown;
 }
 

@@ -1,5 +1,6 @@
 /** Rows of the PostgreSQL store and the records they become (BIGINT columns arrive as numbers: see pg-types.ts). */
-import type { AttemptOutcome, AttemptRecord, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
+import { toAttempt, type AttemptRow } from '../rows.js';
+import type { AttemptRecord, StoredDelivery } from '../store.js';
 
 export interface DeliveryRow {
   seq: number;
@@ -27,8 +28,7 @@ export function pgText<T extends string | null>(value: T): T {
 }
 
 export function toDelivery(row: DeliveryRow): StoredDelivery {
-  const headers: Array<[string, string]> = [];
-  for (let i = 0; i + 1 < row.headers.length; i += 2) headers.push([row.headers[i]!, row.headers[i + 1]!]);
+  const headers = pairs(row.headers);
   return {
     seq: row.seq,
     id: row.id,
@@ -44,6 +44,26 @@ export function toDelivery(row: DeliveryRow): StoredDelivery {
     duplicateCount: row.duplicate_count,
     lastAttemptAt: row.last_attempt_at,
   };
+}
+
+/** Flat name, value, name, value… as pairs. */
+function pairs(flat: readonly string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}
+
+/** An attempt row read with its kept request (`withRequest`). */
+export interface RequestRow extends AttemptRow {
+  request_headers?: string[] | null;
+  request_body?: Buffer | null;
+}
+
+export function toAttemptWith(row: RequestRow, withRequest: boolean): AttemptRecord {
+  const attempt = toAttempt(row);
+  if (!withRequest) return attempt;
+  const flat = row.request_headers ?? null;
+  return { ...attempt, request: flat === null ? null : { headers: pairs(flat), body: row.request_body ?? null } };
 }
 
 export { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';

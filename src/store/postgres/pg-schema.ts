@@ -82,6 +82,14 @@ const MIGRATIONS: readonly string[] = [
     updated_at BIGINT NOT NULL
   );
   `,
+  // 3: what a rejected or faulted attempt sent (issue 13, item 8): its headers (flat name, value…)
+  // and raw body (a duplicate: its headers), and the hints on why it was rejected (JSON array).
+  // Removed with the attempt.
+  `
+  ALTER TABLE attempts ADD COLUMN hints TEXT;
+  ALTER TABLE attempts ADD COLUMN request_headers TEXT[];
+  ALTER TABLE attempts ADD COLUMN request_body BYTEA;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,7 +24,8 @@ import {
 } from '../store.js';
 import { checkBridgeCursorArgs, clampLimit } from '../bridge-cursors.js';
 import { createPool, describePgError, parsePostgresUrl } from './pg-connection.js';
-import { pgText, toAttempt, toDelivery, toJob, toRelayAttempt, type AttemptRow, type DeliveryRow, type JobRow, type RelayAttemptRow } from './pg-rows.js';
+import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
+import { pgText, toAttemptWith, toDelivery, toJob, toRelayAttempt, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
 import { checkPostgresSchema, migratePostgres } from './pg-schema.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
 
@@ -129,9 +130,15 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     }
   }
 
-  const attemptValues = (attempt: AttemptInput, deliverySeq: number | null, outcome: AttemptRecord['outcome']) => [
+  /**
+   * `requestHeaders`: the flat header list the attempt keeps (a duplicate's: its delivery's, as it
+   * arrived; an accepted one keeps none); the body only for an attempt that stored nothing.
+   */
+  const attemptValues = (attempt: AttemptInput, deliverySeq: number | null, outcome: AttemptRecord['outcome'], requestHeaders: readonly string[] | null) => [
     deliverySeq, pgText(attempt.deliveryId), pgText(attempt.trigger), attempt.receivedAt, attempt.finishedAt, attempt.attemptHeader,
     attempt.signatureTimestamp, pgText(attempt.bodySha256), attempt.bodyBytes, outcome, attempt.status, pgText(attempt.reason), pgText(attempt.retryAfter),
+    pgText(hintsColumn(attempt.hints)), requestHeaders === null ? null : requestHeaders.map(pgText),
+    deliverySeq === null ? (attempt.request?.body ?? null) : null,
   ];
 
   async function seqOf(id: string): Promise<number | undefined> {
@@ -170,7 +177,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
             if (seq === undefined) throw new Error(`delivery ${JSON.stringify(delivery.id)} vanished while its copy was recorded`);
             outcome = 'duplicate';
           }
-          await client.query(named('insertAttempt', attemptValues(attempt, seq, outcome)));
+          await client.query(named('insertAttempt', attemptValues(attempt, seq, outcome, outcome === 'duplicate' ? delivery.rawHeaders : null)));
           // The outbox job is part of the accepting transaction: accepted means it will be handed on.
           if (outbox && outcome === 'accepted') await client.query(named('insertJob', [seq, attempt.receivedAt]));
           return { outcome, deliverySeq: seq };
@@ -179,7 +186,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     },
 
     async recordAttempt(attempt) {
-      await write(() => pool.query(named('insertAttempt', attemptValues(attempt, null, attempt.outcome))));
+      const headers = attempt.request ? attempt.request.headers.flat() : null;
+      await write(() => pool.query(named('insertAttempt', attemptValues(attempt, null, attempt.outcome, headers))));
     },
 
     getDelivery(id) {
@@ -226,9 +234,11 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
         if (query.before !== undefined) where.push(`seq < ${param(query.before)}`);
         if (query.since !== undefined) where.push(`received_at >= ${param(query.since)}`);
         if (query.outcomes) where.push(`outcome = ANY(${param([...query.outcomes])}::text[])`);
-        const sql = `SELECT * FROM attempts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ${param(query.limit)}`;
-        const { rows } = await pool.query<AttemptRow>(sql, values);
-        return rows.map(toAttempt);
+        const withRequest = query.withRequest === true;
+        const columns = withRequest ? `${ATTEMPT_COLUMNS}, request_headers, request_body` : ATTEMPT_COLUMNS;
+        const sql = `SELECT ${columns} FROM attempts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ${param(query.limit)}`;
+        const { rows } = await pool.query<RequestRow>(sql, values);
+        return rows.map((row) => toAttemptWith(row, withRequest));
       });
     },
 

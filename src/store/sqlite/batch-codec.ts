@@ -3,6 +3,7 @@
  * cloned. Cloning was the largest cost of the hand-off: a body Buffer is often a view into a
  * larger socket buffer, and structured clone copies the whole of it.
  */
+import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, SignatureState } from '../store.js';
 
 /** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
@@ -33,7 +34,8 @@ const ACCEPT_SLIM = 4;
 function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
   return (
     a.deliveryId === capped(d.id) && a.trigger === capped(d.trigger) && a.receivedAt === d.receivedAt &&
-    a.signatureTimestamp === d.signatureTimestamp && a.bodyBytes === d.rawBody.length && a.outcome === 'accepted' && a.retryAfter === null
+    a.signatureTimestamp === d.signatureTimestamp && a.bodyBytes === d.rawBody.length && a.outcome === 'accepted' && a.retryAfter === null &&
+    (a.hints === undefined || a.hints.length === 0)
   );
 }
 /** Attempt records cap the id and trigger they carry (arrival.ts `identify`). */
@@ -44,6 +46,17 @@ export function joinHeaders(raw: readonly string[]): string {
   let out = '';
   for (let i = 0; i + 1 < raw.length; i += 2) out += `${raw[i]}: ${raw[i + 1]}\n`;
   return out;
+}
+
+/** The pairs of joinHeaders' lines (a name holds no colon, so the first ": " ends it). */
+export function splitHeaders(block: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const line of block.split('\n')) {
+    if (line === '') continue;
+    const colon = line.indexOf(': ');
+    pairs.push(colon < 0 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 2)]);
+  }
+  return pairs;
 }
 
 class Writer {
@@ -125,6 +138,14 @@ function writeAttempt(w: Writer, a: AttemptInput): void {
   w.f64(a.status);
   w.str(a.reason);
   w.str(a.retryAfter);
+  w.str(hintsColumn(a.hints));
+  // An accepted attempt keeps nothing of its own (its delivery holds the request); a duplicate's headers are its delivery's.
+  const request = a.outcome === 'accepted' ? null : (a.request ?? null);
+  w.str(request === null ? null : joinHeaders(request.headers.flat()));
+  if (request?.body) {
+    w.u8(1);
+    w.bytes(request.body);
+  } else w.u8(0);
 }
 
 function readAttempt(r: Reader): AttemptInput {
@@ -141,6 +162,18 @@ function readAttempt(r: Reader): AttemptInput {
     status: r.f64(),
     reason: r.str(),
     retryAfter: r.str(),
+    ...readExtras(r),
+  };
+}
+
+/** Hints and the kept request, present only when the attempt has them (as AttemptInput leaves them out). */
+function readExtras(r: Reader): Pick<AttemptInput, 'hints' | 'request'> {
+  const hints = r.str();
+  const lines = r.str();
+  const body = r.u8() === 1 ? r.bytes() : null;
+  return {
+    ...(hints === null ? {} : { hints: JSON.parse(hints) as string[] }),
+    ...(lines === null ? {} : { request: { headers: splitHeaders(lines), body } }),
   };
 }
 

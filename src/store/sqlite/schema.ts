@@ -87,6 +87,14 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO store_meta (key, value) SELECT 'delivery_seq_floor', coalesce(max(seq), 0) FROM deliveries;
   `,
+  // 4: what a rejected or faulted attempt sent (issue 13, item 8): its header lines and raw body
+  // (a duplicate: its header lines), and the hints on why it was rejected (JSON array). Last in the
+  // row, so reading the other columns never touches a body's overflow pages; removed with the attempt.
+  `
+  ALTER TABLE attempts ADD COLUMN hints TEXT;
+  ALTER TABLE attempts ADD COLUMN request_headers TEXT;
+  ALTER TABLE attempts ADD COLUMN request_body BLOB;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

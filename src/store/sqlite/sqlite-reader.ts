@@ -2,8 +2,22 @@
 import type Database from 'better-sqlite3';
 import { clampLimit, triggerFilter } from '../bridge-cursors.js';
 import { deliveryKey } from '../delivery-key.js';
-import { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
-import type { AttemptOutcome, AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
+import { splitHeaders } from './batch-codec.js';
+import { ATTEMPT_COLUMNS, toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
+import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
+
+/** An attempt row read with its kept request (`withRequest`). */
+interface RequestRow extends AttemptRow {
+  request_headers?: string | null;
+  request_body?: Buffer | null;
+}
+
+function toAttemptWith(row: RequestRow, withRequest: boolean): AttemptRecord {
+  const attempt = toAttempt(row);
+  if (!withRequest) return attempt;
+  const lines = row.request_headers ?? null;
+  return { ...attempt, request: lines === null ? null : { headers: splitHeaders(lines), body: row.request_body ?? null } };
+}
 
 interface DeliveryRow {
   seq: number;
@@ -19,16 +33,6 @@ interface DeliveryRow {
   raw_body: Buffer;
   duplicate_count: number;
   last_attempt_at: number;
-}
-
-function splitHeaders(block: string): Array<[string, string]> {
-  const pairs: Array<[string, string]> = [];
-  for (const line of block.split('\n')) {
-    if (line === '') continue;
-    const colon = line.indexOf(': ');
-    pairs.push(colon < 0 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 2)]);
-  }
-  return pairs;
 }
 
 export function toDelivery(row: DeliveryRow): StoredDelivery {
@@ -56,13 +60,24 @@ function likePattern(text: string): string {
 
 export function createSqliteReader(db: Database.Database) {
   const byId = db.prepare<[number, string], DeliveryRow>('SELECT * FROM deliveries WHERE id_key = ? AND id = ?');
-  const attemptsOfDelivery = db.prepare<[number, number, string], AttemptRow>(
-    `SELECT * FROM attempts WHERE delivery_seq = ?
+  // The kept-request columns come with schema version 4: a read-only command on an older file
+  // (never migrated by a reader) reads them as absent rather than failing.
+  const hasKept = db.prepare("SELECT 1 FROM pragma_table_info('attempts') WHERE name = 'request_headers'").get() !== undefined;
+  const lightColumns = hasKept ? ATTEMPT_COLUMNS : ATTEMPT_COLUMNS.replace('hints', 'NULL AS hints');
+  const columnsOf = (withRequest: boolean) =>
+    !withRequest ? lightColumns : `${lightColumns}, ${hasKept ? 'request_headers, request_body' : 'NULL AS request_headers, NULL AS request_body'}`;
+  const prepareBoth = <P extends unknown[]>(sql: (columns: string) => string) => {
+    const light = db.prepare<P, RequestRow>(sql(columnsOf(false)));
+    let full: Database.Statement<P, RequestRow> | null = null;
+    return (withRequest: boolean) => (withRequest ? (full ??= db.prepare<P, RequestRow>(sql(columnsOf(true)))) : light);
+  };
+  const attemptsOfDelivery = prepareBoth<[number, number, string]>(
+    (columns) => `SELECT ${columns} FROM attempts WHERE delivery_seq = ?
      UNION ALL
-     SELECT * FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?`,
+     SELECT ${columns} FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?`,
   );
-  const attemptsOfClaimedId = db.prepare<[number, string], AttemptRow>(
-    'SELECT * FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?',
+  const attemptsOfClaimedId = prepareBoth<[number, string]>(
+    (columns) => `SELECT ${columns} FROM attempts WHERE delivery_seq IS NULL AND delivery_key = ? AND delivery_id = ?`,
   );
 
   const countOfDelivery = db.prepare<[number, number, string], { n: number }>(
@@ -199,18 +214,20 @@ export function createSqliteReader(db: Database.Database) {
     },
 
     listAttempts(query: AttemptQuery): AttemptRecord[] {
-      let rows: AttemptRow[];
+      const withRequest = query.withRequest === true;
+      const toRecord = (row: RequestRow) => toAttemptWith(row, withRequest);
+      let rows: RequestRow[];
       if (query.deliveryId !== undefined) {
         const key = deliveryKey(query.deliveryId);
         const delivery = byId.get(key, query.deliveryId);
         rows = delivery
-          ? attemptsOfDelivery.all(delivery.seq, key, query.deliveryId)
-          : attemptsOfClaimedId.all(key, query.deliveryId);
+          ? attemptsOfDelivery(withRequest).all(delivery.seq, key, query.deliveryId)
+          : attemptsOfClaimedId(withRequest).all(key, query.deliveryId);
         rows.sort((a, b) => b.seq - a.seq);
         if (query.before !== undefined) rows = rows.filter((r) => r.seq < query.before!);
         if (query.since !== undefined) rows = rows.filter((r) => r.received_at >= query.since!);
         if (query.outcomes) rows = rows.filter((r) => query.outcomes!.includes(r.outcome));
-        return rows.slice(0, query.limit).map(toAttempt);
+        return rows.slice(0, query.limit).map(toRecord);
       }
       const where: string[] = [];
       const params: Array<string | number> = [];
@@ -220,8 +237,8 @@ export function createSqliteReader(db: Database.Database) {
         where.push(`outcome IN (${query.outcomes.map(() => '?').join(', ')})`);
         params.push(...query.outcomes);
       }
-      const sql = `SELECT * FROM attempts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
-      return db.prepare<unknown[], AttemptRow>(sql).all(...params, query.limit).map(toAttempt);
+      const sql = `SELECT ${columnsOf(withRequest)} FROM attempts ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+      return db.prepare<unknown[], RequestRow>(sql).all(...params, query.limit).map(toRecord);
     },
   };
 }

@@ -5,8 +5,9 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
+import { hintsColumn } from '../rows.js';
 import type { AttemptInput, RelayOutcome } from '../store.js';
-import { decodeBatch, type DecodedRequest } from './batch-codec.js';
+import { decodeBatch, joinHeaders, type DecodedRequest } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
@@ -37,8 +38,9 @@ const insertDelivery = db.prepare(
 );
 const countDuplicate = db.prepare('UPDATE deliveries SET duplicate_count = duplicate_count + 1, last_attempt_at = ? WHERE seq = ?');
 const insertAttempt = db.prepare(
-  `INSERT INTO attempts (delivery_seq, delivery_key, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  `INSERT INTO attempts (delivery_seq, delivery_key, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
+     hints, request_headers, request_body)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
 const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES (?, 'pending', ?, ?)");
@@ -112,7 +114,8 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
   },
 };
 
-function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string): void {
+/** `requestLines`: the header lines the attempt keeps (a duplicate's are its delivery's, as it arrived); the body only for one that stored nothing. */
+function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string, requestLines = keptLines(attempt)): void {
   insertAttempt.run(
     deliverySeq,
     deliverySeq === null && attempt.deliveryId !== null ? deliveryKey(attempt.deliveryId) : null,
@@ -128,8 +131,13 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
     attempt.status,
     attempt.reason,
     attempt.retryAfter,
+    hintsColumn(attempt.hints),
+    requestLines,
+    deliverySeq === null ? (attempt.request?.body ?? null) : null,
   );
 }
+
+const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaders(attempt.request.headers.flat()) : null);
 
 /** Applies one request: pushes its ticket, its outcome code (OUTCOME) and its delivery seq (or an op's value) onto `results`. */
 function apply(request: DecodedRequest, results: WriteResults): void {
@@ -157,7 +165,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   const existing = findDelivery.get(key, delivery.id);
   if (existing) {
     countDuplicate.run(attempt.receivedAt, existing.seq);
-    recordAttempt(attempt, existing.seq, 'duplicate');
+    recordAttempt(attempt, existing.seq, 'duplicate', delivery.headerLines);
     results.outcomes.push(OUTCOME.duplicate);
     results.deliverySeqs.push(existing.seq);
     return;
@@ -168,7 +176,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
       delivery.signature, delivery.secretIndex, delivery.signatureTimestamp, delivery.headerLines, delivery.rawBody, attempt.receivedAt,
     ).lastInsertRowid,
   );
-  recordAttempt(attempt, seq, 'accepted');
+  recordAttempt(attempt, seq, 'accepted', null);
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
   if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt);
   results.outcomes.push(OUTCOME.accepted);

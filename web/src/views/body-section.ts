@@ -22,16 +22,27 @@ export function hexDump(base64: string, max = HEX_MAX_BYTES): string {
   return lines.join('\n');
 }
 
-export function bodySection(body: BodyView): HTMLElement {
+export interface BodySectionOptions {
+  /** The heading (default "Body"). */
+  title?: string;
+  /** Prefix of every test id, so that several bodies on one page stay apart. */
+  testid?: string;
+  /** What a body too large to show offers instead (default: a pointer to the download button above). */
+  tooLarge?: HTMLElement;
+}
+
+export function bodySection(body: BodyView, options: BodySectionOptions = {}): HTMLElement {
+  const title = options.title ?? 'Body';
+  const prefix = options.testid ?? '';
   const flags = el(
     'p',
-    { class: 'flags', attrs: { 'data-testid': 'body-flags' } },
+    { class: 'flags', attrs: { 'data-testid': `${prefix}body-flags` } },
     el('span', { class: 'chip' }, formatBytes(body.bytes)),
     body.bom ? el('span', { class: 'chip chip-warn' }, 'starts with a UTF-8 BOM (skipped for reading, kept in the bytes)') : null,
     body.invalidUtf8 ? el('span', { class: 'chip chip-warn' }, 'invalid UTF-8 (shown as �, exact bytes kept)') : null,
   );
   if (!body.inline) {
-    return el('section', { class: 'block' }, el('h3', null, 'Body'), flags, el('p', { class: 'muted' }, 'Too large to show here: download the raw body.'));
+    return el('section', { class: 'block' }, el('h3', null, title), flags, options.tooLarge ?? el('p', { class: 'muted' }, 'Too large to show here: download the raw body.'));
   }
   // From the source text, so numbers show their digits as sent (JSON.parse would round them).
   const parsed = parseJsonSource(body.text);
@@ -40,8 +51,8 @@ export function bodySection(body: BodyView): HTMLElement {
   const pane = el('div', { class: 'body-pane' });
   const views: Record<string, () => HTMLElement> = {
     Tree: () => (parsed.ok ? jsonSourceTree(parsed.value) : el('p', { class: 'muted' }, 'The body is not JSON: see Raw.')),
-    Raw: () => el('pre', { class: 'raw', attrs: { 'data-testid': 'raw-body' } }, vtext(body.text, { multiline: true, max: RAW_MAX_CHARS })),
-    Bytes: () => el('pre', { class: 'raw hex', attrs: { 'data-testid': 'hex-body' } }, hexDump(body.base64)),
+    Raw: () => el('pre', { class: 'raw', attrs: { 'data-testid': `${prefix}raw-body` } }, vtext(body.text, { multiline: true, max: RAW_MAX_CHARS })),
+    Bytes: () => el('pre', { class: 'raw hex', attrs: { 'data-testid': `${prefix}hex-body` } }, hexDump(body.base64)),
   };
   const tabs = el('div', { class: 'tabs', attrs: { role: 'tablist' } });
   const select = (name: string) => {
@@ -49,10 +60,10 @@ export function bodySection(body: BodyView): HTMLElement {
     replaceChildren(pane, views[name]!());
   };
   for (const name of Object.keys(views)) {
-    const tab = button(name, () => select(name), { class: 'tab', testid: `body-tab-${name.toLowerCase()}` });
+    const tab = button(name, () => select(name), { class: 'tab', testid: `${prefix}body-tab-${name.toLowerCase()}` });
     tab.setAttribute('role', 'tab');
     tabs.appendChild(tab);
   }
   select(parsed.ok ? 'Tree' : 'Raw');
-  return el('section', { class: 'block' }, el('h3', null, 'Body'), flags, tabs, pane);
+  return el('section', { class: 'block' }, el('h3', null, title), flags, tabs, pane);
 }

@@ -1,10 +1,10 @@
 /** One delivery: actions, headers, body, then the verdicts: signature, attempts timeline, relay, conformance. */
-import { ApiError, apiGet, query } from '../api.js';
+import { ApiError, apiGet } from '../api.js';
 import { describeError, type AppState } from '../app-state.js';
 import { button, el, field, replaceChildren, vtext } from '../dom.js';
 import { formatDateTime, formatTime } from '../format.js';
 import type { Row } from '../rows.js';
-import type { AttemptView, DeliveryDetail } from '../types.js';
+import type { AttemptsDetail, AttemptView, DeliveryDetail } from '../types.js';
 import { detailActions } from './detail-actions.js';
 import { bodySection } from './body-section.js';
 import { attemptsTimeline } from './attempts-timeline.js';
@@ -42,8 +42,9 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 404) throw err;
         }
-        const attempts = await apiGet<AttemptView[]>(`/api/attempts${query({ deliveryId: id, limit: 100 })}`);
-        if (mine === generation) renderNotStored(id, [...attempts.data].reverse());
+        // Never stored: every arrival with what it sent, and the sender's conformance all the same.
+        const arrivals = await apiGet<AttemptsDetail>(`/api/deliveries/${encodeURIComponent(id)}/attempts`);
+        if (mine === generation) renderNotStored(id, arrivals.data.attempts, arrivals.data);
       } else if (row?.lone) {
         renderNotStored(null, [row.lone]);
       } else {
@@ -94,7 +95,8 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     );
   };
 
-  const renderNotStored = (id: string | null, attempts: AttemptView[]) => {
+  /** An id with no stored delivery (or a lone arrival with no id): each arrival, what it sent and why it was refused; the verdict on the sender's retries. */
+  const renderNotStored = (id: string | null, attempts: AttemptView[], detail: AttemptsDetail | null = null) => {
     const last = attempts[attempts.length - 1];
     replaceChildren(
       element,
@@ -102,9 +104,10 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
       el(
         'p',
         { class: 'notice' },
-        'Not stored: every arrival of this delivery was refused or answered by a fault rule, so its body was not kept. The attempts below say why.',
+        'Not stored: every arrival of this delivery was refused or answered by a fault rule. Each attempt below shows what it sent and why it was refused.',
       ),
-      attemptsTimeline(attempts, false),
+      attemptsTimeline(attempts, detail?.attemptsTruncated ?? false),
+      detail ? conformanceSection(detail.conformance, state.status) : null,
     );
   };
 
