@@ -34,8 +34,9 @@ export interface AttemptLogOptions {
 }
 
 export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions): AttemptLog {
-  const announce = ({ request: _kept, ...attempt }: AttemptInput, requestId: string | undefined): AttemptRecord => {
-    const recorded: AttemptRecord = { ...attempt, seq: 0 };
+  // seq is the stored row's (0 when the store could not write it): the console merges live attempts by it.
+  const announce = ({ request: _kept, ...attempt }: AttemptInput, seq: number, requestId: string | undefined): AttemptRecord => {
+    const recorded: AttemptRecord = { ...attempt, seq };
     hub.emit('attempt', { attempt: recorded, skipVerify, requestId });
     return recorded;
   };
@@ -43,13 +44,14 @@ export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions):
     async accept(delivery, attempt, requestId) {
       const result = await store.accept(delivery, attempt);
       // The store decides accepted or duplicate and writes that outcome: announce the same.
-      return { result, recorded: announce({ ...attempt, outcome: result.outcome }, requestId) };
+      return { result, recorded: announce({ ...attempt, outcome: result.outcome }, result.attemptSeq, requestId) };
     },
     async record(attempt, requestId, arrival) {
-      await store.recordAttempt(arrival ? { ...attempt, request: keptRequest(arrival) } : attempt).catch(() => {
+      const seq = await store.recordAttempt(arrival ? { ...attempt, request: keptRequest(arrival) } : attempt).catch(() => {
         /* the store is down: the answer says so; nothing was acknowledged */
+        return 0;
       });
-      return announce(attempt, requestId);
+      return announce(attempt, seq, requestId);
     },
   };
 }

@@ -38,6 +38,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   const record = (attempt: AttemptInput, outcome: AttemptRecord['outcome'], request: KeptRequest | null) => {
     const { hints, request: _given, ...rest } = attempt;
     attempts.push({ ...rest, outcome, seq: ++attemptSeq, ...(hints && hints.length > 0 ? { hints: [...hints] } : {}), request: kept(request) });
+    return attemptSeq;
   };
   const copy = (d: StoredDelivery): StoredDelivery => ({ ...d, headers: [...d.headers] });
 
@@ -48,8 +49,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
         existing.duplicateCount += 1;
         existing.lastAttemptAt = attempt.receivedAt;
         // A duplicate keeps the headers it came with (its attempt header and signature are its own).
-        record(attempt, 'duplicate', { headers: pairHeaders(delivery.rawHeaders), body: null });
-        return { outcome: 'duplicate', deliverySeq: existing.seq };
+        const seq = record(attempt, 'duplicate', { headers: pairHeaders(delivery.rawHeaders), body: null });
+        return { outcome: 'duplicate', deliverySeq: existing.seq, attemptSeq: seq };
       }
       const { rawHeaders, ...rest } = delivery;
       const stored: StoredDelivery = {
@@ -62,15 +63,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       };
       deliveries.push(stored);
       byId.set(stored.id, stored);
-      record(attempt, 'accepted', null);
+      const attemptSeqOfIt = record(attempt, 'accepted', null);
       if (options.outbox) {
         jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
       }
-      return { outcome: 'accepted', deliverySeq: stored.seq };
+      return { outcome: 'accepted', deliverySeq: stored.seq, attemptSeq: attemptSeqOfIt };
     },
 
     async recordAttempt(attempt) {
-      record(attempt, attempt.outcome, attempt.request ?? null);
+      return record(attempt, attempt.outcome, attempt.request ?? null);
     },
 
     async getDelivery(id) {

@@ -20,6 +20,8 @@ import type { AttemptInput, AttemptOutcome, AttemptRecord, NewDelivery, RelayAtt
 export interface AcceptResult {
   outcome: 'accepted' | 'duplicate';
   deliverySeq: number;
+  /** The seq of the attempt row written with it: what the console merges live attempts by. */
+  attemptSeq: number;
 }
 
 export interface DeliveryQuery {
@@ -114,7 +116,7 @@ export interface DeliveryStore {
    * (delete, prune). A duplicate (`accept`) keeps the headers it arrived with; an accepted attempt
    * keeps nothing of its own: its delivery holds its request.
    */
-  recordAttempt(attempt: AttemptInput): Promise<void>;
+  recordAttempt(attempt: AttemptInput): Promise<number>;
   getDelivery(id: string): Promise<StoredDelivery | undefined>;
   listDeliveries(query: DeliveryQuery): Promise<DeliveryPage>;
   /** Newest first; `request` only with `withRequest`, `hints` when there are any. */

@@ -7,7 +7,6 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type AttemptRecord, type DeliveryStore } from '../../src/store/store.js';
 import { deferred, NOW_MS } from './step-helpers.js';
 
-const withoutSeq = ({ seq: _seq, ...rest }: AttemptRecord) => rest;
 
 function delivery(id: string): NewDelivery {
   return {
@@ -60,12 +59,12 @@ describe('accept', () => {
   it('stores the delivery and announces the very record it returns, equal to the stored one', async () => {
     const log = createAttemptLog({ store, hub, skipVerify: false });
     const { result, recorded } = await log.accept(delivery('d-1'), attempt('d-1'), 'req-7');
-    expect(result).toEqual({ outcome: 'accepted', deliverySeq: 1 });
+    expect(result).toEqual({ outcome: 'accepted', deliverySeq: 1, attemptSeq: 1 });
     expect(announced).toHaveLength(1);
     expect(announced[0]!.attempt).toBe(recorded);
     expect(announced[0]).toMatchObject({ skipVerify: false, requestId: 'req-7' });
-    expect(recorded).toEqual({ ...attempt('d-1'), seq: 0 });
-    expect(withoutSeq(await lastStored())).toEqual(withoutSeq(recorded));
+    expect(recorded).toEqual({ ...attempt('d-1'), seq: 1 });
+    expect(await lastStored()).toEqual(recorded);
     expect((await store.getDelivery('d-1'))?.rawBody.toString()).toBe('{"id":"d-1"}');
   });
 
@@ -73,11 +72,11 @@ describe('accept', () => {
     const log = createAttemptLog({ store, hub, skipVerify: false });
     await log.accept(delivery('d-1'), attempt('d-1'));
     const { result, recorded } = await log.accept(delivery('d-1'), attempt('d-1', { attemptHeader: 2, finishedAt: NOW_MS + 9 }));
-    expect(result).toEqual({ outcome: 'duplicate', deliverySeq: 1 });
+    expect(result).toEqual({ outcome: 'duplicate', deliverySeq: 1, attemptSeq: 2 });
     expect(recorded).toMatchObject({ outcome: 'duplicate', attemptHeader: 2, finishedAt: NOW_MS + 9 });
     expect(announced.map((a) => a.attempt.outcome)).toEqual(['accepted', 'duplicate']);
     expect(announced[1]!.attempt).toBe(recorded);
-    expect(withoutSeq(await lastStored())).toEqual(withoutSeq(recorded));
+    expect(await lastStored()).toEqual(recorded);
   });
 
   it('announces only after the commit', async () => {
@@ -120,22 +119,22 @@ describe('record', () => {
     const log = createAttemptLog({ store, hub, skipVerify: false });
     const input = attempt('d-5', { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' });
     const recorded = await log.record(input, 'req-9');
-    expect(recorded).toEqual({ ...input, seq: 0 });
+    expect(recorded).toEqual({ ...input, seq: 1 });
     expect(announced).toEqual([{ attempt: recorded, skipVerify: false, requestId: 'req-9' }]);
     expect(announced[0]!.attempt).toBe(recorded);
-    expect(withoutSeq(await lastStored())).toEqual(withoutSeq(recorded));
+    expect(await lastStored()).toEqual(recorded);
     expect(await store.getDelivery('d-5')).toBeUndefined();
   });
 
   it('announces only once the record is written', async () => {
-    const written = deferred();
+    const written = deferred<number>();
     store = { ...createMemoryStore(), recordAttempt: () => written.promise };
     const log = createAttemptLog({ store, hub, skipVerify: false });
     const pending = log.record(attempt('d-6', { outcome: 'faulted', status: 503 }));
     await Promise.resolve();
     expect(announced).toEqual([]);
-    written.resolve();
-    expect((await pending).outcome).toBe('faulted');
+    written.resolve(41);
+    expect(await pending).toMatchObject({ outcome: 'faulted', seq: 41 });
     expect(announced).toHaveLength(1);
   });
 

@@ -161,7 +161,7 @@ describe('pipeline: refusals', () => {
 
   it('answers 503 when the store cannot write, without waiting for the record of it', async () => {
     let release!: () => void;
-    const stuck = new Promise<void>((resolve) => (release = resolve));
+    const stuck = new Promise<number>((resolve) => (release = () => resolve(0)));
     store = {
       ...createMemoryStore(),
       accept: async () => {

@@ -70,7 +70,7 @@ describe('store step: accepted', () => {
     expect(outcome.action).toMatchObject({ kind: 'answer', status: 200 });
     expect(bodyOf(outcome)).toEqual({ success: true, data: { deliveryId: 'd-1', duplicate: false }, timestamp: new Date(CLOCK_MS).toISOString() });
     const recorded = await outcome.recorded;
-    expect(recorded).toEqual({ ...ctx.attempt, seq: 0 });
+    expect(recorded).toEqual({ ...ctx.attempt, seq: 1 });
     expect(attempts.map((a) => a.attempt)).toEqual([recorded]);
     const stored = await store.getDelivery('d-1');
     expect(stored).toMatchObject({ seq: 1, signature: 'valid', secretIndex: 1, signatureTimestamp: T0, apiVersionKnown: true, receivedAt: NOW_MS });
@@ -165,6 +165,7 @@ describe('store step: a store that cannot write', () => {
       recordAttempt: async (a) => {
         writes.push(a);
         await recordWrite.promise;
+        return writes.length;
       },
     };
     const ctx = context();
@@ -182,7 +183,7 @@ describe('store step: a store that cannot write', () => {
     expect(deliveries).toEqual([]);
     recordWrite.resolve();
     const recorded = await outcome.recorded;
-    expect(recorded).toEqual({ ...ctx.attempt, seq: 0, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' });
+    expect(recorded).toEqual({ ...ctx.attempt, seq: 1, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' });
     expect(attempts.map((a) => a.attempt)).toEqual([recorded]);
     // The store keeps what was sent (the announcement leaves it out, as every list of attempts does).
     expect(writes[0]).toEqual({ ...ctx.attempt, finishedAt: CLOCK_MS, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE', request: keptRequest(ctx.arrival) });

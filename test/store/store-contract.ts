@@ -73,6 +73,18 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
       expect(rejected.map((a) => a.reason)).toEqual(['TIMESTAMP_TOO_OLD', 'SIGNATURE_MISMATCH']);
     });
 
+    it('returns the seq of every attempt it writes, the one its lists give (the console merges live attempts by it)', async () => {
+      const delivery = makeDelivery();
+      const refused = await store.recordAttempt(attemptFor(delivery, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }));
+      const accepted = await store.accept(delivery, attemptFor(delivery));
+      const duplicate = await store.accept(delivery, attemptFor(delivery));
+      const lone = await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISSING' }));
+      const listed = (await store.listAttempts({ limit: 10 })).map((a) => a.seq);
+      expect(listed).toEqual([lone, duplicate.attemptSeq, accepted.attemptSeq, refused]);
+      expect(new Set(listed).size).toBe(4);
+      expect(Math.min(...listed)).toBeGreaterThan(0);
+    });
+
     it('records attempts that claim no id', async () => {
       await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISSING' }));
       const all = await store.listAttempts({ limit: 10 });

@@ -11,7 +11,7 @@ export const SQL = {
   countDuplicate: 'UPDATE deliveries SET duplicate_count = duplicate_count + 1, last_attempt_at = $2 WHERE id = $1 RETURNING seq',
   insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
       hints, request_headers, request_body)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq`,
   insertJob: "INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES ($1, 'pending', $2, $2)",
   getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $1`,
   countArrivals: `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1))

@@ -177,17 +177,18 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
             if (seq === undefined) throw new Error(`delivery ${JSON.stringify(delivery.id)} vanished while its copy was recorded`);
             outcome = 'duplicate';
           }
-          await client.query(named('insertAttempt', attemptValues(attempt, seq, outcome, outcome === 'duplicate' ? delivery.rawHeaders : null)));
+          const written = await client.query<{ seq: number }>(named('insertAttempt', attemptValues(attempt, seq, outcome, outcome === 'duplicate' ? delivery.rawHeaders : null)));
           // The outbox job is part of the accepting transaction: accepted means it will be handed on.
           if (outbox && outcome === 'accepted') await client.query(named('insertJob', [seq, attempt.receivedAt]));
-          return { outcome, deliverySeq: seq };
+          return { outcome, deliverySeq: seq, attemptSeq: Number(written.rows[0]!.seq) };
         }),
       );
     },
 
     async recordAttempt(attempt) {
       const headers = attempt.request ? attempt.request.headers.flat() : null;
-      await write(() => pool.query(named('insertAttempt', attemptValues(attempt, null, attempt.outcome, headers))));
+      const written = await write(() => pool.query<{ seq: number }>(named('insertAttempt', attemptValues(attempt, null, attempt.outcome, headers))));
+      return Number(written.rows[0]!.seq);
     },
 
     getDelivery(id) {

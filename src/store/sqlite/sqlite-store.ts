@@ -26,7 +26,7 @@ import { encodeBatch, type StoreOpName, type WriteRequest } from './batch-codec.
 import { OUTCOME_CODES, type CommitStats, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
 type WriteResult =
-  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number; detail?: unknown }
+  | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number; attemptSeq: number; detail?: unknown }
   | { ticket: number; ok: false; error: string };
 
 export interface SqliteStoreOptions {
@@ -129,10 +129,10 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   }
 
   function settleAll(results: WriteResults): void {
-    const { tickets, outcomes, deliverySeqs, error, details } = results;
+    const { tickets, outcomes, deliverySeqs, attemptSeqs, error, details } = results;
     for (let i = 0; i < tickets.length; i++) {
       if (error !== null) settle({ ticket: tickets[i]!, ok: false, error });
-      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]!, ...(details?.[i] !== undefined ? { detail: details[i] } : {}) });
+      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]!, attemptSeq: attemptSeqs[i] ?? 0, ...(details?.[i] !== undefined ? { detail: details[i] } : {}) });
     }
   }
 
@@ -189,12 +189,13 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
       const result = await write({ kind: 'accept', delivery, attempt });
       if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
-      return { outcome: result.outcome as AcceptResult['outcome'], deliverySeq: result.deliverySeq };
+      return { outcome: result.outcome as AcceptResult['outcome'], deliverySeq: result.deliverySeq, attemptSeq: result.attemptSeq };
     },
 
-    async recordAttempt(attempt: AttemptInput): Promise<void> {
+    async recordAttempt(attempt: AttemptInput): Promise<number> {
       const result = await write({ kind: 'attempt', attempt });
       if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
+      return result.attemptSeq;
     },
 
     async getDelivery(id) {

@@ -7,6 +7,8 @@ export interface WriteResults {
   /** 0 failed, 1 accepted, 2 duplicate, 3 recorded. */
   outcomes: number[];
   deliverySeqs: number[];
+  /** The seq of the attempt row each request wrote (0 for an operation). */
+  attemptSeqs: number[];
   /** Set when the whole batch failed (it rolled back: nothing in it is stored). */
   error: string | null;
   /** By index: what an operation returned when it is more than a number (a prune chunk). */

@@ -115,8 +115,8 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
 };
 
 /** `requestLines`: the header lines the attempt keeps (a duplicate's are its delivery's, as it arrived); the body only for one that stored nothing. */
-function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string, requestLines = keptLines(attempt)): void {
-  insertAttempt.run(
+function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string, requestLines = keptLines(attempt)): number {
+  return Number(insertAttempt.run(
     deliverySeq,
     deliverySeq === null && attempt.deliveryId !== null ? deliveryKey(attempt.deliveryId) : null,
     attempt.deliveryId,
@@ -134,7 +134,7 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
     hintsColumn(attempt.hints),
     requestLines,
     deliverySeq === null ? (attempt.request?.body ?? null) : null,
-  );
+  ).lastInsertRowid);
 }
 
 const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaders(attempt.request.headers.flat()) : null);
@@ -147,6 +147,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
     if (!op) throw new Error(`unknown store operation ${request.name}`);
     const value = op(...(request.args as never[]));
     results.outcomes.push(OUTCOME.recorded);
+    results.attemptSeqs.push(0);
     if (typeof value === 'number') results.deliverySeqs.push(value);
     else {
       results.deliverySeqs.push(0);
@@ -155,7 +156,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
     return;
   }
   if (request.kind === 'attempt') {
-    recordAttempt(request.attempt, null, request.attempt.outcome);
+    results.attemptSeqs.push(recordAttempt(request.attempt, null, request.attempt.outcome));
     results.outcomes.push(OUTCOME.recorded);
     results.deliverySeqs.push(0);
     return;
@@ -165,7 +166,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   const existing = findDelivery.get(key, delivery.id);
   if (existing) {
     countDuplicate.run(attempt.receivedAt, existing.seq);
-    recordAttempt(attempt, existing.seq, 'duplicate', delivery.headerLines);
+    results.attemptSeqs.push(recordAttempt(attempt, existing.seq, 'duplicate', delivery.headerLines));
     results.outcomes.push(OUTCOME.duplicate);
     results.deliverySeqs.push(existing.seq);
     return;
@@ -176,7 +177,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
       delivery.signature, delivery.secretIndex, delivery.signatureTimestamp, delivery.headerLines, delivery.rawBody, attempt.receivedAt,
     ).lastInsertRowid,
   );
-  recordAttempt(attempt, seq, 'accepted', null);
+  results.attemptSeqs.push(recordAttempt(attempt, seq, 'accepted', null));
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
   if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt);
   results.outcomes.push(OUTCOME.accepted);
@@ -184,7 +185,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
 }
 
 const commitBatch = db.transaction((requests: DecodedRequest[]) => {
-  const results: WriteResults = { tickets: [], outcomes: [], deliverySeqs: [], error: null };
+  const results: WriteResults = { tickets: [], outcomes: [], deliverySeqs: [], attemptSeqs: [], error: null };
   for (const request of requests) apply(request, results);
   return results;
 });
@@ -213,7 +214,7 @@ function commit(requests: DecodedRequest[]): void {
   // On failure the whole transaction rolled back: nothing in it is stored or acknowledged.
   send({
     type: 'results',
-    results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], error },
+    results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], attemptSeqs: [], error },
     commit: { ms: performance.now() - started, size: requests.length },
   });
   finishCheckpoint();
