@@ -6,13 +6,14 @@ const LAYERS = [
   ['core'],
   ['runtime'],
   ['store'],
-  ['handoff', 'faults', 'conformance', 'sender'],
-  ['ingest', 'relay', 'emulator'],
+  ['handoff', 'faults', 'conformance', 'sender', 'kit'],
+  ['ingest', 'relay', 'emulator', 'service'],
   ['bridge'],
   ['metrics', 'reporter'],
   ['console'],
   ['config'],
   ['app'],
+  ['testing'],
   ['commands'],
 ];
 
@@ -50,6 +51,20 @@ forbidden.push(
     severity: 'error',
     from: { path: '^src/core/' },
     to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+  },
+  {
+    name: 'kit-imports-only-core',
+    comment: 'the integrator kit (hookrelay, hookrelay/express, /fastify, /fetch) is the core with adapters: it ships without the receiver',
+    severity: 'error',
+    from: { path: '^src/kit/' },
+    to: { path: '^src/', pathNot: '^src/(core|kit)/' },
+  },
+  {
+    name: 'kit-portable-has-no-node',
+    comment: 'what runs in browsers and Workers (hookrelay/fetch, verifyAsync) imports no Node module and no library; test/kit/portable.test.ts follows the whole graph',
+    severity: 'error',
+    from: { path: '^src/kit/(web|verify-async|web-verifier|fetch|fetch-handler|receive|read-envelope|events|errors)\\.ts$' },
+    to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
   },
   {
     name: 'no-cycles',

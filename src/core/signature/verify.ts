@@ -1,40 +1,10 @@
 import { bodyBytes, findMatch } from './digest.js';
-import { explainHeaderFailure, explainMismatch, explainNotBytes, explainTimestamp, formatSeconds } from './explain-failure.js';
+import { explainMismatch } from './explain-failure.js';
 import { parseSignatureHeader } from './parse-signature-header.js';
+import { checkOptions, headerRefusal, judgeMatched, mismatchMessage, notBytesRefusal, type VerifyOptions, type VerifyResult } from './verify-verdict.js';
 
-/** Recommended window of spec 6.3, applied to the past and to the future. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
-
-/**
- * Noted when a signature matched only through a `v1` written in uppercase (or mixed-case) hex: the
- * same MAC, so it is accepted, but the service sends lowercase, and receivers that compare hex
- * strings (stripe-node's scheme) reject it. Attempt records carry it as their reason.
- */
-export const UPPERCASE_HEX_NOTE = 'non-canonical signature encoding: uppercase hex';
-
-export type VerifyFailure = 'missing' | 'malformed' | 'no_signatures' | 'mismatch' | 'timestamp_too_old' | 'timestamp_in_future';
-
-export interface VerifyOptions {
-  /** Tried in order; any match accepts (rotation). Each is used as given, whitespace included. */
-  secrets: string | readonly string[];
-  /** Largest accepted |t - now|, past and future alike. Default 300; must be finite and > 0. */
-  toleranceSeconds?: number;
-  /** The current time in unix seconds (may be fractional). Defaults to the system clock. */
-  nowSeconds?: number;
-  /** Compute hints on failure. Costs extra HMACs: leave it off on the hot path. */
-  explain?: boolean;
-}
-
-export type VerifyResult =
-  | {
-      ok: true;
-      timestamp: number;
-      secretIndex: number;
-      skewSeconds: number;
-      /** What a sender should hear about a signature that verified (UPPERCASE_HEX_NOTE); absent when there is nothing. */
-      notes?: string[];
-    }
-  | { ok: false; reason: VerifyFailure; message: string; timestamp?: number; skewSeconds?: number; hints: string[] };
+export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from './verify-verdict.js';
+export type { VerifyFailure, VerifyOptions, VerifyResult } from './verify-verdict.js';
 
 /**
  * Verifies a delivery's `x-service-signature` against its raw body (spec 6.3): parse the header, find a
@@ -51,38 +21,23 @@ export function verify(
   header: string | readonly string[] | undefined | null,
   options: VerifyOptions,
 ): VerifyResult {
-  const { secrets, toleranceSeconds, nowSeconds, explain } = checkOptions(options);
+  const checked = checkOptions(options);
+  const { secrets, nowSeconds, explain } = checked;
 
   const parsed = parseSignatureHeader(header);
-  if (!parsed.ok) {
-    const hints = explain ? explainHeaderFailure(parsed.reason) : [];
-    if (parsed.timestamp === undefined) return { ok: false, reason: parsed.reason, message: parsed.message, hints };
-    const timestamp = parsed.timestamp;
-    return { ok: false, reason: parsed.reason, message: parsed.message, timestamp, skewSeconds: timestamp - nowSeconds, hints };
-  }
+  if (!parsed.ok) return headerRefusal(parsed, checked);
   const { timestamp, timestampText, signatures } = parsed.header;
   const skewSeconds = timestamp - nowSeconds;
 
   const body = bodyBytes(rawBody);
-  if (body === undefined) {
-    return {
-      ok: false,
-      reason: 'mismatch',
-      message: 'the body is neither bytes nor a string, so no signature can match it',
-      timestamp,
-      skewSeconds,
-      hints: explain ? explainNotBytes(rawBody) : [],
-    };
-  }
+  if (body === undefined) return notBytesRefusal(rawBody, timestamp, skewSeconds, explain);
 
   const match = findMatch(secrets, timestampText, body, signatures);
   if (match === null) {
-    const tried = secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`;
-    const against = signatures.length === 1 ? 'the v1 signature' : `any of the ${signatures.length} v1 signatures`;
     return {
       ok: false,
       reason: 'mismatch',
-      message: `signature mismatch: the HMAC of t and the body with ${tried} does not match ${against}`,
+      message: mismatchMessage(secrets.length, signatures.length),
       timestamp,
       skewSeconds,
       hints: explain
@@ -90,57 +45,5 @@ export function verify(
         : [],
     };
   }
-
-  // Checked only once the signature matched: an unsigned t says nothing about the request (spec 6.3).
-  if (Math.abs(skewSeconds) > toleranceSeconds) {
-    const old = skewSeconds < 0;
-    const distance = `${formatSeconds(Math.abs(skewSeconds))} s ${old ? 'old' : 'in the future'}`;
-    return {
-      ok: false,
-      reason: old ? 'timestamp_too_old' : 'timestamp_in_future',
-      message: `signature valid but t is ${distance}, beyond the tolerance of ${formatSeconds(toleranceSeconds)} s`,
-      timestamp,
-      skewSeconds,
-      hints: explain ? explainTimestamp(skewSeconds, toleranceSeconds) : [],
-    };
-  }
-  const { secretIndex } = match;
-  // A lowercase v1 that matched is what the service sends: nothing to say, whatever else the header holds.
-  const lowercaseMatched = match.matched.some((matched, i) => matched && !parsed.header.uppercaseHex[i]);
-  if (lowercaseMatched) return { ok: true, timestamp, secretIndex, skewSeconds };
-  return { ok: true, timestamp, secretIndex, skewSeconds, notes: [UPPERCASE_HEX_NOTE] };
-}
-
-interface CheckedOptions {
-  secrets: readonly string[];
-  toleranceSeconds: number;
-  nowSeconds: number;
-  explain: boolean;
-}
-
-function checkOptions(options: VerifyOptions): CheckedOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError('verify options must be an object with at least `secrets`');
-  }
-  const secrets: readonly unknown[] = typeof options.secrets === 'string' ? [options.secrets] : options.secrets;
-  if (!Array.isArray(secrets) || secrets.length === 0) {
-    throw new RangeError('verify needs at least one secret');
-  }
-  secrets.forEach((secret, i) => {
-    if (typeof secret !== 'string' || secret === '') {
-      throw new RangeError(`secret #${i + 1} must be a non-empty string`);
-    }
-  });
-
-  const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  // Tolerance 0 or a non-number must not quietly disable or break the timestamp check.
-  if (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds <= 0) {
-    throw new RangeError(`toleranceSeconds must be a finite number of seconds greater than 0, got ${String(toleranceSeconds)}`);
-  }
-
-  const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (typeof nowSeconds !== 'number' || !Number.isFinite(nowSeconds)) {
-    throw new RangeError(`nowSeconds must be a finite number of unix seconds, got ${String(nowSeconds)}`);
-  }
-  return { secrets: secrets as readonly string[], toleranceSeconds, nowSeconds, explain: options.explain === true };
+  return judgeMatched({ timestamp, skewSeconds, secretIndex: match.secretIndex, matched: match.matched, uppercaseHex: parsed.header.uppercaseHex }, checked);
 }

@@ -1,0 +1,19 @@
+/**
+ * `hookrelay/fetch` for Deno, Bun, browsers and Workers: verifies on Web Crypto. (Node resolves
+ * `hookrelay/fetch` to fetch-node.ts, the same API with the synchronous verify and all its hints.)
+ */
+import { createFetchVerify, type FetchOptions, type FetchVerify } from './fetch-handler.js';
+import { webVerifier } from './web-verifier.js';
+
+export type { FetchOptions, FetchVerify } from './fetch-handler.js';
+export { memoryDedupe, type DedupeStore, type Delivery, type ReceiveOptions } from './receive.js';
+export { WebhookError } from './errors.js';
+export { isEvent, isKnownEvent, type EventOf, type KnownEvent, type UnknownEvent, type WebhookEvent } from './events.js';
+
+/**
+ * `const verifyRequest = hookrelay({ secrets })`, then in a handler:
+ * `const event = await verifyRequest(request); if (event instanceof Response) return event;`.
+ */
+export function hookrelay(options: FetchOptions): FetchVerify {
+  return createFetchVerify(options, webVerifier);
+}

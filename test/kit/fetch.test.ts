@@ -1,0 +1,58 @@
+/** hookrelay/fetch with Requests built by undici: the shared table, on Web Crypto and on Node's verify. */
+import { Request as UndiciRequest } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { hookrelay as fetchWeb, isEvent, memoryDedupe, type WebhookError } from '../../src/kit/fetch.js';
+import { hookrelay as fetchNode } from '../../src/kit/fetch-node.js';
+import { delivery, nowMs, SECRET, VERIFY_CASES, type Sent } from './verify-cases.js';
+
+const request = (sent: Sent, init: { method?: string; url?: string } = {}) =>
+  new UndiciRequest(init.url ?? 'https://app.example/api/webhooks', { method: init.method ?? 'POST', headers: sent.headers, body: init.method === 'GET' ? null : sent.body }) as unknown as Request;
+
+describe.each([
+  ['Web Crypto (hookrelay/fetch in Deno, Bun, Workers)', fetchWeb, 'webHint'],
+  ['Node (hookrelay/fetch on Node)', fetchNode, 'hint'],
+] as const)('hookrelay/fetch: %s', (_name, hookrelay, hintKey) => {
+  it.each(VERIFY_CASES)('$name', async (c) => {
+    const errors: WebhookError[] = [];
+    const verifyRequest = hookrelay({ secrets: c.secrets, now: nowMs, onError: (e) => errors.push(e) });
+    const result = await verifyRequest(request(c.sent));
+    if (c.expect.status === 200) {
+      expect(result).not.toBeInstanceOf(Response);
+      expect(result).toMatchObject({ id: c.sent.headers['x-service-delivery'], type: c.expect.type });
+      return;
+    }
+    expect(result).toBeInstanceOf(Response);
+    const response = result as Response;
+    expect(response.status).toBe(c.expect.status);
+    expect(await response.json()).toMatchObject({ success: false, code: c.expect.code });
+    const hint = c.expect[hintKey];
+    if (hint) expect(errors[0]!.hints.join('\n')).toMatch(hint);
+  });
+
+  it('narrows the event with isEvent', async () => {
+    const event = await hookrelay({ secrets: SECRET, now: nowMs })(request(delivery({ id: 'n1' })));
+    if (event instanceof Response || !isEvent(event, 'trustcenter.access_approved')) throw new Error('expected an access_approved event');
+    expect(event.data.decidedBy).toBe('reviewer');
+  });
+
+  it('refuses other methods, a used body and an oversized one, each with its code', async () => {
+    const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs, bodyLimitBytes: 1024 });
+    const get = (await verifyRequest(request(delivery(), { method: 'GET' }))) as Response;
+    expect([get.status, ((await get.json()) as { code: string }).code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    const used = request(delivery());
+    await used.arrayBuffer();
+    const consumed = (await verifyRequest(used)) as Response;
+    expect([consumed.status, ((await consumed.json()) as { code: string }).code]).toEqual([500, 'RAW_BODY_UNAVAILABLE']);
+    const big = (await verifyRequest(request(delivery({ body: Buffer.alloc(4096, 0x20) })))) as Response;
+    expect([big.status, ((await big.json()) as { code: string }).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  });
+
+  it('answers a repeat with a 200 Response when given a dedupe store', async () => {
+    const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs, dedupe: memoryDedupe() });
+    const sent = delivery({ id: 'dup_fetch' });
+    expect(await verifyRequest(request(sent))).not.toBeInstanceOf(Response);
+    const again = (await verifyRequest(request(sent))) as Response;
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ data: { deliveryId: 'dup_fetch', duplicate: true } });
+  });
+});
