@@ -42,9 +42,6 @@ export function resolveBridge(values: Record<string, unknown>, sources: Record<s
   if (twice) problems.push(`--bridge-token: the name ${twice} is given twice`);
   const retain = parseRetainDuration(String(values.bridgeRetain ?? '7d'));
   if (!retain.ok) problems.push(`--bridge-retain: ${retain.message}`);
-  if (values.bridgePort !== undefined && values.store !== undefined) {
-    problems.push('--bridge-port works on the SQLite store only for now: on PostgreSQL, deliveries can commit out of sequence order and a subscriber could pass one over (docs/bridge.md)');
-  }
   if (values.bridgePort === undefined) {
     if (tokens.length > 0 && sources.bridgeToken !== 'default') problems.push('--bridge-token has no effect without --bridge-port');
     return { config: null, problems };

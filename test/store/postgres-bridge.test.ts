@@ -26,8 +26,21 @@ async function freshSchema(): Promise<string> {
 describeBridgeContract('postgres', async (options) => createPostgresStore(await freshSchema(), options));
 
 describe('postgres bridge: seqs committed out of order', () => {
-  // KNOWN LIMIT (pg-store.ts, deliveriesAfter): fails today; flips to a plain `it` once a commit-ordered read exists.
-  it.fails('holds back a delivery while a transaction that drew a smaller seq is still open, and sends both once it commits', async () => {
+  // Another instance's accept, caught between drawing its seq and its commit: the read must stop
+  // below it, or a cursor acknowledged past it would skip it for good.
+  async function openTransactionWithSeq(other: pg.Client): Promise<{ id: string; seq: number }> {
+    await other.query('BEGIN');
+    await other.query('SELECT pg_current_xact_id()'); // as accept does: the transaction id before the seq
+    const slow = makeDelivery();
+    const { rows } = await other.query<{ seq: string }>(
+      `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, headers, raw_body, last_attempt_at)
+       VALUES ($1, $2, '2026-06-01', true, 1, 'valid', '{}', '\\x7b7d', 1) RETURNING seq`,
+      [slow.id, slow.trigger],
+    );
+    return { id: slow.id, seq: Number(rows[0]!.seq) };
+  }
+
+  it('holds back every delivery above a transaction that drew a smaller seq and is still open, and sends them in seq order once it commits', async () => {
     const url = await freshSchema();
     const store = await createPostgresStore(url);
     const other = new pg.Client({ connectionString: url });
@@ -35,22 +48,34 @@ describe('postgres bridge: seqs committed out of order', () => {
     try {
       const first = makeDelivery();
       const firstSeq = (await store.accept(first, attemptFor(first))).deliverySeq;
-      // Another instance's accept, caught between drawing its seq and its commit.
-      await other.query('BEGIN');
-      const slow = makeDelivery();
-      const { rows } = await other.query<{ seq: string }>(
-        `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, headers, raw_body, last_attempt_at)
-         VALUES ($1, $2, '2026-06-01', true, 1, 'valid', '{}', '\\x7b7d', 1) RETURNING seq`,
-        [slow.id, slow.trigger],
-      );
+      expect((await store.deliveriesAfter(0, 10)).map((d) => d.seq)).toEqual([firstSeq]);
+      const slow = await openTransactionWithSeq(other);
       const fast = makeDelivery();
       const fastSeq = (await store.accept(fast, attemptFor(fast))).deliverySeq;
-      expect(fastSeq).toBeGreaterThan(Number(rows[0]!.seq));
-      // Committed and visible, but a smaller seq may still come: the read stops before it.
-      expect((await store.deliveriesAfter(0, 10)).map((d) => d.seq)).toEqual([firstSeq]);
-      expect(await store.latestDeliverySeq()).toBe(fastSeq);
+      expect(fastSeq).toBeGreaterThan(slow.seq);
+      // Committed and visible, but a smaller seq may still come: nothing past the open one is read.
+      expect(await store.deliveriesAfter(firstSeq, 10)).toEqual([]);
+      expect(await store.latestDeliverySeq()).toBe(firstSeq);
       await other.query('COMMIT');
       expect((await store.deliveriesAfter(firstSeq, 10)).map((d) => d.id)).toEqual([slow.id, fast.id]);
+      expect(await store.latestDeliverySeq()).toBe(fastSeq);
+    } finally {
+      await other.end();
+      await store.close();
+    }
+  });
+
+  it('reads past a seq whose transaction rolled back', async () => {
+    const url = await freshSchema();
+    const store = await createPostgresStore(url);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await openTransactionWithSeq(other);
+      const fast = makeDelivery();
+      await store.accept(fast, attemptFor(fast));
+      await other.query('ROLLBACK');
+      expect((await store.deliveriesAfter(0, 10)).map((d) => d.id)).toEqual([fast.id]);
     } finally {
       await other.end();
       await store.close();

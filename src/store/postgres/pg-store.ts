@@ -27,6 +27,7 @@ import { createPool, describePgError, parsePostgresUrl } from './pg-connection.j
 import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
 import { pgText, toAttemptWith, toDelivery, toJob, toRelayAttempt, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
 import { checkPostgresSchema, migratePostgres } from './pg-schema.js';
+import { createSettledHorizon } from './pg-settled-horizon.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
 
 interface CursorRow {
@@ -74,6 +75,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   const { connectionString } = parsed.settings;
   const leaseMs = options.relayLeaseMs ?? parsed.settings.relayLeaseMs ?? Math.max(DEFAULT_RELAY_LEASE_MS, 2 * (options.forwardTimeoutMs ?? 0));
   const pool = createPool(connectionString, { max: options.poolMax ?? parsed.settings.poolMax ?? 10, queryTimeoutMs: options.queryTimeoutMs });
+  const horizon = createSettledHorizon(pool);
   const instanceId = randomBytes(8).toString('hex');
   const outbox = options.outbox ?? false;
 
@@ -160,6 +162,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
       return write(() =>
         transaction(async (client) => {
+          // The transaction id comes before the seq: the bridge's commit-order horizon relies on it (pg-settled-horizon.ts).
+          await client.query('SELECT pg_current_xact_id()');
           const id = pgText(delivery.id);
           const inserted = await client.query<{ seq: number }>(
             named('insertDelivery', [
@@ -318,28 +322,18 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     },
 
     /**
-     * KNOWN LIMIT (not solved here): seq is drawn at insert (identity), and transactions on
-     * different instances (or two pool connections of one) may commit out of seq order, so this
-     * read can return seq 11 while seq 10 is still in flight; a cursor acknowledged at 11 then
-     * skips 10 for good (test/store/postgres-bridge.test.ts shows it, as `it.fails`).
-     * Tried and rejected: marking each delivery with pg_snapshot_xmax of a snapshot taken after
-     * its seq was drawn, and returning only rows whose mark is below the reader's
-     * pg_snapshot_xmin. It does not hold: a snapshot's xmax is the latest *completed* xid + 1,
-     * so an open transaction that drew a smaller seq can sit above it.
-     * What would: (1) a commit-ordered log, e.g. a bridge_log filled from the accepting
-     * transactions by one sequencer that assigns positions only to committed rows (an instance
-     * holding a lease, or pg_advisory_lock, copying deliveries in seq order once every
-     * transaction that began before them has ended: min(xact_start) of pg_stat_activity
-     * against a clock_timestamp() recorded after the seq is drawn); or (2) logical decoding,
-     * whose stream is in commit order. Until then the bridge server can make the gap rare by
-     * reading only deliveries a few seconds old (received_at) beyond the live tail.
+     * Only up to the commit-order horizon (pg-settled-horizon.ts): seq is drawn at insert, and
+     * transactions on different instances may commit out of seq order. Reading past a seq that is
+     * still in flight would let a cursor acknowledged above it skip it for good.
      */
     deliveriesAfter(afterSeq, limit, triggers): Promise<StoredDelivery[]> {
       return read(async () => {
         const n = clampLimit(limit);
         if (n === 0) return [];
+        const upTo = await horizon.settledSeq();
+        if (upTo <= afterSeq) return [];
         const patterns = triggers && triggers.length > 0 ? triggers.map((t) => globToLike(pgText(t))) : null;
-        const { rows } = await pool.query<DeliveryRow>(named('deliveriesAfter', [afterSeq, n, patterns]));
+        const { rows } = await pool.query<DeliveryRow>(named('deliveriesAfter', [afterSeq, n, patterns, upTo]));
         return rows.map(toDelivery);
       });
     },
@@ -373,7 +367,11 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     },
 
     latestDeliverySeq() {
-      return read(async () => (await pool.query<{ seq: number }>(named('latestDeliverySeq', []))).rows[0]?.seq ?? 0);
+      // The newest delivery that can no longer be passed over (a duplicate draws a seq and stores no row): a new subscriber starts here.
+      return read(async () => {
+        const upTo = await horizon.settledSeq();
+        return (await pool.query<{ seq: number }>(named('latestDeliverySeq', [upTo]))).rows[0]?.seq ?? 0;
+      });
     },
 
     async probe() {
