@@ -7,11 +7,15 @@ import { registerBridgeCommand, registerConnectCommand } from './commands/connec
 import { registerDbCommand } from './commands/db.js';
 import { registerEmulateCommand } from './commands/emulate.js';
 import { registerEventsCommand } from './commands/events.js';
+import { registerEventsWaitCommand } from './commands/events-wait.js';
 import { registerListenCommand } from './commands/listen.js';
 import { registerScheduleCommand } from './commands/schedule.js';
 import { registerSendCommand } from './commands/send.js';
 import { registerTriggersCommand } from './commands/triggers.js';
 import { registerVerifyCommand } from './commands/verify.js';
+import { registerWebhooksCommand } from './commands/webhooks.js';
+import { registerSecretsCommand } from './commands/secrets.js';
+import { registerReconcileCommand } from './commands/reconcile.js';
 
 export function buildProgram(): Command {
   const program = new Command('hookrelay')
@@ -22,7 +26,7 @@ export function buildProgram(): Command {
     .exitOverride(); // inherited by every command registered below
   registerListenCommand(program);
   registerVerifyCommand(program);
-  registerEventsCommand(program);
+  registerEventsWaitCommand(registerEventsCommand(program));
   registerSendCommand(program);
   registerScheduleCommand(program);
   registerTriggersCommand(program);
@@ -31,6 +35,9 @@ export function buildProgram(): Command {
   registerConnectCommand(program);
   registerBridgeCommand(program);
   registerEmulateCommand(program);
+  registerWebhooksCommand(program);
+  registerSecretsCommand(program);
+  registerReconcileCommand(program);
   return program;
 }
 

@@ -162,6 +162,11 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
       `               ${config.secrets[0]}`,
       `             \`${sendCommand(app.receiverUrl, config.dbPath)}\` signs with it; pass --secret to use your own.`,
     );
+  } else if (config.secretSet) {
+    lines.push(
+      `  secrets    ${config.secrets.map((s, i) => `#${i + 1} ${secretHint(s)}`).join(', ')}`,
+      `             ${config.secretSet.count} kept by \`webhooks create --signing\` in ${printable(config.secretSet.file, 200)} (\`hookrelay secrets list\`)${config.secrets.length > config.secretSet.count ? ', then the development secret' : ''}`,
+    );
   } else {
     lines.push(`  secrets    ${config.secrets.map((s, i) => `#${i + 1} ${secretHint(s)}`).join(', ')}`);
   }

@@ -1,22 +1,45 @@
-/** `hookrelay triggers`: the trigger catalogue of spec 6.2. */
+/** `hookrelay triggers`: the trigger catalogue of spec 6.2; `--live` reads it from the API (GET /webhooks/triggers). */
 import type { Command } from 'commander';
+import { resolveApiUrlOnly } from '../config/service-settings.js';
 import { TRIGGER_CATALOGUE } from '../core/triggers.js';
+import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
+import { addServiceOptions, openSession, runWithSession } from './service-options.js';
 
 export function registerTriggersCommand(program: Command): void {
-  program
-    .command('triggers')
-    .description('print the trigger catalogue (spec 6.2): tier, description and data fields')
-    .option('--json', 'print the catalogue as JSON')
-    .action(function (this: Command, opts: { json?: boolean }) {
-      const output = outputOf(this);
-      if (opts.json) return output.out(JSON.stringify(TRIGGER_CATALOGUE, null, 2));
-      const width = Math.max(...TRIGGER_CATALOGUE.map((e) => e.trigger.length));
-      for (const e of TRIGGER_CATALOGUE) {
-        output.out(`${e.trigger.padEnd(width)}  ${e.tier.padEnd(7)}  ${e.description}`);
-        output.out(`${''.padEnd(width)}  ${''.padEnd(7)}  data: ${e.dataFields.length > 0 ? e.dataFields.join(', ') : '(not shown in the spec)'}`);
-      }
-      output.out('');
-      output.out('Spec 6.2 names the four Trust Center triggers as premium tier and gives no tier for the other three (shown as core).');
-    });
+  addServiceOptions(
+    program
+      .command('triggers')
+      .description('print the trigger catalogue (spec 6.2): tier, description and data fields; --live reads it from the API')
+      .option('--json', 'print the catalogue as JSON (with --live: exactly the API\'s data)')
+      .option('--live', 'read the catalogue from GET /webhooks/triggers (needs --api-url and a key); shows tier and entitled'),
+  ).action(async function (this: Command, opts: { json?: boolean; live?: boolean; apiUrl?: string; apiKey?: string }) {
+    const output = outputOf(this);
+    if (opts.live && resolveApiUrlOnly(opts) !== undefined) {
+      const s = openSession(this, opts);
+      if (s === null) return;
+      await runWithSession(s, opts.json === true, async () => {
+        const { value, data } = await s.api.triggers();
+        if (opts.json) return s.output.out(JSON.stringify(data, null, 2));
+        const width = Math.max(7, ...value.map((e) => Math.min(60, e.trigger.length)));
+        s.output.out(`${'trigger'.padEnd(width)}  tier     entitled  description`);
+        for (const e of value) {
+          const entitled = e.entitled === null ? '?' : e.entitled ? 'yes' : 'no';
+          s.output.out(`${printable(e.trigger, 60).padEnd(width)}  ${printable(e.tier, 8).padEnd(7)}  ${entitled.padEnd(8)}  ${printable(e.description, 200)}`);
+        }
+        s.output.out('');
+        s.output.out(`live catalogue of ${printable(s.apiUrl, 200)}: ${value.length} trigger${value.length === 1 ? '' : 's'}; subscribe only to entitled ones (403 otherwise)`);
+      });
+      return;
+    }
+    if (opts.json) return output.out(JSON.stringify(TRIGGER_CATALOGUE, null, 2));
+    const width = Math.max(...TRIGGER_CATALOGUE.map((e) => e.trigger.length));
+    for (const e of TRIGGER_CATALOGUE) {
+      output.out(`${e.trigger.padEnd(width)}  ${e.tier.padEnd(7)}  ${e.description}`);
+      output.out(`${''.padEnd(width)}  ${''.padEnd(7)}  data: ${e.dataFields.length > 0 ? e.dataFields.join(', ') : '(not shown in the spec)'}`);
+    }
+    output.out('');
+    output.out('Spec 6.2 names the four Trust Center triggers as premium tier and gives no tier for the other three (shown as core).');
+    if (opts.live) output.out('FALLBACK: no --api-url (or HOOKRELAY_API_URL), so this is the built-in catalogue, not the live one; entitlement is unknown.');
+  });
 }

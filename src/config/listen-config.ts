@@ -1,4 +1,5 @@
 /** The resolved settings of `hookrelay listen`. */
+import { SecretSetError, secretSetPath, secretsForListen } from '../service/secret-set.js';
 import type { FaultRule } from '../core/faults/index.js';
 import type { Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
@@ -12,6 +13,16 @@ import { resolveForwardExtras } from './forward-settings.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 import { readTlsPair, type TlsPair } from './tls-files.js';
+
+/** The secret set of `webhooks create --signing` (src/service/secret-set.ts); a damaged file is a clear problem, never a guess. */
+function readKeptSecrets(dataDir: string): { ok: true; secrets: string[] } | { ok: false; problem: string } {
+  try {
+    return { ok: true, secrets: secretsForListen(dataDir) };
+  } catch (err) {
+    if (err instanceof SecretSetError) return { ok: false, problem: err.message };
+    throw err;
+  }
+}
 
 export type { BridgeConfig } from './bridge-settings.js';
 export type { TlsPair } from './tls-files.js';
@@ -33,6 +44,8 @@ export interface ListenConfig {
   retainMs?: number | null;
   /** Set when the secret is the development secret kept in the data folder. */
   devSecret: { created: boolean; file: string } | null;
+  /** Without --secret: the secrets `webhooks create --signing` kept (newest first), and where. */
+  secretSet?: { file: string; count: number };
   /** Fault rules at startup, in evaluation order (`--fault` ones, then the `--fault-file` ones). */
   faultRules?: FaultRule[];
   /** Seed of the rules' probabilities; absent: buildApp draws one (and the banner prints it). */
@@ -95,7 +108,8 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   if (path !== undefined && (!path.startsWith('/') || /[\s?#]/.test(path))) {
     problems.push(`--path: must start with "/" and hold no spaces, "?" or "#", got ${JSON.stringify(path)}`);
   }
-  const secrets = (values.secret as string[] | undefined) ?? [];
+  // A copy: the option's default array is shared by every call, and the dev or kept secrets are pushed onto this one.
+  const secrets = [...((values.secret as string[] | undefined) ?? [])];
   secrets.forEach((secret, i) => {
     if (secret.trim() !== secret) {
       warnings.push(`secret #${i + 1} has surrounding whitespace (a trailing newline from a file?); it is used exactly as given`);
@@ -117,13 +131,23 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
 
   const dbPath = values.db as string;
   let devSecret: ListenConfig['devSecret'] = null;
+  let secretSet: ListenConfig['secretSet'];
   if (secrets.length === 0 && !values.skipVerify) {
     const dataDir = dataDirOf(dbPath);
+    const kept = readKeptSecrets(dataDir);
+    if (!kept.ok) return { ok: false, problems: [kept.problem] };
     // Only read here: a new one is written by the app once its listeners are bound, so a start
     // that fails leaves nothing behind.
     const existing = readDevSecret(dataDir);
-    secrets.push(existing ?? makeDevSecret());
-    devSecret = { created: existing === undefined, file: `${dataDir}/dev-secret` };
+    if (kept.secrets.length > 0) {
+      // The webhooks' secrets first (the newest verifies first and signs the relay), then the
+      // development secret, so `send` with no flags keeps working.
+      secrets.push(...kept.secrets, ...(existing !== undefined ? [existing] : []));
+      secretSet = { file: secretSetPath(dataDir), count: kept.secrets.length };
+    } else {
+      secrets.push(existing ?? makeDevSecret());
+      devSecret = { created: existing === undefined, file: `${dataDir}/dev-secret` };
+    }
   }
   return {
     ok: true,
@@ -141,6 +165,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       logFormat: values.logFormat as ListenConfig['logFormat'],
       retainMs: retain.ok ? retain.ms : null,
       devSecret,
+      ...(secretSet ? { secretSet } : {}),
       faultRules: faults.rules,
       forward:
         values.forwardTo === undefined

@@ -1,0 +1,96 @@
+/**
+ * What the commands that talk to the service share (issue 17): the --api-url / --api-key flags,
+ * the client built from them, and one way to report the service's failures (its error envelope
+ * verbatim, exit 1) and refused input (exit 2). The key is never printed: every message passes
+ * through the client's scrubber.
+ */
+import type { Command } from 'commander';
+import { resolveDataDir, resolveServiceSettings, type ServiceFlags } from '../config/service-settings.js';
+import { createApiClient, type ApiClient, type WaitNotice } from '../service/api-client.js';
+import { ServiceError } from '../service/service-error.js';
+import { createWebhooksApi, type WebhooksApi } from '../service/webhooks-api.js';
+import { SecretSetError } from '../service/secret-set.js';
+import { EXIT_USAGE, outputOf, type CommandOutput } from '../sender/cli-output.js';
+
+export const EXIT_FAILED = 1;
+
+export function addServiceOptions(command: Command): Command {
+  return command
+    .option('--api-url <url>', 'the API\'s base URL including /v1 [env HOOKRELAY_API_URL]')
+    .option('--api-key <key>', 'API key (visible in the process list: prefer the env variable) [env HOOKRELAY_API_KEY]');
+}
+
+export function addDataOptions(command: Command): Command {
+  return command
+    .option('--db <file>', 'SQLite file whose folder is the data folder (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--config <file>', 'config file to read db from');
+}
+
+export interface ServiceSession {
+  client: ApiClient;
+  api: WebhooksApi;
+  apiUrl: string;
+  output: CommandOutput;
+}
+
+/** Builds the client from the flags, or reports every problem (exit 2) and returns null. */
+export function openSession(command: Command, flags: ServiceFlags): ServiceSession | null {
+  const output = outputOf(command);
+  const checked = resolveServiceSettings(flags);
+  if (!checked.ok) {
+    reportUsageProblems(output, checked.problems);
+    return null;
+  }
+  for (const warning of checked.settings.warnings) output.err(warning);
+  const client = createApiClient({
+    baseUrl: checked.settings.apiUrl,
+    apiKey: checked.settings.apiKey,
+    onWait: (notice) => output.err(waitLine(notice)),
+  });
+  return { client, api: createWebhooksApi(client), apiUrl: checked.settings.apiUrl, output };
+}
+
+export function waitLine(notice: WaitNotice): string {
+  const seconds = (notice.ms / 1000).toFixed(notice.ms < 10_000 ? 1 : 0);
+  if (notice.reason === 'rate_limit') return `… pacing: the ${notice.cause} is spent, waiting ${seconds} s (spec 8)`;
+  if (notice.reason === 'retry_after') return `… rate limited (${notice.cause}): waiting ${seconds} s`;
+  return `… ${notice.cause}: trying again in ${seconds} s`;
+}
+
+export function reportUsageProblems(output: CommandOutput, problems: readonly string[]): void {
+  output.err(`hookrelay: ${problems.length === 1 ? 'a problem' : `${problems.length} problems`} with the settings:`);
+  for (const p of problems) output.err(`  - ${p}`);
+  process.exitCode = EXIT_USAGE;
+}
+
+/** The data folder of --db / HOOKRELAY_DB, or reports why not (exit 2) and returns null. */
+export function dataDirOrReport(output: CommandOutput, flags: { db?: string; config?: string }): string | null {
+  const dir = resolveDataDir(flags);
+  if (!dir.ok) {
+    reportUsageProblems(output, dir.problems);
+    return null;
+  }
+  return dir.dataDir;
+}
+
+/**
+ * Runs `work` with the session and closes the client; a ServiceError or a damaged secret set is
+ * reported in one line (with --json, the service's error envelope as received, on stderr) and
+ * exits 1. Anything else is a bug and is thrown, scrubbed.
+ */
+export async function runWithSession(session: ServiceSession, json: boolean, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    if (err instanceof ServiceError || err instanceof SecretSetError) {
+      const message = session.client.scrub(err.message);
+      if (json && err instanceof ServiceError && err.envelope) session.output.err(session.client.scrub(JSON.stringify(err.envelope.raw, null, 2)));
+      session.output.err(`error: ${message}`);
+      process.exitCode = EXIT_FAILED;
+      return;
+    }
+    throw new Error(session.client.scrub((err as Error).message));
+  } finally {
+    await session.client.close();
+  }
+}
