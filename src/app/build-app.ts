@@ -12,6 +12,7 @@ import type { ListenConfig } from '../config/listen-config.js';
 import { chooseTarget } from '../core/routes.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
+import type { BridgeServer } from '../bridge/bridge-server.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
@@ -182,6 +183,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       const receiverUrl = `${config.tls ? 'https' : 'http'}://${urlHost(config.host)}:${port}${config.path}`;
 
       let bridgeUrl: string | null = null;
+      let bridgeStatus: BridgeServer['status'] | null = null;
       if (config.bridge) {
         const bridge = await (await lazy.bridgeServer()).startBridgeServer({
           host: config.bridge.host, port: config.bridge.port, tokens: config.bridge.tokens, store, hub, clock,
@@ -189,6 +191,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
         });
         started.add(() => bridge.close());
         bridgeUrl = bridge.url;
+        bridgeStatus = bridge.status;
       }
 
       let metrics: Metrics | null = null;
@@ -204,6 +207,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
           forget: (id) => relay?.forget(id),
         });
         ({ metrics, url: consoleUrl, token: consoleToken } = consoleStarted);
+        if (bridgeStatus) metrics.setBridgeSubscribers(bridgeStatus);
         started.add(() => metrics?.close());
         started.add(() => consoleStarted.server.close());
       }

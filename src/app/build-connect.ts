@@ -10,6 +10,7 @@ import { createFaultRules } from '../faults/rules-controller.js';
 import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
 import { startBridgeClient } from '../bridge/bridge-client.js';
 import { createIngestPipeline } from '../ingest/pipeline.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
@@ -19,6 +20,8 @@ import { closer } from './closer.js';
 import { startRelayWorker } from './start-relay.js';
 import { startRetentionWithNotices } from './retention-notices.js';
 import { startConsole } from './start-console.js';
+
+const CONNECTED: ReadonlySet<BridgeState> = new Set(['connected', 'resuming', 'live']);
 
 export interface ConnectHandle {
   config: ConnectConfig;
@@ -34,8 +37,9 @@ export interface ConnectHandle {
 export interface ConnectDeps {
   clock?: () => number;
   hub?: EventHub;
-  /** Liveness interval of the bridge client (tests shorten it). */
+  /** Liveness of the bridge client: its ping interval and the silence after which the server is dead (tests shorten them). */
   pingMs?: number;
+  deadMs?: number;
 }
 
 export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}): Promise<ConnectHandle> {
@@ -67,6 +71,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock });
 
     let consoleUrl: string | null = null;
+    let metrics: Metrics | null = null;
     if (config.console) {
       const started_ = await startConsole({
         settings: config.console, store, hub, clock, forward,
@@ -89,6 +94,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
         },
         forget: (id) => relay?.forget(id),
       });
+      metrics = started_.metrics;
       started.add(() => started_.metrics.close());
       started.add(() => started_.server.close());
       consoleUrl = started_.url;
@@ -103,11 +109,13 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       pipeline,
       clock,
       ...(deps.pingMs ? { pingMs: deps.pingMs } : {}),
+      ...(deps.deadMs ? { deadMs: deps.deadMs } : {}),
       ...(config.bridgeCa ? { ca: config.bridgeCa.pem } : {}),
       onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'lost' || state === 'refused' ? 'warn' : 'info', message }),
       onRefused: (message) => refuse(message),
     });
     started.add(() => bridge.close());
+    metrics?.setBridgeClient(() => ({ ...bridge.progress(), connected: CONNECTED.has(bridge.state()) }));
 
     return { config, store, hub, bridge, consoleUrl, refused, close: started.close };
   } catch (err) {

@@ -23,7 +23,10 @@ export interface BridgeClientOptions {
   onState: (state: BridgeState, message: string) => void;
   /** Called once when the server refuses this client for good (wrong token): retrying cannot help. */
   onRefused?: (message: string) => void;
+  /** Ping interval (default 15 s). */
   pingMs?: number;
+  /** The server silent this long (no pong, ping or frame) is dead: the client reconnects (default three ping intervals, 45 s). */
+  deadMs?: number;
   /** Largest frame accepted (default 96 MiB: a 64 MiB body in base64, with its headers). */
   maxFrameBytes?: number;
   /** `--bridge-ca`: PEM certificate(s) trusted for a wss:// bridge, besides Node's bundled roots. */
@@ -34,8 +37,11 @@ export type BridgeState = 'connecting' | 'connected' | 'resuming' | 'live' | 'lo
 
 export interface BridgeClient {
   state(): BridgeState;
-  /** The last sequence number acknowledged in this process, and how far behind the server it is. */
-  progress(): { ackedSeq: number; lag: number; reconnects: number };
+  /**
+   * In this process: the last sequence number received and acknowledged, how far behind the
+   * server's newest it is, and how many times the connection was lost (or could not be made).
+   */
+  progress(): { receivedSeq: number; ackedSeq: number; lag: number; reconnects: number };
   close(): Promise<void>;
 }
 
@@ -46,6 +52,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   const { pipeline, clock } = options;
   const random = options.random ?? Math.random;
   const pingMs = options.pingMs ?? 15_000;
+  const deadMs = options.deadMs ?? pingMs * 3;
   let state: BridgeState = 'connecting';
   let stopped = false;
   let ws: WebSocket | null = null;
@@ -53,6 +60,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   let failures = 0;
   let reconnects = 0;
   let ackedSeq = 0;
+  let receivedSeq = 0;
   let latest = 0;
   const host = safeHost(options.url);
 
@@ -73,22 +81,24 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     });
     ws = socket;
     const session = createSession(socket);
-    let alive = true;
+    // Wall time, not the injected clock: after a laptop's sleep the first tick sees the silence.
+    let heardAt = Date.now();
+    const heard = () => (heardAt = Date.now());
     let ping: NodeJS.Timeout | null = null;
     socket.on('open', () => {
+      heard();
       ping = setInterval(() => {
         if (socket.readyState !== WebSocket.OPEN) return;
-        if (!alive) {
-          session.lost(`no pong in ${Math.round((pingMs * 3) / 1000)} s`);
+        if (Date.now() - heardAt > deadMs) {
+          session.lost(`no pong in ${formatSeconds(deadMs)}`);
           return socket.terminate();
         }
-        alive = false;
         socket.ping();
       }, pingMs);
       ping.unref();
     });
-    socket.on('pong', () => (alive = true));
-    socket.on('ping', () => (alive = true));
+    socket.on('pong', heard);
+    socket.on('ping', heard);
     socket.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       let text = '';
@@ -114,6 +124,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       res.on('error', () => socket.terminate());
     });
     socket.on('message', (data, isBinary) => {
+      heard();
       try {
         session.frame(isBinary ? null : data.toString());
       } catch (err) {
@@ -206,6 +217,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       if (delivery.seq <= lastSeq) return fail(`delivery ${delivery.seq} is out of order (after ${lastSeq})`);
       if (pending.length >= credit) return fail(`more than ${credit} unacknowledged deliveries (the credit of hello)`);
       lastSeq = delivery.seq;
+      receivedSeq = delivery.seq;
       latest = Math.max(latest, delivery.seq);
       const entry = { seq: delivery.seq, done: false };
       pending.push(entry);
@@ -221,7 +233,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
 
   return {
     state: () => state,
-    progress: () => ({ ackedSeq, lag: Math.max(0, latest - ackedSeq), reconnects }),
+    progress: () => ({ receivedSeq, ackedSeq, lag: Math.max(0, latest - ackedSeq), reconnects }),
     async close() {
       stopped = true;
       if (retryTimer) clearTimeout(retryTimer);
@@ -260,5 +272,7 @@ function safeHost(url: string): string {
     return '(invalid URL)';
   }
 }
+
+const formatSeconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 
 const printableReason = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);

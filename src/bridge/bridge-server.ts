@@ -33,16 +33,39 @@ export interface BridgeServerOptions {
   clock: () => number;
   /** Unacknowledged deliveries in flight per subscriber (default 64). */
   credit?: number;
-  /** Ping interval; a peer silent for three intervals is dead (default 15 s). */
+  /** Encoded bytes of unacknowledged deliveries in flight per subscriber (default 8 MiB; always at least one delivery). */
+  maxBytesInFlight?: number;
+  /** Ping interval (default 15 s). */
   pingMs?: number;
+  /** A peer silent this long is dead and its session dropped (default three ping intervals, 45 s). */
+  deadMs?: number;
+  /**
+   * How often a connected subscriber's cursor time is written again when it has nothing to
+   * acknowledge (default 10 min), so retention keeps counting a quiet subscriber as seen.
+   */
+  refreshMs?: number;
   /** `--tls-cert`/`--tls-key` (PEM, already checked): serve wss:// instead of ws://. */
   tls?: { cert: string; key: string };
 }
 
+/** One known subscriber, for /metrics: its durable cursor, how far behind it is, and whether it is connected here. */
+export interface BridgeSubscriberStatus {
+  /** `token/name`, as the cursor is kept. */
+  subscriber: string;
+  ackedSeq: number;
+  /** The newest stored seq minus the cursor. */
+  lag: number;
+  connected: boolean;
+}
+
 export interface BridgeServer {
   url: string;
+  /** Every known subscriber, read from the store now. */
+  status(): Promise<BridgeSubscriberStatus[]>;
   close(): Promise<void>;
 }
+
+export const DEFAULT_MAX_BYTES_IN_FLIGHT = 8 * 1024 * 1024;
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -62,7 +85,10 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const { store, hub, clock } = options;
   const credit = options.credit ?? 64;
+  const maxBytes = Math.max(1, options.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
   const pingMs = options.pingMs ?? 15_000;
+  const deadMs = options.deadMs ?? pingMs * 3;
+  const refreshMs = options.refreshMs ?? 600_000;
   const sessions = new Map<string, Session>();
   const answer: RequestListener = (_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOL}) at ${BRIDGE_PATH}\n`);
@@ -87,7 +113,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     wss.handleUpgrade(req, socket, head, (ws) => {
       // One connection per subscriber: a reconnect replaces the old one, which may be half-dead.
       sessions.get(key)?.ws.close(CLOSE.goingAway, 'replaced by a new connection of this subscriber');
-      const session = new Session(ws, key, token, { store, hub, clock, credit, pingMs });
+      const session = new Session(ws, key, token, { store, hub, clock, credit, maxBytes, pingMs, deadMs });
       sessions.set(key, session);
       ws.on('close', () => {
         if (sessions.get(key) === session) sessions.delete(key);
@@ -99,6 +125,11 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const unsubscribe = hub.on('delivery', () => {
     for (const session of sessions.values()) session.wake();
   });
+  // A quiet subscriber (nothing to acknowledge) would look gone to retention after --bridge-retain.
+  const refresher = setInterval(() => {
+    for (const session of sessions.values()) session.refresh(refreshMs);
+  }, refreshMs);
+  refresher.unref();
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', (err: NodeJS.ErrnoException) =>
@@ -110,8 +141,13 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
     url: `${options.tls ? 'wss' : 'ws'}://${urlHost(options.host)}:${port}${BRIDGE_PATH}`,
+    async status() {
+      const [cursors, latest] = await Promise.all([store.bridgeCursors(), store.latestDeliverySeq()]);
+      return cursors.map((c) => ({ subscriber: c.name, ackedSeq: c.ackedSeq, lag: Math.max(0, latest - c.ackedSeq), connected: sessions.has(c.name) }));
+    },
     async close() {
       unsubscribe();
+      clearInterval(refresher);
       for (const session of sessions.values()) session.ws.close(CLOSE.goingAway, 'the server is stopping');
       await Promise.all([...sessions.values()].map((s) => s.stopped()));
       wss.close();
@@ -126,18 +162,35 @@ interface SessionDeps {
   hub: EventHub;
   clock: () => number;
   credit: number;
+  maxBytes: number;
   pingMs: number;
+  deadMs: number;
 }
 
+/** A frame's size before the first one is sent: what a small JSON delivery takes. */
+const FIRST_FRAME_ESTIMATE = 4096;
+
 class Session {
+  /** The last delivery sent (acks beyond it are refused). */
   private sentUpTo = 0;
+  /** Every row up to here was read: sent, or not for this subscriber (its token's triggers). */
+  private scannedUpTo = 0;
+  /** The cursor as this session has moved it (acks, and skips over rows this subscriber cannot see). */
   private acked = 0;
+  /** Sent and not yet freed by a stored ack: frames and their encoded bytes. */
   private inFlight = 0;
+  private bytesInFlight = 0;
+  private frameEstimate = FIRST_FRAME_ESTIMATE;
+  /** Sent, not yet acknowledged, in order. */
+  private readonly sent: Array<{ seq: number; bytes: number }> = [];
   private live = false;
   private pumping = false;
   private again = false;
   private closed = false;
-  private alive = true;
+  private heardAt = Date.now();
+  /** Cursor writes queued or running, and when the cursor was last written (the store's clock). */
+  private writes = 0;
+  private writtenAt = 0;
   private acking: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private done: Promise<void>;
@@ -160,17 +213,21 @@ class Session {
     const { ws, deps } = this;
     ws.on('close', () => this.end());
     ws.on('error', () => ws.terminate());
-    ws.on('pong', () => (this.alive = true));
+    ws.on('pong', () => (this.heardAt = Date.now()));
     ws.on('message', (data, isBinary) => {
+      this.heardAt = Date.now();
       try {
         this.onFrame(isBinary ? null : data.toString());
       } catch {
         ws.terminate(); // a frame must never take the server down
       }
     });
+    // Wall time, not the injected clock: a peer silent across a suspend is noticed at the first tick after it.
     this.timer = setInterval(() => {
-      if (!this.alive) return ws.terminate();
-      this.alive = false;
+      if (Date.now() - this.heardAt > deps.deadMs) {
+        deps.hub.emit('notice', { level: 'warn', message: `bridge: ${this.name} silent for ${Math.round(deps.deadMs / 1000)} s, dropping its connection` });
+        return ws.terminate();
+      }
       ws.ping();
     }, deps.pingMs);
     this.timer.unref();
@@ -178,7 +235,8 @@ class Session {
       const latest = await deps.store.latestDeliverySeq();
       // A subscriber seen for the first time starts at the newest delivery: it gets what comes next.
       const cursor = (await deps.store.bridgeCursor(this.name)) ?? (await deps.store.registerBridgeSubscriber(this.name, latest, deps.clock()));
-      this.sentUpTo = this.acked = cursor.ackedSeq;
+      this.sentUpTo = this.scannedUpTo = this.acked = cursor.ackedSeq;
+      this.writtenAt = cursor.updatedAt;
       if (this.closed) return;
       ws.send(encodeServerFrame({ type: 'hello', protocol: 1, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit }));
       deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${Math.max(0, latest - cursor.ackedSeq)} behind` });
@@ -203,31 +261,64 @@ class Session {
     const { seq } = parsed.frame;
     if (seq > this.sentUpTo) return this.ws.close(CLOSE.badFrame, `ack ${seq} is beyond the last delivery sent (${this.sentUpTo})`);
     if (seq <= this.acked) return;
-    const frees = this.inFlightUpTo(seq);
     this.acked = seq;
-    // The cursor moves in ack order, each only after the one before it is stored.
+    this.writeCursor(seq, this.sentUpToSeq(seq));
+  }
+
+  /** Takes the sent deliveries an ack up to `seq` covers off the list: how many, and their bytes. */
+  private sentUpToSeq(seq: number): { frames: number; bytes: number } {
+    const freed = { frames: 0, bytes: 0 };
+    while (this.sent.length > 0 && this.sent[0]!.seq <= seq) {
+      freed.bytes += this.sent.shift()!.bytes;
+      freed.frames++;
+    }
+    return freed;
+  }
+
+  /** The write waiting for its turn behind the one in flight: acks that arrive meanwhile fold into it. */
+  private queuedWrite: { seq: number; frames: number; bytes: number } | null = null;
+
+  /**
+   * The cursor moves in order, each write only after the one before it is stored; credit returns
+   * only then. While one write is in flight, the acks that arrive fold into the next one: a cursor
+   * write is a durable commit, and one per frame held a catch-up to the commit rate (≈250 frames/s
+   * on a loaded 2-core machine) where one per round trip keeps pace with the client.
+   */
+  private writeCursor(seq: number, freed: { frames: number; bytes: number } = { frames: 0, bytes: 0 }): void {
+    if (this.queuedWrite) {
+      this.queuedWrite.seq = Math.max(this.queuedWrite.seq, seq);
+      this.queuedWrite.frames += freed.frames;
+      this.queuedWrite.bytes += freed.bytes;
+      return;
+    }
+    const entry = { seq, frames: freed.frames, bytes: freed.bytes };
+    this.queuedWrite = entry;
+    this.writes++;
     this.acking = this.acking.then(async () => {
+      if (this.queuedWrite === entry) this.queuedWrite = null; // its turn: later acks start the next write
       try {
-        await this.deps.store.ackBridge(this.name, seq, this.deps.clock());
-        this.inFlight -= frees;
+        const now = this.deps.clock();
+        await this.deps.store.ackBridge(this.name, entry.seq, now);
+        this.writtenAt = now;
+        this.inFlight -= entry.frames;
+        this.bytesInFlight -= entry.bytes;
+        this.writes--;
         this.wake();
       } catch (err) {
+        this.writes--;
         this.ws.close(1011, 'the cursor could not be stored');
         this.deps.hub.emit('notice', { level: 'warn', message: `bridge: ${this.name}: cannot store the cursor: ${(err as Error).message}` });
       }
     });
   }
 
-  private readonly sent: number[] = [];
-
-  /** How many sent deliveries an ack up to `seq` covers. */
-  private inFlightUpTo(seq: number): number {
-    let n = 0;
-    while (this.sent.length > 0 && this.sent[0]! <= seq) {
-      this.sent.shift();
-      n++;
-    }
-    return n;
+  /**
+   * Writes the cursor again when it was last written `refreshMs` ago (by the store's clock) and no
+   * write is under way: a connected subscriber with nothing to acknowledge stays "seen" for retention.
+   */
+  refresh(refreshMs: number): void {
+    if (this.closed || this.writes > 0 || this.deps.clock() - this.writtenAt < refreshMs) return;
+    this.writeCursor(this.acked);
   }
 
   wake(): void {
@@ -246,14 +337,24 @@ class Session {
     });
   }
 
+  /**
+   * Sends what is stored after what was read, within the credit (frames) and the byte budget
+   * (encoded bytes; one frame always goes, however big). Reads no more rows than the budget's room
+   * at the size of the last frame, so big bodies are not read `credit` at a time.
+   */
   private async pump(): Promise<void> {
-    const { store, credit } = this.deps;
+    const { store, credit, maxBytes } = this.deps;
     while (!this.closed) {
       const room = credit - this.inFlight;
-      if (room <= 0) return;
+      const byteRoom = maxBytes - this.bytesInFlight;
+      if (room <= 0 || (this.inFlight > 0 && byteRoom <= 0)) return;
+      const limit = Math.max(1, Math.min(room, Math.floor(byteRoom / this.frameEstimate)));
       let batch: StoredDelivery[];
+      let latest: number;
       try {
-        batch = await store.deliveriesAfter(this.sentUpTo, room, this.token.triggers);
+        // Read before the rows: every row up to `latest` is in the read that follows.
+        latest = await store.latestDeliverySeq();
+        batch = await store.deliveriesAfter(this.scannedUpTo, limit, this.token.triggers);
       } catch (err) {
         // Not a silent stall: the client reconnects and resumes from its cursor.
         this.ws.close(1011, 'the store cannot be read');
@@ -262,12 +363,21 @@ class Session {
       }
       for (const d of batch) {
         if (this.closed) return;
-        this.ws.send(encodeServerFrame({ type: 'delivery', delivery: { seq: d.seq, id: d.id, trigger: d.trigger, receivedAt: d.receivedAt, headers: d.headers, body: Buffer.from(d.rawBody), signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp } }));
-        this.sent.push(d.seq);
-        this.sentUpTo = d.seq;
+        const frame = encodeServerFrame({ type: 'delivery', delivery: { seq: d.seq, id: d.id, trigger: d.trigger, receivedAt: d.receivedAt, headers: d.headers, body: Buffer.from(d.rawBody), signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp } });
+        const bytes = Buffer.byteLength(frame);
+        this.frameEstimate = bytes;
+        // Over the budget: it waits for an ack, and is read again then.
+        if (this.inFlight > 0 && this.bytesInFlight + bytes > maxBytes) return;
+        this.ws.send(frame);
+        this.sent.push({ seq: d.seq, bytes });
+        this.sentUpTo = this.scannedUpTo = d.seq;
         this.inFlight++;
+        this.bytesInFlight += bytes;
       }
-      if (batch.length < room) {
+      if (batch.length < limit) {
+        // The read reached the end: nothing up to `latest` is left for this subscriber.
+        this.scannedUpTo = Math.max(this.scannedUpTo, latest);
+        this.skipUnseen();
         if (!this.live) {
           this.live = true;
           this.ws.send(encodeServerFrame({ type: 'live' }));
@@ -275,5 +385,17 @@ class Session {
         return;
       }
     }
+  }
+
+  /**
+   * A subscriber limited to some triggers acknowledges only what it is sent; the rows it cannot
+   * see would stay after its cursor, be read again from there on every wake, and hold retention.
+   * So once everything sent is acknowledged, the server moves the cursor past what it read for it
+   * (one write at a time: a long run of other deliveries is many wakes, a few writes).
+   */
+  private skipUnseen(): void {
+    if (this.sent.length > 0 || this.writes > 0 || this.scannedUpTo <= this.acked) return;
+    this.acked = this.scannedUpTo;
+    this.writeCursor(this.acked);
   }
 }

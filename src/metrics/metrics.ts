@@ -16,12 +16,36 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/** A known bridge subscriber on the public side (bridge-server status). */
+export interface BridgeSubscriberSample {
+  subscriber: string;
+  ackedSeq: number;
+  lag: number;
+  connected: boolean;
+}
+
+/** The laptop side's bridge client (bridge-client progress and state). */
+export interface BridgeClientSample {
+  receivedSeq: number;
+  ackedSeq: number;
+  lag: number;
+  reconnects: number;
+  connected: boolean;
+}
+
+/** Subscribers are named by whoever holds a token: the series stop at this many, the most behind first. */
+export const MAX_SUBSCRIBER_SERIES = 100;
+
 export interface Metrics {
   readonly contentType: string;
   /** The exposition text. */
   render(): Promise<string>;
   /** The console tells how many feed clients it has (read at scrape time). */
   setConsoleClients(count: () => number): void;
+  /** The public side's subscribers, read at scrape time (`listen --bridge-port`). */
+  setBridgeSubscribers(read: () => Promise<BridgeSubscriberSample[]>): void;
+  /** The laptop side's bridge client, read at scrape time (`connect`). */
+  setBridgeClient(read: () => BridgeClientSample): void;
   /** Unsubscribes from the hub. */
   close(): void;
 }
@@ -137,11 +161,62 @@ export function createMetrics(options: MetricsOptions): Metrics {
     }),
   ];
 
+  // The bridge series exist only on the side that has a bridge: registered when it is wired in.
+  let readSubscribers: Promise<BridgeSubscriberSample[]> | null = null;
+  const subscribers = (read: () => Promise<BridgeSubscriberSample[]>): Promise<BridgeSubscriberSample[]> => {
+    readSubscribers ??= read()
+      .then((all) => [...all].sort((a, b) => b.lag - a.lag || (a.subscriber < b.subscriber ? -1 : 1)).slice(0, MAX_SUBSCRIBER_SERIES))
+      .catch(() => [])
+      .finally(() => (readSubscribers = null));
+    return readSubscribers;
+  };
+  const subscriberGauge = (name: string, help: string, read: () => Promise<BridgeSubscriberSample[]>, value: (s: BridgeSubscriberSample) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['subscriber'] as const,
+      registers,
+      async collect() {
+        this.reset(); // a subscriber no longer known has no series
+        for (const s of await subscribers(read)) this.labels(s.subscriber).set(value(s));
+      },
+    });
+  const clientGauge = (name: string, help: string, read: () => BridgeClientSample, value: (s: BridgeClientSample) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(value(read()));
+      },
+    });
+
   return {
     contentType: registry.contentType,
     render: () => registry.metrics(),
     setConsoleClients(count) {
       consoleClients = count;
+    },
+    setBridgeSubscribers(read) {
+      subscriberGauge('hookrelay_bridge_subscriber_acked_seq', 'Bridge subscribers (token/name): the last delivery seq acknowledged (the durable cursor)', read, (s) => s.ackedSeq);
+      subscriberGauge('hookrelay_bridge_subscriber_lag', 'Bridge subscribers: the newest stored seq minus the acknowledged one', read, (s) => s.lag);
+      subscriberGauge('hookrelay_bridge_subscriber_connected', 'Bridge subscribers: 1 when connected to this instance, else 0', read, (s) => (s.connected ? 1 : 0));
+    },
+    setBridgeClient(read) {
+      clientGauge('hookrelay_bridge_received_seq', 'The last delivery seq received from the bridge in this process', read, (s) => s.receivedSeq);
+      clientGauge('hookrelay_bridge_acked_seq', 'The last delivery seq stored here and acknowledged to the bridge in this process', read, (s) => s.ackedSeq);
+      clientGauge('hookrelay_bridge_lag', "The bridge's newest seq (as last heard) minus the last acknowledged here", read, (s) => s.lag);
+      // A count that only grows, read from the client: a counter, set at scrape time.
+      new Counter({
+        name: 'hookrelay_bridge_reconnects_total',
+        help: 'Bridge connections lost or refused since start (each is retried)',
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read().reconnects);
+        },
+      });
+      clientGauge('hookrelay_bridge_connected', '1 when the bridge connection is up (hello received), else 0', read, (s) => (s.connected ? 1 : 0));
     },
     close() {
       offs.forEach((off) => off());

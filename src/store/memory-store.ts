@@ -240,7 +240,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       checkBridgeCursorArgs(name, seq, now);
       const found = cursors.get(name);
       if (!found) cursors.set(name, { name, ackedSeq: seq, updatedAt: now });
-      else if (seq > found.ackedSeq) Object.assign(found, { ackedSeq: seq, updatedAt: now });
+      else if (seq >= found.ackedSeq) Object.assign(found, { ackedSeq: seq, updatedAt: now });
     },
 
     async bridgeCursors() {

@@ -169,7 +169,8 @@ export interface DeliveryStore {
   /** Creates the subscriber at `seq` if new (its starting point); never moves an existing one. Resolves with the cursor as stored. Durable. */
   registerBridgeSubscriber(name: string, seq: number, now: number): Promise<BridgeCursor>;
   /**
-   * Moves the cursor forward to `seq` (never backwards: a smaller seq is a no-op). Durable before it resolves
+   * Moves the cursor forward to `seq` (never backwards: a smaller seq is a no-op); the same seq again
+   * refreshes its time, which is how a connected but quiet subscriber keeps holding retention. Durable before it resolves
    * (the server acknowledges nothing it has not stored). An unknown name is created at `seq`.
    */
   ackBridge(name: string, seq: number, now: number): Promise<void>;

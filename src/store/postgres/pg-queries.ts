@@ -83,7 +83,7 @@ export const SQL = {
   // Forward only: an older or repeated acknowledgement changes nothing, not even the time.
   ackSubscriber: `INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES ($1, $2, $3)
     ON CONFLICT (name) DO UPDATE SET acked_seq = EXCLUDED.acked_seq, updated_at = EXCLUDED.updated_at
-    WHERE bridge_subscribers.acked_seq < EXCLUDED.acked_seq`,
+    WHERE bridge_subscribers.acked_seq <= EXCLUDED.acked_seq`,
   deliveryStats: 'SELECT COUNT(*) AS n, MIN(received_at) AS oldest, MAX(received_at) AS newest FROM deliveries',
   attemptStats: 'SELECT outcome, COUNT(*) AS n FROM attempts GROUP BY outcome',
 } as const;

@@ -73,7 +73,7 @@ const subscriberOf = db.prepare<[string], { name: string; ackedSeq: number; upda
 // Forward only: an older or repeated acknowledgement changes nothing, not even the time.
 const ackSubscriber = db.prepare<[string, number, number]>(
   `INSERT INTO bridge_subscribers (name, acked_seq, updated_at) VALUES (?, ?, ?)
-   ON CONFLICT(name) DO UPDATE SET acked_seq = excluded.acked_seq, updated_at = excluded.updated_at WHERE excluded.acked_seq > bridge_subscribers.acked_seq`,
+   ON CONFLICT(name) DO UPDATE SET acked_seq = excluded.acked_seq, updated_at = excluded.updated_at WHERE excluded.acked_seq >= bridge_subscribers.acked_seq`,
 );
 
 /** Named operations; each returns a number for the caller (a count, or 0/1), or a detail object. */

@@ -1,0 +1,69 @@
+/**
+ * A stalled path between `connect` and the public side: a proxy that swallows packets without
+ * closing. The client notices within its liveness deadline (shortened here), reconnects through
+ * a new connection, and what arrived meanwhile flows, then live traffic.
+ */
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app/build-app.js';
+import { buildConnect } from '../../src/app/build-connect.js';
+import { testListenConfig } from '../helpers/listen-config.js';
+import { signedRequest } from '../helpers/signed-delivery.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { startStallProxy } from './helpers/stall-proxy.js';
+
+const TOKEN = 'stall-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a stalled bridge connection', () => {
+  it('is noticed by the client within its deadline; it reconnects and deliveries flow again', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const app = await buildApp(testListenConfig(join(dir, 'public.db'), { bridge: { port: 0, host: '127.0.0.1', retainMs: 7 * 86_400_000, tokens: [{ name: 'laptop', token: TOKEN, triggers: [] }] } }));
+    cleanups.push(() => app.close());
+    const proxy = await startStallProxy(Number(new URL(app.bridgeUrl!).port));
+    cleanups.push(() => proxy.close());
+    const states: string[] = [];
+    const local = await buildConnect(
+      { url: `ws://127.0.0.1:${proxy.port}/bridge`, token: TOKEN, name: 'ana', dbPath: join(dir, 'laptop.db'), forward: null, console: null, logFormat: 'silent', retainMs: null, devSecret: null },
+      { pingMs: 100, deadMs: 400 },
+    );
+    cleanups.push(() => local.close());
+    local.hub.on('notice', (n) => states.push(n.message));
+    const post = async () => {
+      const req = signedRequest({ t: Math.floor(Date.now() / 1000) });
+      const res = await request(app.receiverUrl, { method: 'POST', headers: req.headers, body: req.body });
+      await res.body.dump();
+      expect(res.statusCode).toBe(200);
+      return req.id;
+    };
+    const stored = (id: string) => async () => (await local.store.getDelivery(id)) !== undefined;
+
+    await until(() => local.bridge.state() === 'live', 'live');
+    const before = await post();
+    await until(stored(before), 'a delivery before the stall');
+
+    proxy.stall();
+    const during = await post();
+    await until(() => states.some((m) => /connection lost \(no pong in 400 ms\)/.test(m)), 'the client to notice the stall');
+    expect(await stored(during)()).toBe(false);
+    await until(() => local.bridge.state() === 'live', 'live again through a new connection');
+    expect(proxy.connections()).toBe(2);
+    await until(stored(during), 'the delivery sent during the stall');
+    const after = await post();
+    await until(stored(after), 'a live delivery after the reconnect');
+    expect(local.bridge.progress().reconnects).toBe(1);
+  }, 30_000);
+});
