@@ -10,6 +10,8 @@ import { checkCommandFor } from '../sender/check-command.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
 import { resolveSendSettings, type SendFlags, type SendSettings } from '../config/send-settings.js';
+import type { ServiceFlags } from '../config/service-settings.js';
+import { addLiveCatalogueOptions, triggerIsLive } from './live-trigger-check.js';
 
 export function registerSendCommand(program: Command): void {
   const command = program
@@ -33,7 +35,8 @@ export function registerSendCommand(program: Command): void {
     .option('--auto-disable-after <n>', 'suspend the webhook after this many failed deliveries in a row, 1 to 100', '15')
     .option('--no-disable-on-gone', 'do not suspend the webhook when the endpoint answers 410')
     .option('--db <path>', 'database whose data folder holds the development secret (looked up like listen: HOOKRELAY_DB, hookrelay.config.json, .hookrelay/hookrelay.db)')
-    .option('--json', 'print the Delivery records (spec 2.11) as a JSON array instead of the timeline')
+    .option('--json', 'print the Delivery records (spec 2.11) as a JSON array instead of the timeline');
+  addLiveCatalogueOptions(command)
     .addHelpText(
       'after',
       `
@@ -43,17 +46,18 @@ Examples:
   npx hookrelay send --to http://127.0.0.1:3000/hooks --count 20 --time-scale 0.001 --json > deliveries.json`,
     )
     .action(async function (this: Command, flags: SendFlags) {
-      await send(flags, outputOf(this));
+      await send(flags, outputOf(this), this);
     });
 }
 
-async function send(flags: SendFlags, output: CommandOutput): Promise<void> {
+async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, command: Command): Promise<void> {
   const json = flags.json === true;
   const checked = resolveSendSettings(flags, systemClock.now);
   if (!checked.ok) {
     return 'problems' in checked ? reportProblems(output, checked.problems, json, systemClock.now()) : reportUsage(output, checked.message);
   }
   const settings = checked.settings;
+  if (!(await triggerIsLive(command, flags, settings.deliveries[0]!.trigger, output))) return;
   if (!json) printHeading(settings, output);
   // Loaded here, not at start-up: every other command runs without undici.
   const { createHttpTransport } = await import('../sender/http-attempt.js');

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerReconcileCommand } from '../../src/commands/reconcile.js';
 import { registerSecretsCommand } from '../../src/commands/secrets.js';
+import { registerSendCommand } from '../../src/commands/send.js';
 import { registerTriggersCommand } from '../../src/commands/triggers.js';
 import { registerWebhooksCommand } from '../../src/commands/webhooks.js';
 
@@ -20,6 +21,7 @@ export async function runService(args: string[], env: Record<string, string | un
   registerSecretsCommand(program);
   registerReconcileCommand(program);
   registerTriggersCommand(program);
+  registerSendCommand(program);
   const saved = { ...process.env };
   for (const name of Object.keys(process.env)) if (name.startsWith('HOOKRELAY_')) delete process.env[name];
   for (const [name, value] of Object.entries(env)) if (value !== undefined) process.env[name] = value;
