@@ -1,6 +1,6 @@
 /** The resolved settings of `hookrelay listen`. */
 import { SecretSetError, secretSetPath, secretsForListen } from '../service/secret-set.js';
-import type { FaultRule } from '../core/faults/index.js';
+import { formatFaultRule, shadowingRule, type FaultRule } from '../core/faults/index.js';
 import type { Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
@@ -104,6 +104,10 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   const faults = resolveFaultRules(resolved, faultEnv, inputs.configFile ?? CONFIG_FILE);
   problems.push(...faults.problems);
   const warnings: string[] = [];
+  (faults.rules ?? []).forEach((rule, i) => {
+    const by = shadowingRule(faults.rules!, i);
+    if (by !== null) warnings.push(`fault rule ${i + 1} (${formatFaultRule(rule)}) never fires: rule ${by + 1} (${formatFaultRule(faults.rules![by]!)}) answers every arrival it matches first`);
+  });
   const path = values.path as string | undefined;
   if (path !== undefined && (!path.startsWith('/') || /[\s?#]/.test(path))) {
     problems.push(`--path: must start with "/" and hold no spaces, "?" or "#", got ${JSON.stringify(path)}`);

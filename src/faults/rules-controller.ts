@@ -17,6 +17,7 @@ import {
   type FaultRule,
   type FaultRuleJson,
   type FaultState,
+  shadowingRule,
 } from '../core/faults/index.js';
 import { mulberry32 } from '../core/seeded-random.js';
 import { readRuleInput } from './rule-input.js';
@@ -31,6 +32,8 @@ export interface FaultRuleView {
   rule: FaultRuleJson;
   /** How many times the rule has fired (see docs/faults.md, "Exact semantics"). */
   fired: number;
+  /** The id of an earlier rule that answers every arrival this one would match: this one never fires. */
+  shadowedBy?: string;
 }
 
 /** The answer to a change: the rule as stored, or why it was refused. */
@@ -105,12 +108,18 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
     }
   };
 
-  const view = (entry: Entry): FaultRuleView => ({
-    id: entry.id,
-    line: formatFaultRule(entry.rule),
-    rule: faultRuleToJson(entry.rule),
-    fired: state.firedCounts.get(faultRuleKey(entry.rule)) ?? 0,
-  });
+  /** `entry` as the API shows it, in the list `within` (its position there decides whether an earlier rule hides it). */
+  const view = (entry: Entry, within: readonly Entry[] = entries): FaultRuleView => {
+    const at = within.indexOf(entry);
+    const hiddenBy = at < 0 ? null : shadowingRule(within.map((e) => e.rule), at);
+    return {
+      id: entry.id,
+      line: formatFaultRule(entry.rule),
+      rule: faultRuleToJson(entry.rule),
+      fired: state.firedCounts.get(faultRuleKey(entry.rule)) ?? 0,
+      ...(hiddenBy === null ? {} : { shadowedBy: within[hiddenBy]!.id }),
+    };
+  };
 
   /** Forgets the counts of keys no remaining rule uses. */
   const forgetUnused = (): void => {
@@ -120,7 +129,7 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
   };
 
   const announce = (change: string): void => {
-    options.hub?.emit('rules', { rules: entries.map(view), change });
+    options.hub?.emit('rules', { rules: entries.map((e) => view(e)), change });
   };
 
   /** The rule `input` describes, checked against the list as it would be after the change. */
@@ -154,7 +163,7 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
       if (decision.matched) state = decision.state;
       return decision;
     },
-    list: () => entries.map(view),
+    list: () => entries.map((e) => view(e)),
     add(input) {
       const checked = check(input, null);
       if (!checked.ok) return checked;
@@ -168,7 +177,8 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
     validate(input) {
       const checked = check(input, null);
       if (!checked.ok) return checked;
-      return { ok: true, rule: view({ id: checked.rule.id ?? '(new)', rule: checked.rule }) };
+      const candidate: Entry = { id: checked.rule.id ?? '(new)', rule: checked.rule };
+      return { ok: true, rule: view(candidate, [...entries, candidate]) };
     },
     replace(id, input) {
       const index = entries.findIndex((e) => e.id === id);

@@ -37,6 +37,14 @@ describe('--fault', () => {
     expect(lines(resolve({ fault: ['503 retry-after=120 attempt=1', 'hang attempt=2'] }))).toEqual(['503 retry-after=120 attempt=1', 'hang attempt=2']);
   });
 
+  it('warns about a rule that an earlier one hides, naming both', () => {
+    const result = resolve({ fault: ['503 trigger=vendor.*', '500 trigger=vendor.rating_dropped', '429 trigger=control.*'] });
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.warnings.filter((w) => w.includes('never fires'))).toEqual([
+      'fault rule 2 (500 trigger=vendor.rating_dropped) never fires: rule 1 (503 trigger=vendor.*) answers every arrival it matches first',
+    ]);
+  });
+
   it('refuses a bad rule with the position and the reason', () => {
     expect(problems(resolve({ fault: ['5O3'] }))).toEqual(['--fault "5O3": status must be 3 digits at column 1']);
   });

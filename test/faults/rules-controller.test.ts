@@ -80,6 +80,17 @@ describe('fault rules controller', () => {
     expect(faults.add('410 id=x')).toMatchObject({ ok: false, message: 'id x is taken by rule 1: pick another, or replace that rule' });
   });
 
+  it('marks a rule an earlier one hides (shadowedBy), in the list and when validating a new one', () => {
+    const { faults } = setup(['503 trigger=vendor.*', '500 trigger=vendor.rating_dropped', '429 trigger=control.*']);
+    expect(faults.list().map((r) => r.shadowedBy ?? null)).toEqual([null, 'r1', null]);
+    const checked = faults.validate('reset trigger=control.drift_detected');
+    expect(checked.ok && checked.rule.shadowedBy).toBe('r3');
+    const free = faults.validate('reset trigger=sod.*');
+    expect(free.ok && free.rule.shadowedBy).toBeUndefined();
+    faults.remove('r1');
+    expect(faults.list().map((r) => r.shadowedBy ?? null)).toEqual([null, null]);
+  });
+
   it('validates without adding or announcing', () => {
     const { faults, events } = setup();
     expect(faults.validate('503 retry-after=+120s')).toMatchObject({ ok: true, rule: { line: '503 retry-after=+120s' } });

@@ -12,7 +12,15 @@ interface Validation {
   valid: boolean;
   message?: string;
   column?: number;
+  rule?: { shadowedBy?: string };
 }
+
+/** The id of the earlier rule that hides this one (the API's `shadowedBy`), if any. */
+const shadowedBy = (item: unknown): string | null => {
+  const by = (item as { shadowedBy?: unknown } | null)?.shadowedBy;
+  return typeof by === 'string' ? by : null;
+};
+const neverFires = (by: string) => `never fires: rule ${by} above answers every arrival this one matches (move it up, or narrow ${by})`;
 
 /** The rule's id, whether the registry lists rules bare or wrapped (`{id, rule, line}`). */
 function ruleId(item: unknown): string | null {
@@ -92,7 +100,13 @@ export function createFaultsView(state: AppState): FaultsView {
       typeof column === 'number' && column >= 1 && column <= text.length + 1
         ? el('pre', { class: 'caret' }, vtext(text, { max: 500 }), '\n', `${' '.repeat(Math.min(column - 1, 500))}^`)
         : null;
-    replaceChildren(problem, el('span', { class: 'error' }, vtext(typeof column === 'number' ? `column ${column}: ${message}` : message, { max: 500 })), caret);
+    // The server's message already ends "at column N": say it once.
+    const said = typeof column === 'number' && !message.includes(`column ${column}`) ? `column ${column}: ${message}` : message;
+    replaceChildren(problem, el('span', { class: 'error' }, vtext(said, { max: 500 })), caret);
+  };
+  const showWarning = (message: string) => {
+    input.setAttribute('aria-invalid', 'false');
+    replaceChildren(problem, el('span', { class: 'warn', attrs: { 'data-testid': 'fault-warning' } }, vtext(message, { max: 500 })));
   };
 
   const refresh = async () => {
@@ -110,6 +124,7 @@ export function createFaultsView(state: AppState): FaultsView {
             id !== null ? el('code', { class: 'fault-id' }, vtext(id, { max: 80 })) : null,
             el('code', { class: 'fault-text' }, vtext(ruleText(item), { max: 2000 })),
             typeof (item as { fired?: unknown } | null)?.fired === 'number' ? el('span', { class: 'chip' }, `fired ${(item as { fired: number }).fired}×`) : null,
+            shadowedBy(item) !== null ? el('span', { class: 'warn', attrs: { 'data-testid': 'fault-shadowed' } }, vtext(neverFires(shadowedBy(item)!), { max: 300 })) : null,
             id !== null ? button('Remove', () => void remove(id), { class: 'btn btn-small', testid: 'fault-remove' }) : null,
           );
         }),
@@ -123,9 +138,11 @@ export function createFaultsView(state: AppState): FaultsView {
   const add = async () => {
     if (!input.value.trim()) return showProblem('write a rule first');
     try {
-      await apiSend('POST', '/api/faults', ruleBody(input.value));
+      const { data } = await apiSend<unknown>('POST', '/api/faults', ruleBody(input.value));
       input.value = '';
-      showProblem(null);
+      const by = shadowedBy(data);
+      if (by !== null) showWarning(`added, but it ${neverFires(by)}`);
+      else showProblem(null);
       toast('rule added');
       await refresh();
     } catch (err) {
@@ -171,7 +188,10 @@ export function createFaultsView(state: AppState): FaultsView {
       const mine = ++generation;
       try {
         const { data } = await apiSend<Validation>('POST', '/api/faults/validate', ruleBody(input.value));
-        if (mine === generation) showProblem(data.valid ? null : (data.message ?? 'invalid rule'), data.column);
+        if (mine !== generation) return;
+        const by = data.valid ? shadowedBy(data.rule) : null;
+        if (by !== null) showWarning(`this rule would ${neverFires(by)}`);
+        else showProblem(data.valid ? null : (data.message ?? 'invalid rule'), data.column);
       } catch {
         /* validation is a convenience: Add reports the real answer */
       }
