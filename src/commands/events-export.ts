@@ -55,7 +55,9 @@ export function attemptItem(a: AttemptRecord, number: number, delivery: StoredDe
   const sameBody = deliveryBody !== null && createHash('sha256').update(deliveryBody).digest('hex') === a.bodySha256 ? deliveryBody : null;
   if (a.outcome === 'accepted' && delivery) return { label, receivedAt: a.receivedAt, headers: delivery.headers, body: deliveryBody, fields };
   const request = a.request ?? null;
-  const body = request?.body ? Buffer.from(request.body) : a.outcome === 'duplicate' ? sameBody : null;
+  const kept = request?.body ? Buffer.from(request.body) : null;
+  // A refused body longer than what is kept (64 KiB) cannot be exported as the request it was.
+  const body = kept !== null ? (kept.length < a.bodyBytes ? null : kept) : a.outcome === 'duplicate' ? sameBody : null;
   return { label, receivedAt: a.receivedAt, headers: request?.headers ?? [], body, fields };
 }
 
@@ -156,6 +158,6 @@ export function itemToCapture(item: ExportItem, receiverUrl: string, options: Ex
 export class BodyNotKeptError extends Error {}
 
 function requireBody(item: ExportItem): Buffer {
-  if (item.body === null) throw new BodyNotKeptError(`the body of ${item.label} was not kept (never read: over --body-limit, or a duplicate whose body differed): only its headers are; export it with --format ndjson`);
+  if (item.body === null) throw new BodyNotKeptError(`the body of ${item.label} was not kept (never read: over --body-limit; longer than the 64 KiB a refused attempt keeps; or a duplicate whose body differed): only its headers are; export it with --format ndjson`);
   return item.body;
 }

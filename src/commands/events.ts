@@ -69,7 +69,8 @@ function attemptLines(a: AttemptRecord, number: number): string[] {
   if (request.body !== null) {
     const body = Buffer.from(request.body);
     const shown = body.subarray(0, MAX_SHOWN_ATTEMPT_BODY);
-    lines.push(`      body (${body.length} bytes${body.length > shown.length ? `, first ${shown.length} shown` : ''})`);
+    const cut = body.length < a.bodyBytes ? ` of ${a.bodyBytes}: the first ${body.length} kept` : '';
+    lines.push(`      body (${body.length} bytes${cut}${body.length > shown.length ? `, first ${shown.length} shown` : ''})`);
     lines.push(...printable(decodeBodyLeniently(shown), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
   } else if (a.outcome !== 'duplicate') {
     lines.push(`      body (${a.bodyBytes} bytes, not kept: never read)`);

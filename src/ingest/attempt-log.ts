@@ -56,7 +56,16 @@ export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions):
   };
 }
 
-/** What an attempt keeps of its arrival: every header line as received, and the body unless it was never read. */
+/**
+ * The most of a refused or faulted arrival's body that is kept. Anyone can POST refused requests, so
+ * a whole --body-limit each (1 MiB by default, for 30 days) would let a stranger fill the disk; the
+ * first 64 KiB is what a user reads to see what went wrong. The attempt's bodyBytes and SHA-256 stay
+ * those of the whole body, so a shorter kept body says it was cut.
+ */
+export const MAX_KEPT_REFUSED_BODY = 64 * 1024;
+
+/** What an attempt keeps of its arrival: every header line as received, and the body (its first 64 KiB) unless it was never read. */
 export function keptRequest(arrival: Arrival): KeptRequest {
-  return { headers: pairHeaders(arrival.rawHeaders), body: arrival.unread ? null : arrival.rawBody };
+  const body = arrival.unread ? null : arrival.rawBody.length > MAX_KEPT_REFUSED_BODY ? arrival.rawBody.subarray(0, MAX_KEPT_REFUSED_BODY) : arrival.rawBody;
+  return { headers: pairHeaders(arrival.rawHeaders), body };
 }

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
 import { createFaultRules } from '../../src/faults/rules-controller.js';
+import { MAX_KEPT_REFUSED_BODY } from '../../src/ingest/attempt-log.js';
 import { buildReceiver } from '../../src/ingest/build-receiver.js';
 import { createEventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
@@ -40,13 +41,13 @@ const stores: Array<[string, () => Promise<DeliveryStore>]> = [
 ];
 
 describe.each(stores)('rejected and faulted attempts keep their request (%s store)', (_name, openStore) => {
-  async function receiver(faultLines: string[] = []): Promise<{ app: FastifyInstance; store: DeliveryStore; announced: AttemptRecord[] }> {
+  async function receiver(faultLines: string[] = [], bodyLimitBytes = BODY_LIMIT): Promise<{ app: FastifyInstance; store: DeliveryStore; announced: AttemptRecord[] }> {
     const store = await openStore();
     const hub = createEventHub();
     const announced: AttemptRecord[] = [];
     hub.on('attempt', ({ attempt }) => announced.push(attempt));
     const app = buildReceiver({
-      path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: BODY_LIMIT, store, hub, clock: () => NOW_MS,
+      path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes, store, hub, clock: () => NOW_MS,
       ...(faultLines.length > 0 ? { faults: createFaultRules({ rules: rules(...faultLines), seed: 1, hub }) } : {}),
     });
     cleanups.push(() => app.close());
@@ -116,6 +117,15 @@ describe.each(stores)('rejected and faulted attempts keep their request (%s stor
     expect(refused.request!.body).toBeNull();
     expect(Object.fromEntries(refused.request!.headers)).toMatchObject({ 'x-service-delivery': 'over-limit' });
     expect(refused.hints).toEqual([`the body is ${BODY_LIMIT + 1} bytes, over the receiver's --body-limit of ${BODY_LIMIT} bytes`]);
+  });
+
+  it('keeps only the first 64 KiB of a refused body: strangers cannot fill the disk with refused requests', async () => {
+    const { app, store } = await receiver([], 1 << 20);
+    const big = Buffer.alloc(MAX_KEPT_REFUSED_BODY * 3, 0x63);
+    await app.inject({ method: 'POST', url: '/webhooks', headers: { 'content-type': 'application/json', 'x-service-delivery': 'big-refused', 'x-service-signature': sign(TEST_SECRET, Buffer.from('other'), T0) }, payload: big });
+    const refused = await kept(store, 'big-refused');
+    expect(refused).toMatchObject({ reason: 'SIGNATURE_MISMATCH', bodyBytes: big.length });
+    expect(Buffer.from(refused.request!.body!).equals(big.subarray(0, MAX_KEPT_REFUSED_BODY))).toBe(true);
   });
 
   it('a faulted attempt keeps its request; the accepted retry keeps none of its own (its delivery holds it)', async () => {
