@@ -205,6 +205,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
           skipVerify: config.skipVerify,
           toleranceSeconds: config.toleranceSeconds,
           forget: (id) => relay?.forget(id),
+          ...(bridgeStatus ? { bridge: async () => ({ side: 'public' as const, subscribers: await bridgeStatus!() }) } : {}),
         });
         ({ metrics, url: consoleUrl, token: consoleToken } = consoleStarted);
         if (bridgeStatus) metrics.setBridgeSubscribers(bridgeStatus);

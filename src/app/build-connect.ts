@@ -40,6 +40,8 @@ export interface ConnectDeps {
   /** Liveness of the bridge client: its ping interval and the silence after which the server is dead (tests shorten them). */
   pingMs?: number;
   deadMs?: number;
+  /** The console's built page (tests pass their own build). */
+  webRoot?: string;
 }
 
 export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}): Promise<ConnectHandle> {
@@ -70,6 +72,17 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     // Bridged deliveries were verified upstream: no secret here, and no fault rules.
     const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock });
 
+    // The console starts before the client: until then the line says "connecting".
+    let bridge: BridgeClient | null = null;
+    const bridgeHost = hostOf(config.url);
+    const bridgeView = () => ({
+      side: 'laptop' as const,
+      state: bridge?.state() ?? 'connecting',
+      host: bridgeHost,
+      name: config.name,
+      ...(bridge?.progress() ?? { receivedSeq: 0, ackedSeq: 0, lag: 0, reconnects: 0 }),
+    });
+
     let consoleUrl: string | null = null;
     let metrics: Metrics | null = null;
     if (config.console) {
@@ -93,6 +106,8 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
           }
         },
         forget: (id) => relay?.forget(id),
+        bridge: bridgeView,
+        ...(deps.webRoot ? { webRoot: deps.webRoot } : {}),
       });
       metrics = started_.metrics;
       started.add(() => started_.metrics.close());
@@ -102,7 +117,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
 
     let refuse!: (message: string) => void;
     const refused = new Promise<string>((resolve) => (refuse = resolve));
-    const bridge = startBridgeClient({
+    const client = startBridgeClient({
       url: config.url,
       token: config.token,
       name: config.name,
@@ -114,12 +129,22 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'lost' || state === 'refused' ? 'warn' : 'info', message }),
       onRefused: (message) => refuse(message),
     });
-    started.add(() => bridge.close());
-    metrics?.setBridgeClient(() => ({ ...bridge.progress(), connected: CONNECTED.has(bridge.state()) }));
+    bridge = client;
+    started.add(() => client.close());
+    metrics?.setBridgeClient(() => ({ ...client.progress(), connected: CONNECTED.has(client.state()) }));
 
-    return { config, store, hub, bridge, consoleUrl, refused, close: started.close };
+    return { config, store, hub, bridge: client, consoleUrl, refused, close: started.close };
   } catch (err) {
     await started.close();
     throw err;
+  }
+}
+
+/** The bridge's `host[:port]` for the console: never its path, query or userinfo. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid URL)';
   }
 }

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleConfig, ForwardConfig } from '../config/listen-config.js';
+import type { BridgeView } from '../console/console-options.js';
 import { secretHint, secretRedactor } from '../core/secret-hint.js';
 import type { FaultRules } from '../faults/rules-controller.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -29,6 +30,10 @@ export interface ConsoleWiring {
   /** Called before a delivery is deleted (the relay forgets its read-ahead job). */
   forget(deliveryId: string): void;
   clock: () => number;
+  /** The bridge's state, for `GET /api/bridge` and the page's bridge line; absent without a bridge. */
+  bridge?: () => BridgeView | Promise<BridgeView>;
+  /** The built page; default `web/dist` of the package (tests pass their own build). */
+  webRoot?: string;
 }
 
 export interface StartedConsole {
@@ -67,7 +72,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
       listenPort: settings.port,
       allowedHosts: settings.allowedHosts,
       token,
-      webRoot: DEFAULT_WEB_ROOT,
+      webRoot: wiring.webRoot ?? DEFAULT_WEB_ROOT,
       faults: wiring.faults,
       replay: async (id, targetUrl) => {
         const result = await wiring.replay(id, targetUrl ?? undefined);
@@ -89,6 +94,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         wiring.forget(id);
         return store.deleteDelivery(id);
       },
+      ...(wiring.bridge ? { bridge: wiring.bridge } : {}),
       redact: secretRedactor([...wiring.secrets, ...(forward ? [forward.secret] : [])]),
       now: wiring.clock,
     });

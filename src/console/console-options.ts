@@ -70,6 +70,33 @@ export interface RelayRecordView {
   target?: string;
 }
 
+/** A known subscriber of the public side's bridge. `subscriber` (`token/name`) is chosen by whoever holds a token: hostile text. */
+export interface BridgeSubscriberView {
+  subscriber: string;
+  connected: boolean;
+  /** The durable cursor: the last delivery seq it acknowledged. */
+  ackedSeq: number;
+  /** The newest stored seq minus `ackedSeq`. */
+  lag: number;
+}
+
+/** The laptop's bridge client (`hookrelay connect`): never its token, only the server's host. */
+export interface BridgeClientView {
+  /** `connecting`, `connected`, `resuming`, `live`, `lost`, `refused` or `stopped`. */
+  state: string;
+  /** The bridge's `host[:port]`. */
+  host: string;
+  /** This subscriber's name. */
+  name: string;
+  receivedSeq: number;
+  ackedSeq: number;
+  lag: number;
+  reconnects: number;
+}
+
+/** The bridge as this process sees it: the public side (`listen --bridge-port`) or the laptop (`connect`). */
+export type BridgeView = { side: 'public'; subscribers: BridgeSubscriberView[] } | ({ side: 'laptop' } & BridgeClientView);
+
 /** Limits of the WebSocket feed. */
 export interface FeedLimits {
   /** Messages kept for a console that joins late or reconnects. */
@@ -112,6 +139,8 @@ export interface ConsoleServerOptions {
   relayHistory?: (deliveryId: string) => Promise<RelayRecordView[]>;
   /** Deletes a stored delivery and its attempts; false when it did not exist. */
   remove?: (deliveryId: string) => Promise<boolean>;
+  /** The bridge's state (`GET /api/bridge`); absent when this process has no bridge. */
+  bridge?: () => BridgeView | Promise<BridgeView>;
   /** Applied to hub notices and relay/replay error texts before they are shown (e.g. replace any secret by its hint). */
   redact?: (text: string) => string;
   feed?: Partial<FeedLimits>;

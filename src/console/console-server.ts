@@ -9,7 +9,7 @@ import { ConsoleApiError, codeForStatus, failure, success } from './api-envelope
 import { registerDeliveryRoutes } from './api-deliveries.js';
 import { registerFaultRoutes } from './api-faults.js';
 import type { ConsoleContext } from './console-context.js';
-import { DEFAULT_FEED_LIMITS, type ConsoleServerOptions } from './console-options.js';
+import { DEFAULT_FEED_LIMITS, type BridgeView, type ConsoleServerOptions } from './console-options.js';
 import { createCursorCodec } from './cursor.js';
 import { createFeed } from './feed.js';
 import { FEED_PATH, handleFeedUpgrades } from './feed-upgrade.js';
@@ -18,7 +18,7 @@ import { isLoopbackHost } from '../runtime/hosts.js';
 import { bridgeHubToFeed } from './hub-bridge.js';
 import { STATIC_ROUTE, checkRequest, setSecurityHeaders } from './request-guard.js';
 import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
-import { statusView } from './views.js';
+import { clip, statusView } from './views.js';
 import { checkMetricsRequest } from './metrics-guard.js';
 import { METRICS_PATH, type Metrics } from '../metrics/metrics.js';
 
@@ -41,6 +41,36 @@ function parseJsonBody(text: string): unknown {
     if (key === '__proto__') throw new SyntaxError('"__proto__" is not allowed');
     return value;
   });
+}
+
+/** Subscribers are named by whoever holds a token: the answer lists at most this many, the most behind first. */
+export const MAX_BRIDGE_SUBSCRIBERS = 100;
+/** Longest subscriber name, host or state sent (a subscriber name is at most 64, a token's name is the operator's). */
+const MAX_BRIDGE_TEXT = 200;
+
+const count = (value: unknown): number => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0);
+const text = (value: unknown): string => clip(String(value), MAX_BRIDGE_TEXT)!;
+
+/** What `GET /api/bridge` sends: built field by field, so nothing else the reader returns (least of all a token) rides along. */
+function bridgeView(view: BridgeView): Record<string, unknown> {
+  if (view.side === 'public') {
+    const all = Array.isArray(view.subscribers) ? view.subscribers : [];
+    const subscribers = all
+      .map((s) => ({ subscriber: text(s.subscriber), connected: s.connected === true, ackedSeq: count(s.ackedSeq), lag: count(s.lag) }))
+      .sort((a, b) => b.lag - a.lag || (a.subscriber < b.subscriber ? -1 : a.subscriber > b.subscriber ? 1 : 0))
+      .slice(0, MAX_BRIDGE_SUBSCRIBERS);
+    return { side: 'public', total: all.length, connected: all.filter((s) => s.connected === true).length, subscribers };
+  }
+  return {
+    side: 'laptop',
+    state: text(view.state),
+    host: text(view.host),
+    name: text(view.name),
+    receivedSeq: count(view.receivedSeq),
+    ackedSeq: count(view.ackedSeq),
+    lag: count(view.lag),
+    reconnects: count(view.reconnects),
+  };
 }
 
 /** `/metrics` (Prometheus text) rides on the console listener, under the console's Host and token rules. */
@@ -132,6 +162,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
           remove: options.remove !== undefined,
           conformance: options.conformance !== undefined,
           relayHistory: options.relayHistory !== undefined,
+          bridge: options.bridge !== undefined,
         },
       },
       now(),
@@ -141,6 +172,10 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
     const metrics = options.metrics;
     metrics.setConsoleClients(() => feed.clientCount());
     app.get(METRICS_PATH, async (_request, reply) => reply.type(metrics.contentType).header('cache-control', 'no-store').send(await metrics.render()));
+  }
+  if (options.bridge) {
+    const read = options.bridge;
+    app.get('/api/bridge', async (_request, reply) => reply.header('cache-control', 'no-store').send(success(bridgeView(await read()), now())));
   }
   registerDeliveryRoutes(app, ctx);
   registerFaultRoutes(app, ctx);

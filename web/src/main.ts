@@ -6,6 +6,7 @@ import { button, el, replaceChildren, vtext } from './dom.js';
 import { connectFeed, type FeedState } from './feed-client.js';
 import { deliveryKeyOf, keyOf } from './rows.js';
 import type { FeedMessage, Status } from './types.js';
+import { createBridgeLine, mentionsBridge } from './views/bridge-view.js';
 import { createDetailView } from './views/detail-view.js';
 import { createFaultsView } from './views/faults-view.js';
 import { createListView, type ListView } from './views/list-view.js';
@@ -18,7 +19,7 @@ function fatal(title: string, text: string): void {
 
 type Tab = 'deliveries' | 'faults';
 
-function headerBar(status: Status, onTab: (tab: Tab) => void): { element: HTMLElement; setFeedState(state: FeedState): void; setTab(tab: Tab): void } {
+function headerBar(status: Status, onTab: (tab: Tab) => void, bridgeLine: HTMLElement | null): { element: HTMLElement; setFeedState(state: FeedState): void; setTab(tab: Tab): void } {
   const tabs: Record<Tab, HTMLButtonElement> = {
     deliveries: button('Deliveries', () => onTab('deliveries'), { class: 'tab', testid: 'tab-deliveries' }),
     faults: button('Fault rules', () => onTab('faults'), { class: 'tab', testid: 'tab-faults' }),
@@ -30,6 +31,7 @@ function headerBar(status: Status, onTab: (tab: Tab) => void): { element: HTMLEl
     el('h1', null, 'hookrelay'),
     el('span', { class: 'muted' }, 'receiving at ', el('code', null, vtext(status.receiverUrl))),
     status.forwardTo ? el('span', { class: 'muted' }, ' → ', el('code', null, vtext(status.forwardTo))) : null,
+    bridgeLine,
     el('nav', { class: 'tabs-top' }, tabs.deliveries, tabs.faults),
     dot,
   );
@@ -67,7 +69,8 @@ function start(state: AppState): void {
   });
   const faults = createFaultsView(state);
   const deliveriesPane = el('div', { class: 'split' }, list.element, detail.element);
-  const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'));
+  const bridge = state.status.features.bridge === true ? createBridgeLine() : null;
+  const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'), bridge?.element ?? null);
 
   replaceChildren(
     root,
@@ -106,6 +109,7 @@ function start(state: AppState): void {
     if (!('data' in message) || message.data === null) return;
     if (message.type === 'rules') return void faults.refresh();
     if (message.type === 'notice') {
+      if (bridge && mentionsBridge(message.data.message)) bridge.refresh();
       if (message.data.level !== 'info') toast(message.data.message, message.data.level);
       return;
     }

@@ -19,8 +19,23 @@ export interface Status {
     remove: boolean;
     conformance: boolean;
     relayHistory: boolean;
+    /** `GET /api/bridge` answers: this process is a bridge's public side or a laptop on one. */
+    bridge?: boolean;
   };
 }
+
+/** A subscriber of the public side's bridge; `subscriber` (`token/name`) is hostile text. */
+export interface BridgeSubscriber {
+  subscriber: string;
+  connected: boolean;
+  ackedSeq: number;
+  lag: number;
+}
+
+/** `GET /api/bridge`: the public side's subscribers (the most behind first), or the laptop's client. */
+export type BridgeView =
+  | { side: 'public'; total: number; connected: number; subscribers: BridgeSubscriber[] }
+  | { side: 'laptop'; state: string; host: string; name: string; receivedSeq: number; ackedSeq: number; lag: number; reconnects: number };
 
 export interface AttemptView {
   seq: number;
