@@ -134,7 +134,7 @@ export function itemsToCurl(items: readonly ExportItem[], receiverUrl: string, o
     '# Re-sends stored requests byte for byte.',
     options.includeSignature
       ? '# Their signatures are the original ones: a receiver checking the timestamp tolerance will refuse them unless it skips verification.'
-      : '# Their signatures are redacted (export with --include-signature to keep them): a receiver that verifies will refuse them.',
+      : '# Their signatures are redacted: a receiver that verifies will refuse them. Export with --include-signature to keep them.',
     'set -e',
   ];
   for (const item of items) {
