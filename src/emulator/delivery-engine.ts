@@ -11,7 +11,7 @@ import { afterAttempt, afterDelivery, type SuspendReason } from '../core/retry-p
 import type { RandomSource } from '../core/seeded-random.js';
 import { attemptOnce } from '../sender/attempt-once.js';
 import type { SenderClock } from '../sender/clock.js';
-import type { Transport } from '../sender/http-attempt.js';
+import type { RedirectRule, Transport } from '../sender/http-attempt.js';
 import { createSlots } from '../sender/slots.js';
 import { closeWaiting } from './close-waiting.js';
 import { sealContext, type EmulatorContext } from './emulator-context.js';
@@ -110,12 +110,13 @@ export function startDeliveryEngine(ctx: EmulatorContext, options: EngineOptions
       if (closed) return;
       const secret = webhook.secretSealed === null ? null : ctx.box.open(webhook.secretSealed, sealContext.secret(webhook.id));
       const extraHeaders = Object.fromEntries(webhook.customHeaders.map((h) => [h.name, ctx.box.open(h.sealed, sealContext.header(webhook.id, h.name))]));
+      const redirectRule: RedirectRule = { httpsOnly: ctx.ssrf === 'strict', originBoundHeaders: Object.keys(extraHeaders) };
       const outgoing = { id: stored.delivery.id, trigger: stored.delivery.trigger, apiVersion: stored.delivery.apiVersion, body: stored.body, payload: stored.delivery.payload };
       const finished = await attemptOnce(
         stored.delivery,
         // PATCHed endpoint and policy apply from the next attempt: both are read now.
         { url: webhook.endpoint, outgoing, secret, policy: webhook.retryPolicy, timeScale: options.timeScale, extraHeaders },
-        { transport: options.transport, clock: options.clock, random: options.random },
+        { transport: withRedirectRule(options.transport, redirectRule), clock: options.clock, random: options.random },
         // Committed before a byte is sent: due_ms null keeps every other turn off this delivery.
         (started) => ctx.deliveries.save(started.delivery, null),
       );
@@ -206,4 +207,14 @@ function relabel(finished: FinishedAttempt): FinishedAttempt {
   const outcome: AttemptOutcome = { ...finished.outcome, errorMessage: STOPPED_MESSAGE };
   const attempts = finished.delivery.attempts.map((a, i, all) => (i === all.length - 1 ? { ...a, errorMessage: STOPPED_MESSAGE } : a));
   return { ...finished, outcome, delivery: { ...finished.delivery, attempts, errorMessage: STOPPED_MESSAGE } };
+}
+
+/**
+ * The transport with the emulator's redirect rule on every request: `--ssrf strict` is public
+ * HTTPS only, hops included, and the webhook's custom headers (credentials, often) never leave
+ * the endpoint's origin. `hookrelay send` uses the transport as it is.
+ */
+function withRedirectRule(transport: Transport, rule: RedirectRule): Transport {
+  // close() is the owner's, who shares the transport between attempts.
+  return { send: (request) => transport.send({ ...request, redirects: rule }), close: async () => {} };
 }

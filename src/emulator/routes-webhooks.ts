@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { catalogueFor } from '../core/emulator/trigger-catalogue.js';
 import { isoTime } from '../core/retry-policy/iso-time.js';
-import { badRequest, dataEnvelope } from './api-error.js';
+import { ApiError, badRequest, dataEnvelope } from './api-error.js';
 import { requireScope } from './auth.js';
 import type { EmulatorContext } from './emulator-context.js';
 import type { ApiKey } from './key-material.js';
@@ -59,8 +59,10 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: EmulatorContext
   });
 }
 
+/** The authenticated key of a `/v1` request; 401 if the onRequest hook did not set one (defence in depth). */
 export function key(request: FastifyRequest): ApiKey {
-  return request.apiKey!;
+  if (request.apiKey === null) throw new ApiError(401, 'UNAUTHORIZED', 'missing Authorization header: send Authorization: Bearer <API key>');
+  return request.apiKey;
 }
 
 export function idParam(request: FastifyRequest, name = 'id'): string {

@@ -61,10 +61,14 @@ export function buildEmulatorServer(options: ServerOptions): FastifyInstance {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith(`${API_PREFIX}/`) && request.url !== API_PREFIX) return;
+    // Decide on the route the router matched, never on the raw URL: the router decodes the path,
+    // so `/%76%31/webhooks` reaches the `/v1/webhooks` handler. Unmatched paths keep the raw URL
+    // (they end in 404 either way; a keyless `/v1/…` still answers 401 first).
+    const path = request.routeOptions.url ?? request.url;
+    if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) return;
     const key = authenticate(request.headers.authorization, ctx.keys);
     request.apiKey = key;
-    if (options.limiter === null || request.url.startsWith(CONTROL_PATH)) return;
+    if (options.limiter === null || path.startsWith(`${CONTROL_PATH}/`)) return;
     // Section 8: per API client; reads and writes have their own budgets.
     const budget = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
     const decision = options.limiter.take(key.name, budget, ctx.now());

@@ -1,7 +1,8 @@
 /**
  * One delivery attempt over HTTP (spec 6.4): POST with undici, a deadline for the whole attempt,
  * redirects followed by hand with the same POST (at most 3 hops), the response body never read,
- * and, when asked, the service's SSRF rule (private or reserved address → blocked).
+ * and, when asked, the service's SSRF rule (private or reserved address → blocked) and the
+ * emulator's redirect rule (https-only hops, custom headers kept to the first origin).
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
@@ -19,6 +20,19 @@ export interface AttemptRequest {
   url: string;
   headers: Record<string, string>;
   body: Buffer;
+  /** How redirect hops are judged. Absent (`hookrelay send`): any http(s) hop, every header resent. */
+  redirects?: RedirectRule;
+}
+
+/** The emulator's rule for redirect hops (docs/emulate.md, Endpoint rules). */
+export interface RedirectRule {
+  /** A hop to a URL that is not https ends the attempt as `redirect` (`--ssrf strict`: public HTTPS only). */
+  httpsOnly?: boolean;
+  /**
+   * Headers (any case) never sent once a hop leaves the first URL's origin: the webhook's custom
+   * headers may hold credentials, as fetch drops Authorization on a cross-origin redirect.
+   */
+  originBoundHeaders?: readonly string[];
 }
 
 export interface AttemptResult {
@@ -86,12 +100,14 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
 
   async function follow(req: AttemptRequest, urls: string[], signal: AbortSignal): Promise<AttemptObservation> {
     let url = req.url;
+    let headers = req.headers;
+    const origin = new URL(req.url).origin;
     for (let hop = 0; ; hop++) {
       urls.push(url);
       // A literal IP never reaches the lookup hook, so it is judged here.
       const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
       if (refuse && isIP(host) !== 0 && refuse(host)) return { kind: 'blocked' };
-      const res = await request(url, { method: 'POST', headers: req.headers, body: req.body, dispatcher: agent, signal });
+      const res = await request(url, { method: 'POST', headers, body: req.body, dispatcher: agent, signal });
       // Spec 6.4: the response body is never read.
       res.body.on('error', () => {});
       res.body.destroy();
@@ -100,9 +116,11 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       const location = firstHeader(res.headers.location);
       if (location === null || location.trim() === '') return { kind: 'redirect', cause: 'missing_location', status };
       const next = resolveLocation(location, url);
-      if (next === null) return { kind: 'redirect', cause: 'unusable_location', status };
+      if (next === null || (req.redirects?.httpsOnly === true && !next.startsWith('https:'))) return { kind: 'redirect', cause: 'unusable_location', status };
       // Spec 8: at most 3 hops; the 4th redirect fails the attempt.
       if (hop >= MAX_REDIRECT_HOPS) return { kind: 'redirect', cause: 'too_many_hops', status };
+      // Once dropped, they stay dropped, even if a later hop comes back to the first origin.
+      if (new URL(next).origin !== origin) headers = withoutHeaders(headers, req.redirects?.originBoundHeaders ?? []);
       url = next;
     }
   }
@@ -115,6 +133,12 @@ function resolveLocation(location: string, base: string): string | null {
   } catch {
     return null;
   }
+}
+
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  if (names.length === 0) return headers;
+  const drop = new Set(names.map((n) => n.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
 }
 
 function firstHeader(value: string | string[] | undefined): string | null {

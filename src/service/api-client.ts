@@ -121,7 +121,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let tries = 0;
     let answers429 = 0;
     for (;;) {
-      await wait({ reason: 'rate_limit', ms: pacer.delayBefore(budget, now()), cause: `${budget} budget` });
+      const pacedMs = pacer.delayBefore(budget, now());
+      // RateLimit-Reset is capped as Retry-After is: a wait of days is no wait, and setTimeout
+      // fires at once beyond 2^31-1 ms, so a longer one would hammer the service instead.
+      if (pacedMs > o.maxRetryAfterMs) {
+        return fail('RATE_LIMITED', `${what}: the service's rate-limit headers (RateLimit-Remaining: 0, RateLimit-Reset) ask to wait ${Math.ceil(pacedMs / 1000)} s before the next ${budget}, more than the ${o.maxRetryAfterMs / 1000} s this command waits: try again later`);
+      }
+      await wait({ reason: 'rate_limit', ms: pacedMs, cause: `${budget} budget` });
       tries++;
       pacer.sent(budget, now());
       let got: { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };

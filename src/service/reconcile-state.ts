@@ -20,12 +20,23 @@ export interface ReconcileState {
   cursor: string;
   pages: number;
   scanned: number;
-  /** Deliveries not in the local store, by the id of the delivery they replay (or their own). */
+  /**
+   * Deliveries not in the local store, by the id of the delivery they replay (or their own). The
+   * ids come from the service, so the record has no prototype (see emptyPending).
+   */
   pending: Record<string, LiteDelivery[]>;
   /** Ids whose replay is in the local store. */
   coveredRoots: string[];
   ackNotKnown: LiteDelivery[];
   lostAttempts: Array<{ deliveryId: string; attemptNumbers: number[] }>;
+}
+
+/**
+ * An empty `pending` without a prototype: an id such as `constructor`, `toString` or `__proto__`
+ * is then an own key like any other, never Object.prototype's member.
+ */
+export function emptyPending(): Record<string, LiteDelivery[]> {
+  return Object.create(null) as Record<string, LiteDelivery[]>;
 }
 
 export function reconcileStatePath(dataDir: string, apiUrl: string, webhookId: string): string {
@@ -40,8 +51,14 @@ export function loadReconcileState(file: string, expect: { apiUrl: string; webho
     const s = JSON.parse(readFileSync(file, 'utf8')) as ReconcileState;
     if (s?.version !== 1 || s.apiUrl !== expect.apiUrl || s.webhookId !== expect.webhookId || s.since !== expect.since) return null;
     if (typeof s.cursor !== 'string' || s.cursor.length === 0 || !Number.isSafeInteger(s.pages) || !Number.isSafeInteger(s.scanned)) return null;
-    if (s.pending === null || typeof s.pending !== 'object' || !Array.isArray(s.coveredRoots) || !Array.isArray(s.ackNotKnown) || !Array.isArray(s.lostAttempts)) return null;
-    return s;
+    if (s.pending === null || typeof s.pending !== 'object' || Array.isArray(s.pending) || !Array.isArray(s.coveredRoots) || !Array.isArray(s.ackNotKnown) || !Array.isArray(s.lostAttempts)) return null;
+    // JSON.parse makes `"__proto__"` an own key; copied into a prototype-less record it stays one.
+    const pending = emptyPending();
+    for (const [root, members] of Object.entries(s.pending)) {
+      if (!Array.isArray(members)) return null;
+      pending[root] = members;
+    }
+    return { ...s, pending };
   } catch {
     return null;
   }

@@ -7,7 +7,7 @@
  */
 import type { StoreReader } from '../store/open-store.js';
 import { judgeUncovered, liteOf, lostAttemptNumbers, rootOf, type LiteDelivery } from './reconcile-classify.js';
-import { clearReconcileState, loadReconcileState, reconcileStatePath, saveReconcileState, type ReconcileState } from './reconcile-state.js';
+import { clearReconcileState, emptyPending, loadReconcileState, reconcileStatePath, saveReconcileState, type ReconcileState } from './reconcile-state.js';
 import { ServiceError } from './service-error.js';
 import type { WebhooksApi } from './webhooks-api.js';
 
@@ -137,7 +137,7 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
 }
 
 function fresh(o: ReconcileOptions): ReconcileState {
-  return { version: 1, apiUrl: o.apiUrl, webhookId: o.webhookId, since: o.since?.text ?? null, startedAt: new Date(o.now()).toISOString(), cursor: '', pages: 0, scanned: 0, pending: {}, coveredRoots: [], ackNotKnown: [], lostAttempts: [] };
+  return { version: 1, apiUrl: o.apiUrl, webhookId: o.webhookId, since: o.since?.text ?? null, startedAt: new Date(o.now()).toISOString(), cursor: '', pages: 0, scanned: 0, pending: emptyPending(), coveredRoots: [], ackNotKnown: [], lostAttempts: [] };
 }
 
 /** Reads pages from `cursor` (null: the newest), folding each into `state` and saving it after each page. */

@@ -1,5 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyRequest } from 'fastify';
+import { key } from '../../src/emulator/routes-webhooks.js';
 import { startEmulator, webhookBody, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -53,6 +55,37 @@ describe('authentication and scopes (spec 5)', () => {
       expect(res.body.code).toBe('NOT_FOUND');
     }
     expect((await h.api('GET', '/v1/webhooks', { key: h.keys.bFull })).body.data).toEqual([]);
+  });
+
+  it.each([
+    ['GET', '/%76%31/webhooks', '/v1/webhooks', undefined],
+    ['GET', '/%76%31/webhooks/triggers', '/v1/webhooks/triggers', undefined],
+    ['GET', '/v1/%77ebhooks', '/v1/webhooks', undefined],
+    ['POST', '/%76%31/_emulator/events', '/v1/_emulator/events', { type: 'control.drift_detected' }],
+    ['POST', '/v1/%5Femulator/events', '/v1/_emulator/events', { type: 'control.drift_detected' }],
+  ] as const)('a percent-encoded path is authenticated like the plain one: %s %s', async (method, encoded, plain, body) => {
+    h = await startEmulator();
+    const opts = body === undefined ? {} : { body };
+    const keyless = await h.api(method, encoded, { key: null, ...opts });
+    expect(keyless.status).toBe(401);
+    expect(keyless.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
+    const withKey = await h.api(method, encoded, opts);
+    const plainAnswer = await h.api(method, plain, opts);
+    expect(withKey.status).toBe(plainAnswer.status);
+    expect(withKey.status).toBeLessThan(300);
+    expect(Object.keys(withKey.body.data)).toEqual(Object.keys(plainAnswer.body.data));
+  });
+
+  it('a percent-encoded path spends the rate-limit budget (spec 8)', async () => {
+    h = await startEmulator({ rateLimitScale: 1 });
+    const res = await h.api('GET', '/%76%31/webhooks');
+    expect(res.status).toBe(200);
+    expect(res.headers['ratelimit-limit']).toBe('300');
+    expect(res.headers['ratelimit-remaining']).toBe('299');
+  });
+
+  it('key() answers 401, never a TypeError, when no key was authenticated', () => {
+    expect(() => key({ apiKey: null } as FastifyRequest)).toThrow(expect.objectContaining({ status: 401, code: 'UNAUTHORIZED' }));
   });
 
   it('an unknown path is 404 NOT_FOUND in the error envelope', async () => {

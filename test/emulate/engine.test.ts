@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { verify } from '../../src/core/signature/verify.js';
 import type { EngineEvent } from '../../src/emulator/delivery-engine.js';
 import { startTarget, type Target } from '../helpers/target-server.js';
+import { startTestServer, type TestServer } from '../sender/helpers/test-server.js';
 import { startEmulator, webhookBody, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -317,5 +318,30 @@ describe('endpoint rules (SSRF)', () => {
     await h.waitFor(closedOf(id!));
     const [d] = await deliveries(w.id);
     expect(d).toMatchObject({ status: 'failed', lastFailureClass: 'blocked', attemptCount: 1 });
+  });
+});
+
+describe('redirect hops (spec 6.4) keep the custom headers to the endpoint\'s origin', () => {
+  let servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    servers = [];
+  });
+
+  it('a 307 to another port gets the signed delivery without the custom headers', async () => {
+    h = await startEmulator();
+    const b = await startTestServer(() => ({ status: 204 }));
+    const a = await startTestServer((arrival) => (arrival.path === '/hook' ? { status: 307, headers: { location: '/same' } } : { status: 307, headers: { location: b.url('/moved') } }));
+    servers.push(a, b);
+    const { signingSecret } = await createHook(a.url('/hook'), { signingEnabled: true, customHeaders: [{ name: 'X-Api-Token', value: 'tok_secret' }] });
+    const [id] = await fire();
+    const closed = await h.waitFor(closedOf(id!));
+    expect(closed.type === 'attempt' && closed.delivery.status).toBe('succeeded');
+    // The same origin keeps them; another port is another origin.
+    expect(a.arrivals.map((x) => x.headers['x-api-token'])).toEqual(['tok_secret', 'tok_secret']);
+    const moved = b.arrivals[0]!;
+    expect(moved.headers['x-api-token']).toBeUndefined();
+    expect(moved.headers['x-service-delivery']).toBe(id);
+    expect(verify(moved.body, String(moved.headers['x-service-signature']), { secrets: [signingSecret!], toleranceSeconds: 300 }).ok).toBe(true);
   });
 });

@@ -76,6 +76,38 @@ describe('429 and pacing', () => {
     expect(waits[0]!.ms).toBeGreaterThan(11_000);
     expect(waits[0]!.ms).toBeLessThanOrEqual(12_000);
   });
+
+  it.each([
+    ['11.6 days', '999999'],
+    // 2^31 ms and more: a setTimeout that long fires after 1 ms.
+    ['beyond the 2^31 ms of a timer', '2147484'],
+  ])('refuses a RateLimit-Reset of %s beyond the Retry-After cap at once, before the next request', async (_name, reset) => {
+    const slept: number[] = [];
+    const { api, waits, server } = await clientFor((i) => ok(i === 0 ? [webhook('wh-1')] : [], {}, i === 0 ? { 'ratelimit-remaining': '0', 'ratelimit-reset': reset } : {}), { sleep: async (ms) => void slept.push(ms) });
+    await api.list();
+    const e = await failure(api.list());
+    expect(e.code).toBe('RATE_LIMITED');
+    expect(e.message).toContain(`ask to wait ${reset} s before the next read, more than the 120 s this command waits`);
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+    expect(slept).toEqual([]);
+  });
+
+  it('refuses a RateLimit-Reset beyond the cap that came with a 429, after its Retry-After', async () => {
+    const { api, server } = await clientFor(() => apiError(429, 'TOO_MANY_REQUESTS', 'slow down', undefined, { 'retry-after': '7', 'ratelimit-remaining': '0', 'ratelimit-reset': '999999' }));
+    const e = await failure(api.list());
+    expect(e.code).toBe('RATE_LIMITED');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('still waits a RateLimit-Reset up to the cap (120 s)', async () => {
+    const { api, waits } = await clientFor((i) => ok([], {}, i === 0 ? { 'ratelimit-remaining': '0', 'ratelimit-reset': '120' } : {}));
+    await api.list();
+    await api.list();
+    expect(waits.map((w) => w.reason)).toEqual(['rate_limit']);
+    expect(waits[0]!.ms).toBeGreaterThan(119_000);
+    expect(waits[0]!.ms).toBeLessThanOrEqual(120_000);
+  });
 });
 
 describe('bodies that are not the API\'s JSON', () => {

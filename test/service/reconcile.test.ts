@@ -33,7 +33,7 @@ function stubStore(stored: Iterable<string>, arrivals: Record<string, number[]> 
   return {
     have,
     getDelivery: async (id: string) => (have.has(id) ? ({ id } as never) : undefined),
-    listAttempts: async (q: { deliveryId?: string }) => (arrivals[q.deliveryId ?? ''] ?? (have.has(q.deliveryId ?? '') ? [1] : [])).map((n) => ({ attemptHeader: n }) as AttemptRecord),
+    listAttempts: async (q: { deliveryId?: string }) => ((Object.hasOwn(arrivals, q.deliveryId ?? '') ? arrivals[q.deliveryId ?? ''] : undefined) ?? (have.has(q.deliveryId ?? '') ? [1] : [])).map((n) => ({ attemptHeader: n }) as AttemptRecord),
   };
 }
 
@@ -203,4 +203,32 @@ it('pages 10,000+ deliveries inside the read budget: never more reads in a minut
   expect(sentAt).toHaveLength(102);
   for (const [i, at] of sentAt.entries()) expect(sentAt.filter((x) => x > at - 60_000 && x <= at).length, `request ${i}`).toBeLessThanOrEqual(30);
   expect(t).toBeGreaterThanOrEqual(3 * 60_000);
+});
+
+it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])('takes a delivery id or replayOfDeliveryId of %s as any other id', async (name) => {
+  const ledger = [
+    delivery(name, { status: 'failed', lastFailureClass: 'http_5xx', attempts: [attempt(1, 503, 'http_5xx')] }),
+    delivery(`r-of-${name}`, { status: 'failed', isReplay: true, replayOfDeliveryId: name, attempts: [attempt(1, 503, 'http_5xx')] }),
+  ];
+  const report = await run((url) => (url.pathname.endsWith('/deliveries') ? page(ledger, null) : ok(webhook('wh-1'))), stubStore([]));
+  expect(report.missed).toHaveLength(1);
+  expect(report.missed[0]).toMatchObject({ deliveryId: name, status: 'failed' });
+  expect(report.missed[0]!.attempts.map((a) => a.deliveryId)).toEqual([name, `r-of-${name}`]);
+});
+
+it('resumes a saved state whose pending roots are __proto__ and constructor', async () => {
+  let failPage2 = true;
+  const route = (url: URL): Handler => {
+    if (!url.pathname.endsWith('/deliveries')) return ok(webhook('wh-1'));
+    const cursor = url.searchParams.get('cursor');
+    if (cursor === null) return page([delivery('__proto__', { status: 'failed', attempts: [attempt(1, 503, 'http_5xx')] })], 'c1');
+    if (cursor === 'c1') return failPage2 ? apiError(500, 'INTERNAL_ERROR', 'down') : page([delivery('r-1', { status: 'failed', isReplay: true, replayOfDeliveryId: 'constructor' })], null);
+    return apiError(400, 'INVALID_CURSOR', 'bad');
+  };
+  const first = await run(route, stubStore([])).then(() => null, (e: unknown) => e);
+  expect(first).toBeInstanceOf(ServiceError);
+  failPage2 = false;
+  const report = await run(route, stubStore([]));
+  expect(report.resumed).toBe(true);
+  expect(report.missed.map((m) => m.deliveryId).sort()).toEqual(['__proto__', 'constructor']);
 });
