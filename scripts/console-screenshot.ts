@@ -122,7 +122,8 @@ async function photograph(consoleUrl: string): Promise<void> {
     await page.locator('tbody tr.row').nth(29).waitFor({ timeout: 15_000 });
     await page.locator('tbody tr.row', { hasText: 'trustcenter.access_rejected' }).first().click();
     await page.waitForTimeout(300); // the detail's fade-in
-    await page.screenshot({ path: OUTPUT });
+    // The whole page: the viewport is 1280 × 800, and the list below it holds the rest of the 30.
+    await page.screenshot({ path: OUTPUT, fullPage: true });
   } finally {
     await browser.close();
   }

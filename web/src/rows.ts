@@ -261,6 +261,18 @@ export function verdictText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'reaso
   }
 }
 
+/**
+ * The list's chip: the verdict, with a fault rule shortened to its answer ("faulted: 503 (rule)"):
+ * the whole rule is a line of its own and wrapped the row to four lines. The title keeps it whole.
+ */
+export function verdictChipText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'reason' | 'status' | 'stored'>): string {
+  if (row.outcome === 'faulted' && row.reason?.startsWith('fault:')) {
+    const answer = row.reason.slice('fault:'.length).trim().split(/\s+/)[0] ?? '';
+    return `faulted: ${answer || `HTTP ${row.status ?? 'no answer'}`} (rule)`;
+  }
+  return verdictText(row);
+}
+
 /** The relay cell: what happened to the hand-off. */
 export function relayText(relay: RelayView | null): string {
   if (!relay) return '—';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsText, createRowStore, historyText, queuedDeliveries, relayText, verdictText } from '../../../web/src/rows.js';
+import { attemptsText, createRowStore, historyText, queuedDeliveries, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
 import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
@@ -191,3 +191,14 @@ describe('relayText', () => {
     expect(relayText(relay)).toBe(text);
   });
 });
+
+describe('verdictChipText', () => {
+  it('shortens a fault rule to its answer in the chip; the title (verdictText) keeps it whole', () => {
+    const row = { outcome: 'faulted' as const, duplicateCount: 0, reason: 'fault:503 retry-after=10 trigger=control.drift_detected attempt=1-2', status: 503, stored: false };
+    expect(verdictChipText(row)).toBe('faulted: 503 (rule)');
+    expect(verdictText(row)).toBe('faulted: fault:503 retry-after=10 trigger=control.drift_detected attempt=1-2');
+    expect(verdictChipText({ ...row, outcome: 'rejected', reason: 'SIGNATURE_MISMATCH', status: 400 })).toBe('rejected: SIGNATURE_MISMATCH');
+    expect(verdictChipText({ ...row, reason: null, status: null })).toBe('faulted: HTTP no answer');
+  });
+});
+
