@@ -25,11 +25,11 @@ export const ENVELOPE_CODES: Readonly<Record<EnvelopeProblem, string>> = Object.
 });
 
 /**
- * Codes of the adapters beyond the receiver's. RAW_BODY_UNAVAILABLE and DEDUPE_UNAVAILABLE are
- * 5xx on purpose: the fault is this app's, and a 5xx makes the service retry (spec 6.4) instead of
- * dropping the delivery as a 4xx would.
+ * Codes of the adapters beyond the receiver's. RAW_BODY_UNAVAILABLE, DEDUPE_UNAVAILABLE and
+ * HANDLER_FAILED are 5xx on purpose: the fault is this app's, and a 5xx makes the service retry
+ * (spec 6.4) instead of dropping the delivery as a 4xx would.
  */
-export type KitErrorCode = 'PAYLOAD_TOO_LARGE' | 'RAW_BODY_UNAVAILABLE' | 'DEDUPE_UNAVAILABLE' | 'BODY_READ_FAILED';
+export type KitErrorCode = 'PAYLOAD_TOO_LARGE' | 'RAW_BODY_UNAVAILABLE' | 'DEDUPE_UNAVAILABLE' | 'BODY_READ_FAILED' | 'HANDLER_FAILED';
 
 /** A refused delivery: `code` and `status` as the receiver answers, `hints` on what to do. */
 export class WebhookError extends Error {
@@ -58,4 +58,12 @@ export function errorEnvelope(error: WebhookError, nowMs: number): string {
 /** The spec's success envelope (section 2.1) an adapter answers a verified delivery with. */
 export function successEnvelope(data: Record<string, unknown>, nowMs: number): string {
   return JSON.stringify({ success: true, data, timestamp: new Date(nowMs).toISOString() });
+}
+
+/**
+ * The answer when the app's own handler failed. Its message is fixed: the error's own ("db down",
+ * a stack) is the app's business and stays in its logs, never in the answer to the sender.
+ */
+export function handlerFailed(cause: unknown): WebhookError {
+  return new WebhookError('HANDLER_FAILED', 500, 'the webhook handler failed; the service retries the delivery', { cause });
 }

@@ -9,7 +9,7 @@ import { errorEnvelope, successEnvelope, WebhookError } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { nodeVerifier } from './node-verifier.js';
 import { readNodeBody, type BodyRead } from './read-node-body.js';
-import { receive, receiveSettings, type Delivery, type ReceiveOptions, type ReceiveSettings } from './receive.js';
+import { receive, receiveSettings, releaseClaim, type Delivery, type ReceiveOptions, type ReceiveSettings } from './receive.js';
 
 export { memoryDedupe, type DedupeStore, type Delivery, type ReceiveOptions } from './receive.js';
 export { WebhookError } from './errors.js';
@@ -46,7 +46,9 @@ type Next = (err?: unknown) => void;
 /**
  * `app.post('/webhooks', hookrelay({ secrets }), (req, res) => …req.webhook…)`. A refused delivery
  * is answered with the receiver's status and code in the spec's error envelope; a repeat the
- * dedupe store has seen is answered 200 without calling the handler. Throws at once for bad options.
+ * dedupe store has seen is answered 200 without calling the handler. When the handler answers
+ * non-2xx (or throws, or the connection closes first) the id is released, so the retry reaches it
+ * again. Throws at once for bad options.
  */
 export function hookrelay(options: ExpressOptions): (req: WebhookRequest, res: ServerResponse, next: Next) => void {
   const settings = receiveSettings(options);
@@ -57,11 +59,28 @@ export function hookrelay(options: ExpressOptions): (req: WebhookRequest, res: S
         if (delivery.duplicate) return answer(res, 200, successEnvelope({ deliveryId: delivery.deliveryId, duplicate: true }, settings.now()));
         req.webhook = delivery.event;
         req.webhookDelivery = delivery;
+        releaseUnlessTaken(res, settings, delivery);
         next();
       },
       (err: unknown) => next(err),
     );
   };
+}
+
+/**
+ * The handler runs after `next()` and its outcome is only visible on the response: a non-2xx
+ * answer, or a connection closed before any answer, did not take the delivery (spec 6.4 retries it).
+ */
+function releaseUnlessTaken(res: ServerResponse, settings: ReceiveSettings, delivery: Delivery): void {
+  if (!settings.dedupe?.release) return;
+  let finished = false;
+  res.once('finish', () => {
+    finished = true;
+    if (res.statusCode < 200 || res.statusCode > 299) void releaseClaim(settings, delivery);
+  });
+  res.once('close', () => {
+    if (!finished) void releaseClaim(settings, delivery);
+  });
 }
 
 /**

@@ -4,9 +4,9 @@
  * other route of the app keeps its JSON parser.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorEnvelope, successEnvelope, WebhookError } from './errors.js';
+import { errorEnvelope, handlerFailed, successEnvelope, WebhookError } from './errors.js';
 import { nodeVerifier } from './node-verifier.js';
-import { receive, receiveSettings, tooLarge, type Delivery, type ReceiveOptions } from './receive.js';
+import { receive, receiveSettings, releaseClaim, tooLarge, type Delivery, type ReceiveOptions } from './receive.js';
 
 export { memoryDedupe, type DedupeStore, type Delivery, type ReceiveOptions } from './receive.js';
 export { WebhookError } from './errors.js';
@@ -17,8 +17,9 @@ export interface FastifyWebhookOptions extends ReceiveOptions {
   path?: string;
   /**
    * Runs for each verified delivery (not for repeats the dedupe store has seen). If it does not
-   * send a reply, the route answers 200 with the spec's success envelope. A throw answers 500 and
-   * the service retries (spec 6.4).
+   * send a reply, the route answers 200 with the spec's success envelope. A throw answers 500
+   * HANDLER_FAILED (the error's message stays out of the answer) and the service retries (spec
+   * 6.4); a throw or a non-2xx reply releases the id from the dedupe store, so the retry runs it again.
    */
   onDelivery: (delivery: Delivery, request: FastifyRequest, reply: FastifyReply) => unknown;
   /** Called with every refusal before it is answered (log it: its hints say what to do). */
@@ -41,7 +42,10 @@ export async function hookrelayPlugin(app: FastifyInstance, options: FastifyWebh
     if (error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
       return refuse(request, reply, new WebhookError('INVALID_CONTENT_LENGTH', 400, 'Content-Length does not match the body received'));
     }
-    return reply.send(error);
+    if (isFastifyClientError(error)) return reply.send(error);
+    // Anything else is the app's failure (onDelivery threw): logged here, never echoed to the sender.
+    request.log.error({ err: error }, 'hookrelay: onDelivery failed');
+    return refuse(request, reply, handlerFailed(error));
   });
 
   const refuse = (request: FastifyRequest, reply: FastifyReply, error: WebhookError) => {
@@ -54,8 +58,22 @@ export async function hookrelayPlugin(app: FastifyInstance, options: FastifyWebh
     const received = await receive({ body, header: (name) => request.headers[name] }, settings, nodeVerifier);
     if (!received.ok) return refuse(request, reply, received.error);
     const { delivery } = received;
-    if (!delivery.duplicate) await options.onDelivery(delivery, request, reply);
+    if (!delivery.duplicate) {
+      try {
+        await options.onDelivery(delivery, request, reply);
+      } catch (err) {
+        await releaseClaim(settings, delivery);
+        throw err;
+      }
+      // Only an answer that went out counts: a code set without a send is overwritten by the 200 below.
+      if (reply.sent && (reply.statusCode < 200 || reply.statusCode > 299)) await releaseClaim(settings, delivery);
+    }
     if (reply.sent) return reply;
     return reply.code(200).type('application/json; charset=utf-8').send(successEnvelope({ deliveryId: delivery.deliveryId, ...(delivery.duplicate ? { duplicate: true } : {}) }, settings.now()));
   });
+}
+
+/** A 4xx fastify itself raised about the request (FST_ERR_*): its message is about what was sent, safe to answer with. */
+function isFastifyClientError(error: { statusCode?: number; code?: string }): boolean {
+  return typeof error.code === 'string' && error.code.startsWith('FST_') && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
 }

@@ -1,11 +1,12 @@
 /**
- * The fetch adapter's body: `(request: Request) => Promise<WebhookEvent | Response>`, for Next.js
- * route handlers, Hono, Deno, Bun and Workers. Portable: the verifier is injected (fetch.ts gives
- * Web Crypto, fetch-node.ts Node's with every hint).
+ * The fetch adapter's body, for Next.js route handlers, Hono, Deno, Bun and Workers:
+ * `verifyRequest(request)` gives the event or the Response to send; `verifyRequest.handle(request,
+ * handler)` also runs the app's handler, so a failed one releases its id from the dedupe store.
+ * Portable: the verifier is injected (fetch.ts gives Web Crypto, fetch-node.ts Node's with every hint).
  */
 import { errorEnvelope, successEnvelope, WebhookError } from './errors.js';
 import type { WebhookEvent } from './events.js';
-import { receive, receiveSettings, tooLarge, type Delivery, type ReceiveOptions, type Verifier } from './receive.js';
+import { receive, receiveSettings, releaseClaim, tooLarge, type Delivery, type ReceiveOptions, type ReceiveSettings, type Verifier } from './receive.js';
 
 export interface FetchOptions extends ReceiveOptions {
   /** Called with every refusal before its Response is returned (log it: its hints say what to do). */
@@ -14,7 +15,22 @@ export interface FetchOptions extends ReceiveOptions {
   onDelivery?: (delivery: Delivery) => void;
 }
 
-export type FetchVerify = (request: Request) => Promise<WebhookEvent | Response>;
+/** The app's handler for one verified delivery: its Response is the answer; a non-2xx one, or a throw, has the service retry. */
+export type FetchHandler = (event: WebhookEvent, delivery: Delivery) => Response | Promise<Response>;
+
+export interface FetchVerify {
+  /**
+   * The verified event, or the Response to send back as it is. With `dedupe`, the id is claimed
+   * before the event is returned, and a failure after that cannot release it: use `handle`.
+   */
+  (request: Request): Promise<WebhookEvent | Response>;
+  /**
+   * Verifies, then answers with `handler`'s Response. With `dedupe`, a repeat is answered 200
+   * without the handler, and a handler that throws (rethrown) or answers non-2xx releases the id,
+   * so the service's retry runs it again (spec 6.4).
+   */
+  handle(request: Request, handler: FetchHandler): Promise<Response>;
+}
 
 /**
  * Returns the verified event, or the Response to send back as it is: the receiver's error envelope
@@ -22,7 +38,7 @@ export type FetchVerify = (request: Request) => Promise<WebhookEvent | Response>
  */
 export function createFetchVerify(options: FetchOptions, verifier: Verifier): FetchVerify {
   const settings = receiveSettings(options);
-  return async (request) => {
+  const verifyRequest = async (request: Request): Promise<Delivery | Response> => {
     const refuse = (error: WebhookError): Response => {
       options.onError?.(error, request);
       return json(error.status, errorEnvelope(error, settings.now()));
@@ -39,8 +55,27 @@ export function createFetchVerify(options: FetchOptions, verifier: Verifier): Fe
     if (!received.ok) return refuse(received.error);
     if (received.delivery.duplicate) return json(200, successEnvelope({ deliveryId: received.delivery.deliveryId, duplicate: true }, settings.now()));
     options.onDelivery?.(received.delivery);
-    return received.delivery.event;
+    return received.delivery;
   };
+  const verify = async (request: Request): Promise<WebhookEvent | Response> => {
+    const verified = await verifyRequest(request);
+    return verified instanceof Response ? verified : verified.event;
+  };
+  return Object.assign(verify, { handle: (request: Request, handler: FetchHandler) => handle(settings, verifyRequest, request, handler) });
+}
+
+async function handle(settings: ReceiveSettings, verifyRequest: (request: Request) => Promise<Delivery | Response>, request: Request, handler: FetchHandler): Promise<Response> {
+  const verified = await verifyRequest(request);
+  if (verified instanceof Response) return verified;
+  let response: Response;
+  try {
+    response = await handler(verified.event, verified);
+  } catch (err) {
+    await releaseClaim(settings, verified);
+    throw err;
+  }
+  if (!response.ok) await releaseClaim(settings, verified);
+  return response;
 }
 
 function json(status: number, body: string): Response {

@@ -13,6 +13,12 @@ import { readEnvelope } from './read-envelope.js';
 export interface DedupeStore {
   /** True the first time an id is claimed, false for a repeat. A rejection answers 503, so the service retries. */
   claim(deliveryId: string, event: WebhookEvent): boolean | Promise<boolean>;
+  /**
+   * Forgets a claimed id because the app did not take the delivery (its handler threw or answered
+   * non-2xx): the service's retry must reach the handler again, not be answered as a repeat (spec
+   * 6.4). Without it, a failed delivery's retries are all answered 200 and it is lost.
+   */
+  release?(deliveryId: string): void | Promise<void>;
 }
 
 export interface ReceiveOptions {
@@ -22,7 +28,7 @@ export interface ReceiveOptions {
   toleranceSeconds?: number;
   /** The clock, milliseconds since the epoch (default Date.now). */
   now?: () => number;
-  /** Drops repeats of a delivery id: the handler sees each delivery once. */
+  /** Drops repeats of a delivery id: the handler sees each delivery until it takes it once (a failure releases the id). */
   dedupe?: DedupeStore;
   /** Largest body read, in bytes (default 1 MiB, as `listen`); larger: 413. */
   bodyLimitBytes?: number;
@@ -118,13 +124,27 @@ export async function receive(incoming: Incoming, settings: ReceiveSettings, ver
   };
 }
 
+/**
+ * Undoes this request's claim after the app failed to take the delivery (no-op without a store, for
+ * a repeat, or for a store without `release`). Never rejects: the answer is already a failure, and a
+ * store that cannot forget the id leaves the delivery as deduped as before — nothing better to do here.
+ */
+export async function releaseClaim(settings: ReceiveSettings, delivery: Delivery): Promise<void> {
+  if (!settings.dedupe?.release || delivery.duplicate) return;
+  try {
+    await settings.dedupe.release(delivery.deliveryId);
+  } catch {
+    // See above: swallowed on purpose.
+  }
+}
+
 /** The 413 for a body over the limit. */
 export function tooLarge(limit: number): WebhookError {
   return new WebhookError('PAYLOAD_TOO_LARGE', 413, `the body is over the limit of ${limit} bytes`, { hints: ['raise bodyLimitBytes if deliveries this large are expected'] });
 }
 
 /** A dedupe store in memory, for one process: ids are forgotten after `max` newer ones (default 10,000). */
-export function memoryDedupe(max = 10_000): DedupeStore & { size(): number } {
+export function memoryDedupe(max = 10_000): Required<DedupeStore> & { size(): number } {
   const seen = new Set<string>();
   return {
     claim(id) {
@@ -132,6 +152,9 @@ export function memoryDedupe(max = 10_000): DedupeStore & { size(): number } {
       seen.add(id);
       if (seen.size > max) seen.delete(seen.values().next().value as string);
       return true;
+    },
+    release(id) {
+      seen.delete(id);
     },
     size: () => seen.size,
   };

@@ -42,11 +42,24 @@ export function parseWhere(text: string): Parsed<WhereCondition> {
     if (!m) return { ok: false, message: `--where: cannot read the path ${JSON.stringify(text.slice(0, eq).slice(0, 80))} at ${JSON.stringify(rest.slice(0, 20))}: use names joined by dots, [n] for an index, ["name"] for a name with dots` };
     if (m[1] !== undefined) path.push(m[1]);
     else if (m[2] !== undefined) path.push(Number(m[2]));
-    else path.push(JSON.parse(`"${m[3]}"`) as string);
+    else {
+      const name = quotedName(m[3]!);
+      if (name === undefined) return { ok: false, message: `--where: cannot read the name in ${JSON.stringify(m[0].slice(0, 40))}: inside ["…"] use JSON string escapes (\\" \\\\ \\n \\uXXXX)` };
+      path.push(name);
+    }
     rest = rest.slice(m[0].length);
   }
   if (path.length === 0) return { ok: false, message: `--where: the path before "=" is empty in ${JSON.stringify(text.slice(0, 80))}` };
   return { ok: true, value: { text, path, value } };
+}
+
+/** The name inside `["…"]`, read as a JSON string; undefined for an escape JSON does not have (`\x`). */
+function quotedName(inner: string): string | undefined {
+  try {
+    return JSON.parse(`"${inner}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a delivery (its trigger, id and raw body) passes every part of the filter. */

@@ -126,6 +126,13 @@ describe('hookrelay events wait', () => {
     expect(result.stderr).toMatch(/--where: cannot read the path "a\.\.b"/);
   }, 30_000);
 
+  it('refuses a --where name with a bad escape with exit 2, naming the segment', async () => {
+    const result = await waitCli(['--where', 'data["\\x"]=1', '--db', '/nonexistent/x.db']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--where: cannot read the name in .*\\x/);
+    expect(result.stderr).not.toMatch(/SyntaxError/);
+  }, 30_000);
+
   it('says there is no store, with exit 2, when the SQLite file never appears', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);

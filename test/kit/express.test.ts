@@ -98,6 +98,33 @@ describe('hookrelay/express', () => {
     expect(dedupe.size()).toBe(1);
   });
 
+  const failures: Array<[string, (res: express.Response) => void]> = [
+    ['answers 500', (res) => void res.status(500).json({ ok: false })],
+    ['throws', () => {
+      throw new Error('db down');
+    }],
+    ['closes the connection without an answer', (res) => void res.socket?.destroy()],
+  ];
+  it.each(failures)('releases the id when the handler %s: the retry reaches it again, and repeats of a success are duplicates', async (_name, fail) => {
+    const dedupe = memoryDedupe();
+    const ids: string[] = [];
+    const application = express();
+    application.post('/webhooks', hookrelay({ secrets: SECRET, now: nowMs, dedupe }), (req, res) => {
+      ids.push(req.webhook!.id);
+      if (ids.length === 1) fail(res);
+      else res.status(200).json({ ok: true });
+    });
+    const server = await serve(application);
+    closers.push(server.close);
+    const url = `${server.url}/webhooks`;
+    const sent = delivery({ id: 'retry_x' });
+    const first = await post(url, sent).catch(() => null);
+    expect(first?.status ?? 'no answer').not.toBe(200);
+    expect((await post(url, sent)).json).toEqual({ ok: true });
+    expect((await post(url, sent)).json).toMatchObject({ data: { deliveryId: 'retry_x', duplicate: true } });
+    expect(ids).toEqual(['retry_x', 'retry_x']);
+  });
+
   it('answers 503 when the dedupe store fails, so the service retries', async () => {
     const { url, seen } = await app('raw', [SECRET], { dedupe: { claim: () => Promise.reject(new Error('redis down')) } });
     const answer = await post(url, delivery({ id: 'dup_2' }));

@@ -77,6 +77,66 @@ describe('hookrelay/fastify', () => {
     expect(seen.deliveries).toHaveLength(1);
   });
 
+  it('releases the id when onDelivery throws: the retry runs it again, and only a success makes repeats duplicates', async () => {
+    const dedupe = memoryDedupe();
+    let calls = 0;
+    const { app } = await build([SECRET], {
+      dedupe,
+      onDelivery: () => {
+        calls += 1;
+        if (calls === 1) throw new Error('db down');
+      },
+    });
+    const sent = delivery({ id: 'retry_f' });
+    const attempt = (n: number) => app.inject({ method: 'POST', url: '/webhooks', headers: { ...sent.headers, 'x-service-delivery-attempt': String(n) }, payload: sent.body });
+    expect((await attempt(1)).statusCode).toBe(500);
+    const second = await attempt(2);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).not.toHaveProperty('data.duplicate');
+    const third = await attempt(3);
+    expect(third.json()).toMatchObject({ data: { deliveryId: 'retry_f', duplicate: true } });
+    expect(calls).toBe(2);
+    expect(dedupe.size()).toBe(1);
+  });
+
+  it('releases the id when onDelivery answers non-2xx itself', async () => {
+    const dedupe = memoryDedupe();
+    let calls = 0;
+    const { app } = await build([SECRET], {
+      dedupe,
+      onDelivery: (_d, _request, reply) => {
+        calls += 1;
+        return calls === 1 ? reply.code(503).send({ busy: true }) : undefined;
+      },
+    });
+    const sent = delivery({ id: 'busy_f' });
+    expect((await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body })).statusCode).toBe(503);
+    expect((await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body })).json()).not.toHaveProperty('data.duplicate');
+    expect(calls).toBe(2);
+  });
+
+  it('answers a failing handler 500 HANDLER_FAILED in the spec envelope, without its message', async () => {
+    const { app, seen } = await build([SECRET], {
+      onDelivery: () => {
+        throw Object.assign(new Error('db down at 10.0.0.7'), { statusCode: 502 });
+      },
+    });
+    const sent = delivery({ id: 'leak_f' });
+    const response = await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toMatchObject({ success: false, code: 'HANDLER_FAILED', error: 'the webhook handler failed; the service retries the delivery' });
+    expect(response.body).not.toMatch(/db down|10\.0\.0\.7/);
+    // The app still learns what failed, through onError.
+    expect(seen.errors.map((e) => [e.code, (e.cause as Error).message])).toEqual([['HANDLER_FAILED', 'db down at 10.0.0.7']]);
+  });
+
+  it('keeps fastify’s own 4xx answers about the request', async () => {
+    const { app } = await build([SECRET]);
+    const sent = delivery({ id: 'bad_ct', headers: { 'content-type': 'bad' } });
+    const response = await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body });
+    expect([response.statusCode, response.json().code]).toEqual([415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE']);
+  });
+
   it('lets the handler answer, and a throwing handler gets a 5xx (the service retries)', async () => {
     const app = Fastify();
     apps.push(app);

@@ -55,4 +55,32 @@ describe.each([
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ data: { deliveryId: 'dup_fetch', duplicate: true } });
   });
+
+  it.each([
+    ['throws', () => Promise.reject(new Error('db down')), 'rethrown: db down'],
+    ['answers 503', () => new Response(null, { status: 503 }), 503],
+  ] as const)('handle: when the handler %s, the id is released and the retry runs it again; repeats of a success are duplicates', async (_name, fail, firstOutcome) => {
+    const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs, dedupe: memoryDedupe() });
+    const ids: string[] = [];
+    const handler = async (event: { id: string }, delivery: { attempt: number | null }) => {
+      ids.push(`${event.id}#${delivery.attempt}`);
+      return ids.length === 1 ? fail() : new Response(null, { status: 204 });
+    };
+    const sent = delivery({ id: 'retry_fetch' });
+    const attempt = (n: number) => request({ ...sent, headers: { ...sent.headers, 'x-service-delivery-attempt': String(n) } });
+    const first = await verifyRequest.handle(attempt(1), handler).catch((err: Error) => `rethrown: ${err.message}`);
+    expect(first instanceof Response ? first.status : first).toBe(firstOutcome);
+    expect((await verifyRequest.handle(attempt(2), handler)).status).toBe(204);
+    const third = await verifyRequest.handle(attempt(3), handler);
+    expect(third.status).toBe(200);
+    expect(await third.json()).toMatchObject({ data: { deliveryId: 'retry_fetch', duplicate: true } });
+    expect(ids).toEqual(['retry_fetch#1', 'retry_fetch#2']);
+  });
+
+  it('handle: answers a refusal itself, without the handler', async () => {
+    const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs });
+    let called = false;
+    const answer = await verifyRequest.handle(request(delivery({ secret: 'whsec_not_the_one' })), () => ((called = true), new Response(null, { status: 204 })));
+    expect([answer.status, called]).toEqual([400, false]);
+  });
 });
