@@ -64,6 +64,17 @@ export function registerFaultRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     return success(change.rule, ctx.now());
   });
 
+  // Rules are tried in order: {"position": N} (1 = first) puts this rule there.
+  app.post<{ Params: { id: string } }>('/api/faults/:id/move', async (request) => {
+    const adapter = faults();
+    if (!adapter.move) throw notImplemented('moving fault rules is not available in this process');
+    const position = (request.body as { position?: unknown } | null)?.position;
+    if (typeof position !== 'number') throw badRequest('the body must be {"position": N}, N from 1 (tried first)');
+    const change = await adapter.move(request.params.id, position);
+    if (!change.ok) throw refused(change);
+    return success(change.rule, ctx.now());
+  });
+
   app.delete<{ Params: { id: string } }>('/api/faults/:id', async (request) => {
     if (!(await faults().remove(request.params.id))) throw notFound('no fault rule with this id');
     return success({ id: request.params.id, removed: true }, ctx.now());

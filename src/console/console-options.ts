@@ -40,6 +40,8 @@ export interface FaultsAdapter {
   replace(id: string, rule: unknown): FaultChange | Promise<FaultChange>;
   /** False when there is no rule with that id. */
   remove(id: string): boolean | Promise<boolean>;
+  /** Moves rule `id` to `position` (1 = first, so tried first); optional. */
+  move?(id: string, position: number): FaultChange | Promise<FaultChange>;
   clear(): void | Promise<void>;
 }
 

@@ -63,6 +63,8 @@ export interface FaultRules extends FaultDecider {
   replace(id: string, input: unknown): RuleChange;
   /** False when no rule has this id. */
   remove(id: string): boolean;
+  /** Moves rule `id` to `position` (1 = first: rules are tried in order), keeping its id and fire count. */
+  move(id: string, position: number): RuleChange;
   /** Removes every rule and forgets every fire count. */
   clear(): void;
 }
@@ -193,6 +195,19 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
       const shown = view(entry);
       announce(`replaced ${id}: ${shown.line} (was ${formatFaultRule(old.rule)})`);
       return { ok: true, rule: shown };
+    },
+    move(id, position) {
+      const index = entries.findIndex((e) => e.id === id);
+      if (index < 0) return { ok: false, message: `no fault rule with id ${id}`, notFound: true };
+      if (!Number.isSafeInteger(position) || position < 1 || position > entries.length) {
+        return { ok: false, message: `position must be a whole number from 1 to ${entries.length}` };
+      }
+      const entry = entries[index]!;
+      const rest = entries.filter((e) => e !== entry);
+      entries = [...rest.slice(0, position - 1), entry, ...rest.slice(position - 1)];
+      refresh();
+      announce(`moved ${id} to position ${position}: ${formatFaultRule(entry.rule)}`);
+      return { ok: true, rule: view(entry) };
     },
     remove(id) {
       const old = entries.find((e) => e.id === id);

@@ -1,4 +1,5 @@
 /** The control API through inject(): envelopes, cursor lists, detail, raw, replay, delete, faults, static files. */
+import { createFaultRules } from '../../src/faults/rules-controller.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -325,6 +326,18 @@ describe('/api/faults', () => {
     expect((await call('DELETE', '/api/faults/r1')).status).toBe(404);
     expect((await call('DELETE', '/api/faults')).json().data).toEqual({ cleared: true });
     expect(faults.rules).toHaveLength(0);
+  });
+
+  it('moves a rule (POST /api/faults/:id/move {position}): the order decides which rule answers; a shadowed rule is marked until it moves up', async () => {
+    await build({ faults: createFaultRules({ seed: 1 }) });
+    await call('POST', '/api/faults', { line: '503 trigger=vendor.*' });
+    await call('POST', '/api/faults', { line: '500 trigger=vendor.rating_dropped' });
+    expect((await call('GET', '/api/faults')).json().data.map((r: { id: string; shadowedBy?: string }) => [r.id, r.shadowedBy ?? null])).toEqual([['r1', null], ['r2', 'r1']]);
+    expect((await call('POST', '/api/faults/r2/move', { position: 1 })).status).toBe(200);
+    expect((await call('GET', '/api/faults')).json().data.map((r: { id: string; shadowedBy?: string }) => [r.id, r.shadowedBy ?? null])).toEqual([['r2', null], ['r1', null]]);
+    expect((await call('POST', '/api/faults/r2/move', { position: 3 })).json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    expect((await call('POST', '/api/faults/r2/move', { position: '1' })).status).toBe(400);
+    expect((await call('POST', '/api/faults/zz/move', { position: 1 })).status).toBe(404);
   });
 
   it.each([

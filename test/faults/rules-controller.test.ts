@@ -91,6 +91,18 @@ describe('fault rules controller', () => {
     expect(faults.list().map((r) => r.shadowedBy ?? null)).toEqual([null, null]);
   });
 
+  it('moves a rule to a position, keeping its id and fire count, and announces it', () => {
+    const { faults, events } = setup(['503', '500', '429']);
+    faults.decide(arrival());
+    const moved = faults.move('r1', 3);
+    expect(moved.ok && moved.rule).toMatchObject({ id: 'r1', fired: 1 });
+    expect(faults.list().map((r) => r.id)).toEqual(['r2', 'r3', 'r1']);
+    expect(events.at(-1)!.change).toBe('moved r1 to position 3: 503');
+    expect(faults.move('r9', 1)).toMatchObject({ ok: false, notFound: true });
+    expect(faults.move('r2', 0)).toMatchObject({ ok: false, message: 'position must be a whole number from 1 to 3' });
+    expect(faults.move('r2', 1.5)).toMatchObject({ ok: false });
+  });
+
   it('validates without adding or announcing', () => {
     const { faults, events } = setup();
     expect(faults.validate('503 retry-after=+120s')).toMatchObject({ ok: true, rule: { line: '503 retry-after=+120s' } });

@@ -2,6 +2,7 @@
  * The console page in a real browser (Debian's chromium, driven by playwright-core): live list,
  * detail, XSS corpus, fault rules panel, replay, download, pause, reconnect, token.
  */
+import { createFaultRules } from '../../../src/faults/rules-controller.js';
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -180,6 +181,35 @@ describe('console page', () => {
     expect(injected.scripts).toHaveLength(1);
     expect(injected.scripts[0]).toMatch(/^\/assets\/index-[\w-]+\.js$/);
     expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('edits a rule in place, moves rules up and down, and warns about a rule an earlier one hides', async () => {
+    const hub = createEventHub();
+    const faults = createFaultRules({ seed: 1, hub });
+    faults.add('503 trigger=vendor.*');
+    faults.add('500 trigger=vendor.rating_dropped');
+    await start({ hub, faults });
+    const { page, errors } = await openPage({ path: '/#/faults' });
+    const rule = (text: string) => page.locator('[data-testid=fault-rule]', { hasText: text });
+    await rule('500 trigger=vendor.rating_dropped').locator('[data-testid=fault-shadowed]', { hasText: 'never fires: rule r1 above' }).waitFor();
+
+    await rule('500 trigger=vendor.rating_dropped').locator('[data-testid=fault-up]').click();
+    await page.locator('[data-testid=fault-shadowed]').waitFor({ state: 'detached' });
+    expect(faults.list().map((r) => r.id)).toEqual(['r2', 'r1']);
+
+    await rule('503 trigger=vendor.*').locator('[data-testid=fault-edit]').click();
+    const input = page.locator('[data-testid=fault-input]');
+    expect(await input.inputValue()).toBe('503 trigger=vendor.*');
+    await input.fill('429 trigger=vendor.*');
+    await page.locator('[data-testid=fault-add]', { hasText: 'Save r1' }).click();
+    await rule('429 trigger=vendor.*').waitFor();
+    expect(faults.list().map((r) => [r.id, r.line])).toEqual([['r2', '500 trigger=vendor.rating_dropped'], ['r1', '429 trigger=vendor.*']]);
+
+    await rule('429 trigger=vendor.*').locator('[data-testid=fault-up]').click();
+    await rule('500 trigger=vendor.rating_dropped').locator('[data-testid=fault-shadowed]').waitFor();
+    await input.fill('410 trigger=vendor.rating_dropped');
+    await page.locator('[data-testid=fault-warning]', { hasText: 'this rule would never fire' }).waitFor();
     expect(errors).toEqual([]);
   });
 

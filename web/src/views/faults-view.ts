@@ -1,4 +1,4 @@
-/** The fault rules panel: list, add (one-line form, or JSON) with live validation, remove, clear. */
+/** The fault rules panel: list, add or edit (one-line form, or JSON) with live validation, reorder, remove, clear. */
 import { ApiError, apiGet, apiSend } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
@@ -116,7 +116,7 @@ export function createFaultsView(state: AppState): FaultsView {
       replaceChildren(none, data.length === 0 ? 'No rules: every arrival is handled normally.' : '');
       replaceChildren(
         list,
-        ...data.map((item) => {
+        ...data.map((item, index) => {
           const id = ruleId(item);
           return el(
             'li',
@@ -125,6 +125,9 @@ export function createFaultsView(state: AppState): FaultsView {
             el('code', { class: 'fault-text' }, vtext(ruleText(item), { max: 2000 })),
             typeof (item as { fired?: unknown } | null)?.fired === 'number' ? el('span', { class: 'chip' }, `fired ${(item as { fired: number }).fired}×`) : null,
             shadowedBy(item) !== null ? el('span', { class: 'warn', attrs: { 'data-testid': 'fault-shadowed' } }, vtext(neverFires(shadowedBy(item)!), { max: 300 })) : null,
+            id !== null && index > 0 ? button('↑', () => void move(id, index), { class: 'btn btn-small', testid: 'fault-up', title: 'try this rule earlier' }) : null,
+            id !== null && index < data.length - 1 ? button('↓', () => void move(id, index + 2), { class: 'btn btn-small', testid: 'fault-down', title: 'try this rule later' }) : null,
+            id !== null ? button('Edit', () => startEdit(id, ruleText(item)), { class: 'btn btn-small', testid: 'fault-edit' }) : null,
             id !== null ? button('Remove', () => void remove(id), { class: 'btn btn-small', testid: 'fault-remove' }) : null,
           );
         }),
@@ -135,15 +138,49 @@ export function createFaultsView(state: AppState): FaultsView {
     }
   };
 
+  // Editing puts a rule's text in the form; saving replaces it in place (same id, same place, its fire count kept).
+  let editing: string | null = null;
+  const cancelButton = button('Cancel', () => stopEdit(), { class: 'btn', testid: 'fault-cancel' });
+  cancelButton.hidden = true;
+  form.append(cancelButton);
+  const startEdit = (id: string, text: string) => {
+    editing = id;
+    input.value = text;
+    addButton.textContent = `Save ${id}`;
+    cancelButton.hidden = false;
+    showProblem(null);
+    input.focus();
+  };
+  const stopEdit = () => {
+    editing = null;
+    input.value = '';
+    addButton.textContent = 'Add rule';
+    cancelButton.hidden = true;
+    showProblem(null);
+  };
+
+  const move = async (id: string, position: number) => {
+    try {
+      await apiSend('POST', `/api/faults/${encodeURIComponent(id)}/move`, { position });
+      await refresh();
+    } catch (err) {
+      toast(describeError(err), 'error');
+    }
+  };
+
   const add = async () => {
     if (!input.value.trim()) return showProblem('write a rule first');
     try {
-      const { data } = await apiSend<unknown>('POST', '/api/faults', ruleBody(input.value));
+      const { data } = editing !== null
+        ? await apiSend<unknown>('PUT', `/api/faults/${encodeURIComponent(editing)}`, ruleBody(input.value))
+        : await apiSend<unknown>('POST', '/api/faults', ruleBody(input.value));
+      const saved = editing;
+      if (saved !== null) stopEdit();
       input.value = '';
       const by = shadowedBy(data);
       if (by !== null) showWarning(`added, but it ${neverFires(by)}`);
       else showProblem(null);
-      toast('rule added');
+      toast(saved !== null ? `rule ${saved} saved` : 'rule added');
       await refresh();
     } catch (err) {
       const column = err instanceof ApiError ? (err.details as { column?: number } | undefined)?.column : undefined;
