@@ -1,0 +1,70 @@
+/** The envelope check of spec 6.1 on text: the one the receiver and every kit adapter run. */
+import type { DeliveryEnvelope, EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
+
+/** The payload schema version the service currently sends (spec 6.1, 9.5). */
+export const CURRENT_API_VERSION = '2026-06-01';
+
+/**
+ * The longest delivery id and trigger the receiver stores (UTF-16 code units). The service sends
+ * UUIDs; the bound keeps every stored id reachable through the console's routes and the CLI.
+ */
+export const MAX_ID_LENGTH = 256;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Parses and checks a delivery body, already decoded (envelope.ts decodeBodyLeniently, or a
+ * TextDecoder where there is no Buffer), against spec 6.1 and the delivery headers. Returns the
+ * envelope, or the first problem found with a message naming the field. No Buffer and no Node
+ * module: the kit's hookrelay/fetch runs this in browsers and Workers.
+ */
+export function checkEnvelopeText(text: string, headers: EnvelopeHeaders): EnvelopeCheck {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: 'invalid_json', message: `body is not valid JSON: ${(err as Error).message}` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { ok: false, problem: 'invalid_envelope', message: 'body must be a JSON object' };
+  }
+  const body = parsed as Record<string, unknown>;
+  for (const field of ['id', 'type', 'apiVersion', 'createdAt', 'organizationId'] as const) {
+    const value = body[field];
+    if (typeof value !== 'string' || value.length === 0) {
+      return { ok: false, problem: 'invalid_envelope', message: `envelope field "${field}" must be a non-empty string` };
+    }
+  }
+  for (const field of ['id', 'type'] as const) {
+    const length = (body[field] as string).length;
+    if (length > MAX_ID_LENGTH) {
+      return { ok: false, problem: 'invalid_envelope', message: `envelope field "${field}" is ${length} characters long; hookrelay accepts at most ${MAX_ID_LENGTH}` };
+    }
+  }
+  if (!ISO_DATE_TIME.test(body.createdAt as string) || Number.isNaN(Date.parse(body.createdAt as string))) {
+    return { ok: false, problem: 'invalid_envelope', message: 'envelope field "createdAt" must be an RFC 3339 date-time' };
+  }
+  const data = body.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return { ok: false, problem: 'invalid_envelope', message: 'envelope field "data" must be a JSON object' };
+  }
+  if (headers.deliveryId !== body.id) {
+    return {
+      ok: false,
+      problem: 'delivery_id_mismatch',
+      message: headers.deliveryId === undefined
+        ? 'header x-service-delivery is missing (it must equal the body "id")'
+        : 'header x-service-delivery does not equal the body "id"',
+    };
+  }
+  if (headers.event !== body.type) {
+    return {
+      ok: false,
+      problem: 'event_type_mismatch',
+      message: headers.event === undefined
+        ? 'header x-service-event is missing (it must equal the body "type")'
+        : 'header x-service-event does not equal the body "type"',
+    };
+  }
+  const envelope = body as unknown as DeliveryEnvelope;
+  return { ok: true, envelope, apiVersionKnown: envelope.apiVersion === CURRENT_API_VERSION };
+}
