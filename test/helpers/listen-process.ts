@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { cliEntry } from './cli-entry.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 export interface ListenProcess {
   child: ChildProcess;
@@ -16,7 +15,7 @@ export interface ListenProcess {
 export async function startListenProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ListenProcess> {
   // Never a fixed port: a `listen` running on this machine must not fail the tests.
   const consolePort = args.includes('--no-console') || args.includes('--console-port') ? [] : ['--console-port', '0'];
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', ...consolePort, '--log-format', 'json', ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), 'listen', '--port', '0', ...consolePort, '--log-format', 'json', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
