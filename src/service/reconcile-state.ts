@@ -5,9 +5,10 @@
  * file + rename, 0600); removed when a run completes. It holds ids, statuses and the opaque
  * cursor, never the API key.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file.js';
 import type { LiteDelivery } from './reconcile-classify.js';
 
 export interface ReconcileState {
@@ -66,20 +67,7 @@ export function loadReconcileState(file: string, expect: { apiUrl: string; webho
 
 export function saveReconcileState(file: string, state: ReconcileState): void {
   mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(state));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, file);
-  } catch (err) {
-    unlinkSync(temp);
-    throw err;
-  }
+  writeFileAtomic(file, JSON.stringify(state));
 }
 
 export function clearReconcileState(file: string): void {

@@ -8,9 +8,9 @@
  * loses an entry. A recreated webhook's old secret stays beside the new one (the rotation path)
  * until `hookrelay secrets remove`. Messages name the file and the cause, never a secret.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file.js';
 
 export const SECRET_SET_FILE = 'secrets.json';
 const LOCK_WAIT_MS = 5_000;
@@ -95,37 +95,7 @@ export function removeFromSecretSet(dataDir: string, selector: string): SecretEn
 }
 
 function writeSecretSet(dataDir: string, entries: SecretEntry[]): void {
-  const file = secretSetPath(dataDir);
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const text = `${JSON.stringify({ version: 1, secrets: entries }, null, 2)}\n`;
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(temp);
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, file);
-  } catch (err) {
-    unlinkSync(temp);
-    throw err;
-  }
-  chmodSync(file, 0o600);
-  // The rename is durable once the folder's entry is on disk.
-  try {
-    const dirFd = openSync(dataDir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
-  } catch {
-    /* some file systems refuse fsync on a folder; the rename itself is atomic */
-  }
+  writeFileAtomic(secretSetPath(dataDir), `${JSON.stringify({ version: 1, secrets: entries }, null, 2)}\n`);
 }
 
 function withLock<T>(dataDir: string, work: () => T): T {
