@@ -57,6 +57,31 @@ async function scrape(url: string): Promise<Map<string, number>> {
   return series;
 }
 
+/**
+ * Resolves once `done()` holds, looked at after each frame `ws` receives: the frames are the events.
+ * The timer only bounds the wait.
+ */
+function afterFrames(ws: WebSocket, done: () => boolean, what: string, ms = 45_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (done()) return resolve();
+    const onFrame = () => {
+      if (!done()) return;
+      clearTimeout(timer);
+      ws.off('message', onFrame);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      ws.off('message', onFrame);
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    ws.on('message', onFrame);
+  });
+}
+
+/**
+ * Polls `check`: only for what another process knows (its /metrics), where this one has no event
+ * to wait on. Bounded by `ms`.
+ */
 async function until(check: () => Promise<boolean> | boolean, what: string, ms = 45_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -125,7 +150,7 @@ describe('the bridge as processes', () => {
 
     await postMany(300); // warm up both processes
     await until(laptopCaughtUp, 'the laptop to acknowledge the warm-up');
-    await until(() => got.length === credit, 'the stuck subscriber to fill its credit');
+    await afterFrames(stuck, () => got.length === credit && credit > 0, 'the stuck subscriber to fill its credit');
     stuck.pause();
     const pubBefore = memory(await scrape(pubMetrics));
     const lapBefore = memory(await scrape(lapMetrics));
@@ -172,7 +197,7 @@ describe('the bridge as processes', () => {
       resumed.push(f.seq!);
       again.send(JSON.stringify({ type: 'ack', seq: f.seq }));
     });
-    await until(() => resumed.length === posted, 'the stuck subscriber to catch up', 60_000).catch((err: Error) => {
+    await afterFrames(again, () => resumed.length === posted, 'the stuck subscriber to catch up', 60_000).catch((err: Error) => {
       throw new Error(`${err.message}: ${resumed.length} of ${posted} received`);
     });
     expect(resumed).toEqual(Array.from({ length: posted }, (_, i) => i + 1));
