@@ -41,6 +41,12 @@ export function buildProgram(): Command {
   return program;
 }
 
+// `hookrelay triggers --live | head` closes the pipe early: that ends the output, it is not a crash.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 try {
   // Usage errors (unknown flag, missing value) exit 2, like every other refused input; help and
   // --version exit 0.
