@@ -166,6 +166,18 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       retryTimer.unref();
     }
 
+    // One ack per event-loop turn, not one per delivery: a group commit settles many deliveries
+    // in one turn, and each ack is a frame the server parses and a wake-up of its process.
+    let ackScheduled = false;
+    function ackSoon(): void {
+      if (ackScheduled) return;
+      ackScheduled = true;
+      setImmediate(() => {
+        ackScheduled = false;
+        ackDone();
+      });
+    }
+
     function ackDone(): void {
       let upTo = 0;
       while (pending.length > 0 && pending[0]!.done) upTo = pending.shift()!.seq;
@@ -184,7 +196,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       const action = outcome.action;
       if (action.kind === 'answer' && action.status >= 200 && action.status < 300) {
         entry.done = true;
-        ackDone();
+        ackSoon();
       } else {
         // Not stored here (the local store is down, say): not acknowledged; the server sends it again.
         lost(`delivery ${delivery.seq} was not stored here (${action.kind === 'answer' ? action.status : action.kind}); resuming from the last acknowledged one`);
