@@ -79,8 +79,8 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };
         return { ok: result.ok, status: result.status, ...(result.error ? { error: result.error } : {}) };
       },
-      relayHistory: async (id) =>
-        (await store.relayHistory(id)).attempts.map((a) => ({
+      relayHistory: async (id, options) =>
+        (await store.relayHistory(id, options)).attempts.map((a) => ({
           at: a.finishedAt,
           ok: a.status !== null && a.status >= 200 && a.status < 300,
           status: a.status,
@@ -88,6 +88,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
           replay: a.replay,
           target: a.target,
           ...(a.error ? { error: a.error } : {}),
+          ...(a.answer !== undefined ? { answer: a.answer } : {}),
         })),
       conformance: (id) => judgeStoredDelivery(store, id),
       remove: (id) => {

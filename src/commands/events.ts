@@ -1,12 +1,14 @@
 /** `hookrelay events list | show | replay | retry | export`: read and act on the store without starting the receiver. */
+import { isUtf8 } from 'node:buffer';
 import type { Command } from 'commander';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { resolveReplaySettings } from '../config/replay-settings.js';
-import { decodeBodyLeniently } from '../core/envelope.js';
+import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
+import { decodeBodyLeniently, wholeUtf8Length } from '../core/envelope.js';
 import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
-import type { AttemptOutcome, AttemptRecord, DeliveryStore, StoredDelivery } from '../store/store.js';
+import type { AttemptOutcome, AttemptRecord, DeliveryStore, RelayAttemptRecord, StoredDelivery } from '../store/store.js';
 import {
   attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, itemsToCurl, itemsToHar, itemsToNdjson, itemToCapture, type ExportFormat, type ExportItem,
 } from './events-export.js';
@@ -67,23 +69,88 @@ function attemptLines(a: AttemptRecord, number: number): string[] {
   if (!request) return lines;
   lines.push(`      headers (${request.headers.length})`, ...request.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
   if (request.body !== null) {
-    const body = Buffer.from(request.body);
-    const shown = body.subarray(0, MAX_SHOWN_ATTEMPT_BODY);
-    const cut = body.length < a.bodyBytes ? ` of ${a.bodyBytes}: the first ${body.length} kept` : '';
-    lines.push(`      body (${body.length} bytes${cut}${body.length > shown.length ? `, first ${shown.length} shown` : ''})`);
-    lines.push(...printable(decodeBodyLeniently(shown), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
+    lines.push(...bodyLines(a));
   } else if (a.outcome !== 'duplicate') {
     lines.push(`      body (${a.bodyBytes} bytes, not kept: never read)`);
   }
   return lines;
 }
 
-/** An attempt for JSON output: the kept body as text and base64, never as a byte array. */
-function attemptJson(a: AttemptRecord) {
+/**
+ * The attempts of the sender (as the conformance judge counts them: `splitSenderAttempts`), each
+ * numbered, with the redirect hops it followed: one entry each, not one per hop.
+ */
+function senderAttemptLines(hops: AttemptRecord[], number: number): string[] {
+  if (hops.length === 1) return attemptLines(hops[0]!, number);
+  const first = hops[0]!;
+  const last = hops[hops.length - 1]!;
+  const lines = [`  #${number}  ${attemptRow({ ...last, receivedAt: first.receivedAt })}  attempt ${first.attemptHeader ?? '?'}  (${hops.length - 1} redirect hop${hops.length === 2 ? '' : 's'} followed)`];
+  for (const hint of last.hints ?? []) lines.push(`      hint: ${printable(hint, 400)}`);
+  hops.forEach((a, i) => {
+    // hookrelay's hop Locations are not recorded: the next arrival is where the sender went.
+    const redirect = a.status !== null && a.status >= 300 && a.status <= 399;
+    const went = redirect ? (i + 1 < hops.length ? `  → redirect to hop ${i + 1}` : '  → redirect not followed') : '';
+    lines.push(`      ${(i === 0 ? 'request' : `hop ${i}`).padEnd(7)}  ${time(a.receivedAt)}  ${a.status ?? '---'} ${a.outcome}  ${printable(a.reason ?? '', 60)}${went}`.trimEnd());
+    if (a.request) lines.push(`        headers (${a.request.headers.length})`, ...a.request.headers.map(([n, v]) => `          ${printable(n, 80)}: ${printable(v, 300)}`));
+  });
+  // Every hop re-sends the same request: its body is printed once.
+  const kept = hops.find((a) => a.request?.body);
+  if (kept) lines.push(...bodyLines(kept, ', sent on every hop'));
+  return lines;
+}
+
+/** The kept body of a refused or faulted attempt, at most MAX_SHOWN_ATTEMPT_BODY of it. */
+function bodyLines(a: AttemptRecord, note = ''): string[] {
+  const body = Buffer.from(a.request!.body!);
+  const shown = body.subarray(0, MAX_SHOWN_ATTEMPT_BODY);
+  const cut = body.length < a.bodyBytes ? ` of ${a.bodyBytes}: the first ${body.length} kept` : '';
+  return [
+    `      body (${body.length} bytes${cut}${body.length > shown.length ? `, first ${shown.length} shown` : ''}${note})`,
+    ...printable(decodeBodyLeniently(shown), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`),
+  ];
+}
+
+/** An attempt for JSON output: the kept body as text and base64, never as a byte array; which of the sender's attempts it is, and which hop of it. */
+function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
   const { request, ...rest } = a;
-  if (!request) return { ...rest, request: null };
+  if (!request) return { ...rest, senderAttempt, hop, request: null };
   const body = request.body === null ? null : Buffer.from(request.body);
-  return { ...rest, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
+  return { ...rest, senderAttempt, hop, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
+}
+
+/** A relay try for JSON output: the kept answer's body as text and base64, never as a byte array. */
+function relayTryJson(r: RelayAttemptRecord) {
+  const { answer, ...rest } = r;
+  if (!answer) return { ...rest, answer: null };
+  const body = Buffer.from(answer.body);
+  return {
+    ...rest,
+    answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: decodeBodyLeniently(body), bodyBase64: body.toString('base64'), invalidUtf8: !isUtf8(body) },
+  };
+}
+
+/**
+ * One relay try of `events show`: when, which try, the target's status, how long, where, why it
+ * failed; then what the target answered (its header lines and the kept start of its body), or why
+ * there is nothing to show.
+ */
+function relayTryLines(r: RelayAttemptRecord): string[] {
+  const lines = [`  ${time(r.startedAt)}  ${r.replay ? 'replay' : `try ${r.try}`}  → ${r.status ?? '---'}  ${r.finishedAt - r.startedAt} ms  ${printable(r.target, 100)}${r.error ? `  ${printable(r.error, 100)}` : ''}`];
+  const a = r.answer;
+  if (!a) {
+    if (r.status !== null) lines.push('      answer not kept (recorded before hookrelay kept answers)');
+    return lines;
+  }
+  const left = a.headerLines - a.headers.length;
+  lines.push(`      answer headers (${a.headerLines}${left > 0 ? `, the first ${a.headers.length} kept` : ''})`, ...a.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
+  const body = Buffer.from(a.body);
+  const size = a.complete ? `${a.bodyBytes} bytes` : `at least ${a.bodyBytes} bytes: hookrelay stopped reading, or the answer was cut`;
+  const cut = body.length < a.bodyBytes || !a.complete;
+  // A cut inside a character is not invalid UTF-8: that character's first bytes are left out of the text.
+  const text = cut ? body.subarray(0, wholeUtf8Length(body)) : body;
+  lines.push(`      answer body (${size}${cut ? `, the first ${body.length} kept` : ''}${isUtf8(text) ? '' : '; not UTF-8: shown as \ufffd, --json has the exact bytes'})`);
+  if (body.length > 0) lines.push(...printable(decodeBodyLeniently(text), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
+  return lines;
 }
 
 const asJson = (d: StoredDelivery) => {
@@ -172,9 +239,11 @@ export function registerEventsCommand(program: Command): Command {
           else process.exitCode = 1;
           return;
         }
-        const relay = await reader.relayHistory(id);
+        const relay = await reader.relayHistory(id, { withAnswers: true });
+        const senderAttempts = splitSenderAttempts(attempts);
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attempts.map(attemptJson), relay }, null, 2)}\n`);
+          const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attemptsJson, relay: { job: relay.job, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
@@ -194,15 +263,13 @@ export function registerEventsCommand(program: Command): Command {
           lines.push(`no stored delivery with id ${printable(id)} — only attempts that were not accepted`);
         }
         lines.push('attempts');
-        attempts.forEach((a, i) => lines.push(...attemptLines(a, i + 1)));
+        senderAttempts.forEach((hops, i) => lines.push(...senderAttemptLines(hops, i + 1)));
         if (attempts.some((a) => a.request)) {
           lines.push(`  (export one attempt for \`hookrelay verify\`: hookrelay events export ${shellQuote(id)} --attempt <#> --format capture --include-signature)`);
         }
         if (relay.job || relay.attempts.length) {
           lines.push(`relay     ${relay.job ? `${relay.job.state} after ${relay.job.tries} tries${relay.job.state === 'pending' ? `, next at ${time(relay.job.nextAt)}` : ''}` : 'no relay job (forwarding was off)'}`);
-          for (const r of relay.attempts) {
-            lines.push(`  ${time(r.startedAt)}  ${r.replay ? 'replay' : `try ${r.try}`}  → ${r.status ?? '---'}  ${r.finishedAt - r.startedAt} ms  ${printable(r.target, 100)}${r.error ? `  ${printable(r.error, 100)}` : ''}`);
-          }
+          for (const r of relay.attempts) lines.push(...relayTryLines(r));
         }
         process.stdout.write(`${lines.join('\n')}\n`);
       });
@@ -268,7 +335,7 @@ export function registerEventsCommand(program: Command): Command {
     .description('stored deliveries with their raw bodies, newest first, or one delivery or one attempt of it (rejected and faulted ones too), for sharing, tests and `hookrelay verify`')
     .argument('[id]', 'only this delivery id (x-service-delivery); needed for --attempt and --format capture')
     .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')} (capture: one request as \`hookrelay verify\` reads it)`, 'ndjson')
-    .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first arrival), whatever its outcome')
+    .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first; redirect hops are part of their attempt, which exports as its first request), whatever its outcome')
     .option('--include-signature', 'keep x-service-signature as received (default: its v1 MACs are written as "redacted"; `verify` then checks everything else)')
     .option('--trigger <trigger>', 'only this trigger')
     .option('--limit <n>', 'how many (1-100000)', '1000')
@@ -353,12 +420,17 @@ function emptyListLine(trigger: string | undefined, duplicatesOnly: boolean, pag
   return paged ? 'no more deliveries\n' : 'no deliveries stored yet\n';
 }
 
-/** One delivery (no `attempt`), or its attempt number `attempt` (oldest first, 1-based), as an export item; or why not. */
+/**
+ * One delivery (no `attempt`), or its attempt number `attempt` (oldest first, 1-based, as `events
+ * show` numbers them: an attempt's redirect hops are part of it, and it exports as its first
+ * request, which every hop re-sent), as an export item; or why not.
+ */
 async function exportOne(reader: StoreReader, id: string, attempt: number | undefined): Promise<{ ok: true; item: ExportItem } | { ok: false; message: string }> {
   const delivery = await reader.getDelivery(id);
+  const senderAttempts = async () => splitSenderAttempts((await reader.listAttempts({ deliveryId: id, limit: 1000, withRequest: true })).reverse());
   if (attempt === undefined) {
     if (delivery) return { ok: true, item: deliveryItem(delivery) };
-    const count = await reader.countArrivals(id);
+    const count = (await senderAttempts()).length;
     return {
       ok: false,
       message: count === 0
@@ -366,8 +438,8 @@ async function exportOne(reader: StoreReader, id: string, attempt: number | unde
         : `${printable(id)} was never stored (every arrival was refused or faulted): export one of its ${count} attempt${count === 1 ? '' : 's'} with --attempt 1${count > 1 ? `..${count}` : ''}`,
     };
   }
-  const attempts = (await reader.listAttempts({ deliveryId: id, limit: 1000, withRequest: true })).reverse();
-  const chosen = attempts[attempt - 1];
+  const attempts = await senderAttempts();
+  const chosen = attempts[attempt - 1]?.[0];
   if (!chosen) return { ok: false, message: attempts.length === 0 ? `no delivery or attempt with id ${printable(id)}` : `${printable(id)} has ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: --attempt must be 1${attempts.length > 1 ? `..${attempts.length}` : ''}` };
   return { ok: true, item: attemptItem(chosen, attempt, delivery) };
 }

@@ -155,7 +155,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const status = ctx.status();
     const { attempts, attemptsTruncated } = await detailAttempts(d.id, d.headers);
     const { relayHistory, conformance } = ctx.options;
-    const relay = await optional(relayHistory && (() => relayHistory(d.id)));
+    const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true })));
     const verdict = await optional(conformance && (() => conformance(d.id)));
     return success(
       {

@@ -1,6 +1,6 @@
 /** What the composition root hands the console listener (issue 6). */
 import type { EventHub } from '../runtime/event-hub.js';
-import type { DeliveryStore } from '../store/store.js';
+import type { DeliveryStore, KeptAnswer } from '../store/store.js';
 
 /**
  * The configuration summary the console shows. Never a secret: `secretHints` are
@@ -70,6 +70,11 @@ export interface RelayRecordView {
   nextRetryAt?: number | null;
   /** Where it was sent, when the relay records it. */
   target?: string;
+  /**
+   * What the target answered (its headers, the first 4 KiB of its body), when asked `withAnswers`:
+   * null when none was kept (no answer came, or the try was recorded before hookrelay kept answers).
+   */
+  answer?: KeptAnswer | null;
 }
 
 /** A known subscriber of the public side's bridge. `subscriber` (`token/name`) is chosen by whoever holds a token: hostile text. */
@@ -137,8 +142,8 @@ export interface ConsoleServerOptions {
   replay?: ReplayFn;
   /** Retry conformance verdict of one delivery (issue 7), or null when there is none. */
   conformance?: (deliveryId: string) => Promise<unknown>;
-  /** Relay tries of one delivery, oldest first (issue 5). */
-  relayHistory?: (deliveryId: string) => Promise<RelayRecordView[]>;
+  /** Relay tries of one delivery, oldest first (issue 5); `withAnswers` (the detail): with what the target answered to each. */
+  relayHistory?: (deliveryId: string, options?: { withAnswers?: boolean }) => Promise<RelayRecordView[]>;
   /** Deletes a stored delivery and its attempts; false when it did not exist. */
   remove?: (deliveryId: string) => Promise<boolean>;
   /** The bridge's state (`GET /api/bridge`); absent when this process has no bridge. */

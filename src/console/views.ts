@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { decodeBodyLeniently } from '../core/envelope.js';
-import type { AttemptRecord, StoredDelivery } from '../store/store.js';
+import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
+import { decodeBodyLeniently, wholeUtf8Length } from '../core/envelope.js';
+import type { AttemptRecord, KeptAnswer, StoredDelivery } from '../store/store.js';
 import type { ConsoleStatus, RelayRecordView } from './console-options.js';
 
 /** Longest id, trigger or reason text put into a list item or feed message. */
@@ -93,6 +94,10 @@ export interface AttemptDetailView extends AttemptView {
   headers: Array<[string, string]> | null;
   /** The body it sent, when it was kept (rejected, faulted, unavailable); `inline` false past the detail's budget: download it. */
   body: BodyView | null;
+  /** Which of the sender's attempts this arrival belongs to, 1 for the first: the redirect hops an attempt followed share its number. */
+  senderAttempt: number;
+  /** 0 for the request that opened the attempt, n for its n-th redirect hop. */
+  hop: number;
 }
 
 /**
@@ -110,11 +115,16 @@ export function attemptDetailViews(oldestFirst: readonly AttemptRecord[], delive
     if (fits) budget -= bytes.length;
     bodies.set(a.seq, bodyView(bytes, fits));
   }
-  return oldestFirst.map((a) => ({
-    ...attemptView(a),
-    headers: a.request ? a.request.headers.map(([n, v]) => [n, v]) : a.outcome === 'accepted' && deliveryHeaders ? deliveryHeaders.map(([n, v]) => [n, v]) : null,
-    body: bodies.get(a.seq) ?? null,
-  }));
+  // Grouped as the conformance judge groups them (group-attempts.ts), so the timeline and the verdict agree.
+  return splitSenderAttempts(oldestFirst).flatMap((hops, i) =>
+    hops.map((a, hop) => ({
+      ...attemptView(a),
+      headers: a.request ? a.request.headers.map(([n, v]) => [n, v]) : a.outcome === 'accepted' && deliveryHeaders ? deliveryHeaders.map(([n, v]) => [n, v]) : null,
+      body: bodies.get(a.seq) ?? null,
+      senderAttempt: i + 1,
+      hop,
+    })),
+  );
 }
 
 /**
@@ -221,7 +231,43 @@ export function signatureView(d: StoredDelivery, status: StatusView): SignatureV
   };
 }
 
-export function relayView(r: RelayRecordView): RelayRecordView {
+/**
+ * What a relay try's target answered, as the API sends it: its header lines as received (at most
+ * 100) and the first 4 KiB of its body as every body is sent (text, base64 of the exact bytes).
+ */
+export interface RelayAnswerView {
+  headers: Array<[string, string]>;
+  /** Header lines the answer had: more than `headers.length` when some were left out. */
+  headerLines: number;
+  /** The first 4 KiB of the body (`body.bytes` of them). */
+  body: BodyView;
+  /** Body bytes seen: the body's size when `complete`, else at least this many. */
+  bodyBytes: number;
+  complete: boolean;
+}
+
+/** A relay try as the API sends it; `answer` only in the detail (null: none was kept). */
+export type RelayView = Omit<RelayRecordView, 'answer'> & { answer?: RelayAnswerView | null };
+
+export function answerView(a: KeptAnswer): RelayAnswerView {
+  const kept = Buffer.from(a.body.subarray(0, 4096));
+  const body = bodyView(kept);
+  // The 4 KiB cut can fall inside a character: that is not invalid UTF-8, and is not flagged as such.
+  if (body.invalidUtf8 && kept.length < a.bodyBytes) {
+    const whole = kept.subarray(0, wholeUtf8Length(kept));
+    if (isUtf8(whole)) Object.assign(body, { invalidUtf8: false, text: decodeBodyLeniently(whole) });
+  }
+  return {
+    headers: a.headers.slice(0, 100).map(([n, v]) => [clip(String(n), 256)!, clip(String(v), 8192)!]),
+    headerLines: a.headerLines,
+    body,
+    bodyBytes: a.bodyBytes,
+    complete: a.complete,
+  };
+}
+
+
+export function relayView(r: RelayRecordView): RelayView {
   return {
     at: r.at,
     ok: r.ok,
@@ -231,6 +277,7 @@ export function relayView(r: RelayRecordView): RelayRecordView {
     ...(r.error === undefined ? {} : { error: clip(r.error)! }),
     ...(r.nextRetryAt === undefined ? {} : { nextRetryAt: r.nextRetryAt }),
     ...(r.target === undefined ? {} : { target: redactUrl(r.target)! }),
+    ...(r.answer === undefined ? {} : { answer: r.answer === null ? null : answerView(r.answer) }),
   };
 }
 

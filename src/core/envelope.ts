@@ -18,6 +18,22 @@ export function decodeBodyLeniently(raw: Buffer): string {
 }
 
 /**
+ * The length of `bytes` without a UTF-8 sequence that its end cuts short (at most 3 bytes go): a
+ * body kept only in part (a relay answer's first 4 KiB) is not invalid UTF-8 because the cut fell
+ * inside a character.
+ */
+export function wholeUtf8Length(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    // A byte that cannot lead a sequence (ASCII, 0xC0, 0xC1, 0xF5 and up) is left as it is.
+    const needs = b >= 0xf5 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 1;
+    return needs > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+/**
  * Parses and checks a delivery body against spec 6.1 and the delivery headers.
  * Returns the envelope, or the first problem found with a message naming the field.
  * `headers.deliveryId` / `headers.event` are the `x-service-delivery` / `x-service-event` values.

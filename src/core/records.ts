@@ -105,6 +105,23 @@ export interface RelayJob {
   lastError: string | null;
 }
 
+/**
+ * What the target answered to one relay try, as kept (issue 13, item 13). Bounded whatever the
+ * answer: at most 100 header lines, each value cut at 2 KiB, and the first 4 KiB of the body.
+ */
+export interface KeptAnswer {
+  /** Names and values in the order received, their bytes read as Latin-1 (as Node reads headers): the first 100. */
+  headers: Array<[name: string, value: string]>;
+  /** Header lines the answer had: more than `headers.length` when some were left out. */
+  headerLines: number;
+  /** The first 4096 bytes of the body (all of it when it is smaller). */
+  body: Buffer;
+  /** Body bytes seen: the body's size when `complete`, else how many arrived before hookrelay stopped reading (over 64 KiB, cut, out of time). */
+  bodyBytes: number;
+  /** The body was read to its end. */
+  complete: boolean;
+}
+
 /** One try to hand a delivery on (relay or explicit replay). */
 export interface RelayAttemptRecord {
   seq: number;
@@ -118,4 +135,9 @@ export interface RelayAttemptRecord {
   target: string;
   /** 1 for the first try of the job; replays count their own. */
   try: number;
+  /**
+   * What the target answered: present only when read `withAnswers`; null when nothing was kept (no
+   * answer came, or the try was recorded before hookrelay kept answers).
+   */
+  answer?: KeptAnswer | null;
 }

@@ -1,12 +1,15 @@
 /**
- * One POST to the app: no redirects followed, the answer's body discarded (at most 64 KiB read,
- * then the connection is dropped), a hard timeout.
+ * One POST to the app: no redirects followed, a hard timeout, and the answer kept within bounds
+ * (issue 13, item 13): its header lines (the first 100, each value cut at 2 KiB) and the first
+ * 4 KiB of its body. The rest of the body is read and thrown away, up to 64 KiB; past that the
+ * connection is dropped.
  *
  * Through undici's `dispatch` with a handler, not `request()`: `request()` builds a response
  * stream per call, and its per-call `AbortSignal.timeout` a timer, which together cost ~20 µs of
  * a ~45 µs hand-off (measured on loopback). Deadlines share one sweeping timer instead.
  */
 import type { Dispatcher } from 'undici';
+import type { KeptAnswer } from '../core/records.js';
 import { createDeadlineSweeper, type Deadline } from '../runtime/deadline-sweeper.js';
 
 export interface TargetAnswer {
@@ -14,10 +17,42 @@ export interface TargetAnswer {
   /** Coarse reason when there was no 2xx: timeout, could not connect, … */
   error: string | null;
   latencyMs: number;
+  /** What the target answered, within bounds; null when no answer came (no status line). */
+  reply?: KeptAnswer | null;
 }
 
 /** Bytes of an answer's body read (and thrown away) before the connection is dropped instead. */
 const DISCARD_LIMIT = 64 * 1024;
+/** At most this many header lines of an answer are kept. */
+export const KEPT_HEADER_LINES = 100;
+/** A kept header value is cut to this many bytes. */
+export const KEPT_HEADER_VALUE_BYTES = 2048;
+/** The first this many bytes of an answer's body are kept. */
+export const KEPT_BODY_BYTES = 4096;
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * The header lines as received (undici's raw list: name, value, name, value…), within bounds:
+ * strings only for what is kept. Latin-1 is how Node reads header bytes: lossless.
+ */
+function keptHeaders(raw: unknown, parsed: Record<string, string | string[] | undefined>): { headers: Array<[string, string]>; lines: number } {
+  // Without the raw list (a dispatcher that does not give it): undici's parsed object, lower-cased.
+  const list: unknown[] = Array.isArray(raw)
+    ? raw
+    : Object.entries(parsed).flatMap(([name, value]) => (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap((v) => [name, v]));
+  const headers: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < list.length && headers.length < KEPT_HEADER_LINES; i += 2) {
+    headers.push([text(list[i], 256), text(list[i + 1], KEPT_HEADER_VALUE_BYTES)]);
+  }
+  return { headers, lines: list.length >> 1 };
+}
+
+function text(value: unknown, max: number): string {
+  if (Buffer.isBuffer(value)) return value.toString('latin1', 0, Math.min(value.length, max));
+  const s = String(value);
+  return s.length > max ? s.slice(0, max) : s;
+}
 
 class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -87,11 +122,15 @@ export function postToTarget(
   try {
     target = parseTarget(url);
   } catch {
-    return Promise.resolve({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0 });
+    return Promise.resolve({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0, reply: null });
   }
   return new Promise((resolve) => {
     let status: number | null = null;
-    let discarded = 0;
+    let answerHeaders: ReturnType<typeof keptHeaders> | null = null;
+    // The first KEPT_BODY_BYTES of the body: one exact copy for a body that comes in one chunk
+    // (most answers), grown only while it is under the bound.
+    let kept: Buffer = NO_BYTES;
+    let seen = 0;
     let controller: Dispatcher.DispatchController | null = null;
     let expired = false;
     let settled = false;
@@ -103,12 +142,13 @@ export function postToTarget(
         controller?.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
       },
     };
-    const finish = (answer: Omit<TargetAnswer, 'latencyMs'>) => {
+    const finish = (answer: Omit<TargetAnswer, 'latencyMs' | 'reply'>, complete = false) => {
       if (settled) return;
       settled = true;
       deadlines.unwatch(deadline);
-      resolve({ ...answer, latencyMs: performance.now() - started });
+      resolve({ ...answer, latencyMs: performance.now() - started, reply: answer.status === null ? null : reply(complete) });
     };
+    const reply = (complete: boolean): KeptAnswer => ({ headers: answerHeaders?.headers ?? [], headerLines: answerHeaders?.lines ?? 0, body: kept, bodyBytes: seen, complete });
     deadlines.watch(deadline);
     try {
       dispatcher.dispatch(
@@ -118,16 +158,20 @@ export function postToTarget(
             controller = c;
             if (expired) c.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
           },
-          onResponseStart(_c, statusCode) {
+          onResponseStart(c, statusCode, parsed) {
             status = statusCode;
+            // Every try is recorded, so these strings are all stored; undici's raw list holds the
+            // names' case and the order as received, which its parsed object does not.
+            answerHeaders = keptHeaders(c.rawHeaders, parsed);
           },
           onResponseData(c, chunk) {
-            discarded += chunk.length;
+            if (kept.length < KEPT_BODY_BYTES) kept = keepMore(kept, chunk);
+            seen += chunk.length;
             // The status is known; a body this large is not worth reading to keep the connection.
-            if (discarded > DISCARD_LIMIT) c.abort(new Error('answer body over the discard limit'));
+            if (seen > DISCARD_LIMIT) c.abort(new Error('answer body over the discard limit'));
           },
           onResponseEnd() {
-            finish(answerFor(status!));
+            finish(answerFor(status!), true);
           },
           onResponseError(_c, err) {
             // The status line arrived before the body failed, was cut or ran out of time: that answer stands.
@@ -142,7 +186,17 @@ export function postToTarget(
   });
 }
 
-function answerFor(status: number): Omit<TargetAnswer, 'latencyMs'> {
+/** `kept` with the start of `chunk` after it, up to KEPT_BODY_BYTES: a copy, never a view of undici's buffer. */
+function keepMore(kept: Buffer, chunk: Buffer): Buffer {
+  const take = Math.min(chunk.length, KEPT_BODY_BYTES - kept.length);
+  if (kept.length === 0) return Buffer.from(chunk.subarray(0, take));
+  const grown = Buffer.allocUnsafe(kept.length + take);
+  kept.copy(grown, 0);
+  chunk.copy(grown, kept.length, 0, take);
+  return grown;
+}
+
+function answerFor(status: number): Omit<TargetAnswer, 'latencyMs' | 'reply'> {
   const ok = status >= 200 && status < 300;
   return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : `responded ${status}` };
 }

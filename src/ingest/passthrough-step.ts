@@ -41,7 +41,7 @@ export function createPassthroughStep(passthrough: Passthrough, store: DeliveryS
       return { kind: 'refused', rejection: senderAnswerFor(handedOn.answer) };
     },
     recordHandOff(deliveryId, deliverySeq, { answer, startedAt, finishedAt, target }) {
-      store.recordRelay({ deliverySeq, startedAt, finishedAt, status: answer.status, error: null, replay: false, target, try: 1, next: null }).catch(() => {});
+      store.recordRelay({ deliverySeq, startedAt, finishedAt, status: answer.status, error: null, replay: false, target, try: 1, answer: answer.reply ?? null, next: null }).catch(() => {});
       hub.emit('relay', { deliveryId, status: answer.status, ok: true, latencyMs: Math.round(answer.latencyMs), replay: false });
     },
   };

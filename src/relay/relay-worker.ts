@@ -70,7 +70,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     const { answer, startedAt, finishedAt } = await handOffs.post(delivery, target, { relayTry, replay: false });
     const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
     try {
-      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, next });
+      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, answer: answer.reply ?? null, next });
     } catch {
       // The store is down: the job stays pending in the database and is handed on again later
       // (the target sees the same x-service-delivery and can dedupe).

@@ -35,7 +35,7 @@ export async function replayDelivery(options: ReplayOptions, deliveryId: string,
   const replayTry = history.attempts.filter((a) => a.replay).length + 1;
   const handOff = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, options.dispatcher, clock);
   const { answer, startedAt, finishedAt } = await handOff.post(delivery, target, { relayTry: replayTry, replay: true });
-  await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, next: null });
+  await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, answer: answer.reply ?? null, next: null });
   const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
   options.hub?.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });
   return { ok, status: answer.status, error: answer.error, target, latencyMs: answer.latencyMs };

@@ -6,6 +6,7 @@ import {
   type AttemptRecord,
   type AttemptOutcome,
   type BridgeCursor,
+  type KeptAnswer,
   type KeptRequest,
   type DeliveryStore,
   type NewDelivery,
@@ -41,6 +42,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     return attemptSeq;
   };
   const copy = (d: StoredDelivery): StoredDelivery => ({ ...d, headers: [...d.headers] });
+  /** What a relay try kept of the target's answer, as a copy. */
+  const keptAnswer = (answer: KeptAnswer | null | undefined): KeptAnswer | null =>
+    answer ? { ...answer, headers: answer.headers.map(([n, v]) => [n, v]), body: Buffer.from(answer.body) } : null;
 
   return {
     async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
@@ -119,8 +123,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     },
 
     async recordRelay(outcome) {
-      const { next, ...attempt } = outcome;
-      relayAttempts.push({ ...attempt, seq: ++relaySeq });
+      const { next, answer, ...attempt } = outcome;
+      relayAttempts.push({ ...attempt, seq: ++relaySeq, answer: keptAnswer(answer) });
       const job = jobs.get(outcome.deliverySeq);
       if (job && next) {
         Object.assign(job, {
@@ -133,11 +137,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       }
     },
 
-    async relayHistory(deliveryId) {
+    async relayHistory(deliveryId, { withAnswers = false } = {}) {
       const delivery = byId.get(deliveryId);
       if (!delivery) return { job: null, attempts: [] };
       const job = jobs.get(delivery.seq);
-      return { job: job ? { ...job } : null, attempts: relayAttempts.filter((a) => a.deliverySeq === delivery.seq).map((a) => ({ ...a })) };
+      const attemptsOf = relayAttempts
+        .filter((a) => a.deliverySeq === delivery.seq)
+        .map(({ answer, ...a }) => (withAnswers ? { ...a, answer: keptAnswer(answer) } : a));
+      return { job: job ? { ...job } : null, attempts: attemptsOf };
     },
 
     async requeueRelay(deliveryId, now) {

@@ -71,7 +71,7 @@ export async function openStoreReader(location: StoreLocation): Promise<StoreRea
     listDeliveries: async (query) => reader.listDeliveries(query),
     listAttempts: async (query) => reader.listAttempts(query),
     countArrivals: async (id) => reader.countArrivals(id),
-    relayHistory: async (id) => reader.relayHistory(id),
+    relayHistory: async (id, options) => reader.relayHistory(id, options),
     stats: async () => readStoreStats(db),
     deliveriesAfter: async (afterSeq, limit, triggers) => reader.deliveriesAfter(afterSeq, limit, triggers),
     bridgeCursors: async () => reader.bridgeCursors(),

@@ -1,5 +1,5 @@
 /** Row shapes both SQL drivers share (same column names), and their mapping to the store's records. */
-import type { AttemptOutcome, AttemptRecord, RelayAttemptRecord, RelayJob } from './store.js';
+import type { AttemptOutcome, AttemptRecord, KeptAnswer, RelayAttemptRecord, RelayJob } from './store.js';
 
 export interface AttemptRow {
   seq: number;
@@ -81,6 +81,42 @@ function readHints(value: string | string[] | null): { hints?: string[] } {
 
 export function toJob(deliverySeq: number, deliveryId: string, row: JobRow): RelayJob {
   return { deliverySeq, deliveryId, state: row.state, tries: row.tries, nextAt: row.next_at, lastStatus: row.last_status, lastError: row.last_error };
+}
+
+/** The relay try columns every read takes: never the kept answer (its body is up to 4 KiB). */
+export const RELAY_ATTEMPT_COLUMNS = 'seq, delivery_seq, started_at, finished_at, status, error, replay, target, try';
+
+/** The kept answer's columns (schema 5 on SQLite, 4 on PostgreSQL), read only `withAnswers`. */
+export const ANSWER_COLUMNS = 'answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body';
+
+/** A relay try row read with its kept answer. */
+export interface AnswerRow extends RelayAttemptRow {
+  answer_header_lines: number | null;
+  answer_body_bytes: number | null;
+  /** SQLite stores 0/1, PostgreSQL a boolean. */
+  answer_complete: number | boolean | null;
+  /** JSON [[name, value], …]. */
+  answer_headers: string | null;
+  answer_body: Buffer | null;
+}
+
+/** The kept answer of a row, or null when it has none (no answer, or a try recorded before answers were kept). */
+export function toKeptAnswer(r: AnswerRow): KeptAnswer | null {
+  if (r.answer_headers === null || r.answer_headers === undefined) return null;
+  let headers: Array<[string, string]> = [];
+  try {
+    const parsed: unknown = JSON.parse(r.answer_headers);
+    if (Array.isArray(parsed)) headers = parsed.filter((h): h is [string, string] => Array.isArray(h) && h.length === 2).map(([n, v]) => [String(n), String(v)]);
+  } catch {
+    /* a damaged column: no headers rather than no history */
+  }
+  return {
+    headers,
+    headerLines: r.answer_header_lines ?? headers.length,
+    body: r.answer_body ?? Buffer.alloc(0),
+    bodyBytes: r.answer_body_bytes ?? 0,
+    complete: r.answer_complete === true || r.answer_complete === 1,
+  };
 }
 
 export function toRelayAttempt(r: RelayAttemptRow): RelayAttemptRecord {

@@ -8,6 +8,7 @@ export type {
   AttemptInput,
   AttemptOutcome,
   AttemptRecord,
+  KeptAnswer,
   KeptRequest,
   NewDelivery,
   RelayAttemptRecord,
@@ -56,6 +57,12 @@ export interface AttemptQuery {
   withRequest?: boolean;
 }
 
+
+/** Options of `relayHistory`. */
+export interface RelayHistoryOptions {
+  /** Also read what the target answered to each try (headers, the first 4 KiB of the body). */
+  withAnswers?: boolean;
+}
 
 /** What one relay try did, and what becomes of the job (null for replays: the job is untouched). */
 export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
@@ -136,10 +143,16 @@ export interface DeliveryStore {
    * instance or another.
    */
   readonly claimsRelayJobs?: boolean;
-  /** Records a relay try and moves its job, durably. */
+  /**
+   * Records a relay try, with what the target answered (`answer`: bounded by the hand-off, removed
+   * with the try), and moves its job, durably.
+   */
   recordRelay(outcome: RelayOutcome): Promise<void>;
-  /** The job and every relay try of a delivery, oldest first. */
-  relayHistory(deliveryId: string): Promise<{ job: RelayJob | null; attempts: RelayAttemptRecord[] }>;
+  /**
+   * The job and every relay try of a delivery, oldest first; with `withAnswers`, each try with what
+   * the target answered (`answer`, null when none was kept). Lists and counts leave it out.
+   */
+  relayHistory(deliveryId: string, options?: RelayHistoryOptions): Promise<{ job: RelayJob | null; attempts: RelayAttemptRecord[] }>;
   /**
    * Puts a dead job back in the queue, due now. False when the delivery has no job or its job is
    * not dead: a done job was handed on already, and a pending one is still queued.

@@ -1,9 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app/build-app.js';
+import { parseFaultRule } from '../../src/core/faults/index.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { verify } from '../../src/core/signature/verify.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 import { runCli } from '../helpers/run-cli.js';
+import { signedRequest } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -128,5 +132,79 @@ describe('hookrelay events', () => {
     const reopened = await createSqliteStore(db, { outbox: true });
     cleanups.push(() => reopened.close());
     expect((await reopened.relayHistory('evt-b')).job).toMatchObject({ state: 'done' });
+  });
+});
+
+describe('hookrelay events show: the detail order (issue 13, item 13)', () => {
+  it('shows what the target answered to each relay try, hostile bytes escaped, in text and --json; an older try says it was not kept', async () => {
+    const { db } = await seeded(true);
+    const store = await createSqliteStore(db, { outbox: true });
+    const deliverySeq = (await store.getDelivery('evt-a'))!.seq;
+    const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
+    const head = Buffer.concat([Buffer.from('<script>alert(1)</script>\u001b[31mred\n'), Buffer.from([0xff, 0xfe])]);
+    const body = Buffer.concat([head, Buffer.alloc(4096 - head.length, 0x7a)]);
+    const answer = { headers: [['X-Evil', '<script>alert(1)</script>\t\u00ff'], ['Content-Type', 'text/html']] as Array<[string, string]>, headerLines: 2, body, bodyBytes: 9000, complete: true };
+    await store.recordRelay({ ...base, startedAt: 10, finishedAt: 12, status: 503, error: 'responded 503', try: 1, answer: null, next: { state: 'pending', nextAt: 20 } });
+    await store.recordRelay({ ...base, startedAt: 20, finishedAt: 2020, status: null, error: 'timeout after 2000 ms', try: 2, answer: null, next: { state: 'pending', nextAt: 30 } });
+    await store.recordRelay({ ...base, startedAt: 30, finishedAt: 42, status: 500, error: 'responded 500', try: 3, answer, next: { state: 'dead' } });
+    await store.close();
+
+    const shown = await runCli(['events', 'show', 'evt-a', '--db', db]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const relay = shown.stdout.slice(shown.stdout.indexOf('\nrelay '));
+    expect(relay).toMatch(/try 1 {2}→ 503 {2}2 ms .*responded 503\n {6}answer not kept \(recorded before hookrelay kept answers\)\n/);
+    expect(relay).toMatch(/try 2 {2}→ --- {2}2000 ms .*timeout after 2000 ms\n .*try 3/);
+    expect(relay).toContain('      answer headers (2)\n        X-Evil: <script>alert(1)</script>\\u0009\u00ff\n        Content-Type: text/html\n');
+    expect(relay).toContain('      answer body (9000 bytes, the first 4096 kept; not UTF-8: shown as \uFFFD, --json has the exact bytes)\n        <script>alert(1)</script>\\u001b[31mred\n        \uFFFD\uFFFDzzz');
+    expect(shown.stdout).not.toContain('\u001b');
+
+    const json = JSON.parse((await runCli(['events', 'show', 'evt-a', '--db', db, '--json'])).stdout);
+    const tries = json.relay.attempts;
+    expect(tries.map((t: { answer: unknown }) => t.answer === null)).toEqual([true, true, false]);
+    expect(tries[2].answer).toMatchObject({ headers: answer.headers, headerLines: 2, bodyBytes: 9000, complete: true, invalidUtf8: true });
+    expect(Buffer.from(tries[2].answer.bodyBase64, 'base64').equals(body)).toBe(true);
+    expect(json.relay.job).toMatchObject({ state: 'dead', tries: 3 });
+  });
+
+  it('lists the redirect hops of one attempt under it, numbered by the sender\'s attempt; export --attempt numbers as show does', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'hops.db');
+    const rule = parseFaultRule('redirect hops=3 attempt=1');
+    if (!rule.ok) throw new Error(rule.message);
+    const app = await buildApp(testListenConfig(db, { faultRules: [rule.rule] }));
+    const t = Math.floor(Date.now() / 1000);
+    const first = signedRequest({ t });
+    // fetch follows a 307 with the same method, body and headers: a sender's followed redirect.
+    expect((await fetch(app.receiverUrl, { method: 'POST', headers: first.headers, body: first.body.toString('latin1'), redirect: 'follow' })).status).toBe(200);
+    const retry = signedRequest({ id: first.id, body: first.body, t: t + 1, attempt: 2 });
+    expect((await fetch(app.receiverUrl, { method: 'POST', headers: retry.headers, body: retry.body.toString('latin1') })).status).toBe(200);
+    await app.close();
+
+    const shown = await runCli(['events', 'show', first.id, '--db', db]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const attempts = shown.stdout.slice(shown.stdout.indexOf('\nattempts\n') + 1).split('\n');
+    const heads = attempts.filter((line) => /^ {2}#\d/.test(line));
+    expect(heads).toHaveLength(2);
+    expect(heads[0]).toMatch(/^ {2}#1 .* 200 accepted .*fault-hop:3\/3 {2}attempt 1 {2}\(3 redirect hops followed\)$/);
+    expect(heads[1]).toMatch(/^ {2}#2 .* 200 duplicate .* attempt 2$/);
+    const hops = attempts.filter((line) => /^ {6}(request|hop \d)/.test(line)).map((line) => line.replace(/ {2}\d{4}-[\d-]+ [\d:.]+ {2}/, '  '));
+    expect(hops).toEqual([
+      '      request  307 faulted  fault:redirect hops=3 attempt=1  → redirect to hop 1',
+      '      hop 1    307 faulted  fault-hop:1/3  → redirect to hop 2',
+      '      hop 2    307 faulted  fault-hop:2/3  → redirect to hop 3',
+      '      hop 3    200 accepted  fault-hop:3/3',
+    ]);
+    expect(shown.stdout).toMatch(/^ {8}headers \(\d+\)\n {10}.*$/m);
+    expect(shown.stdout).toContain(`      body (${first.body.length} bytes, sent on every hop)`);
+
+    const json = JSON.parse((await runCli(['events', 'show', first.id, '--db', db, '--json'])).stdout);
+    expect(json.attempts.map((a: { senderAttempt: number; hop: number }) => [a.senderAttempt, a.hop])).toEqual([[1, 0], [1, 1], [1, 2], [1, 3], [2, 0]]);
+
+    const exported = async (n: number) => JSON.parse((await runCli(['events', 'export', first.id, '--attempt', String(n), '--format', 'ndjson', '--db', db])).stdout);
+    expect(await exported(1)).toMatchObject({ attempt: 1, attemptHeader: 1, outcome: 'faulted', reason: 'fault:redirect hops=3 attempt=1' });
+    expect(await exported(2)).toMatchObject({ attempt: 2, attemptHeader: 2, outcome: 'duplicate' });
+    const beyond = await runCli(['events', 'export', first.id, '--attempt', '3', '--format', 'ndjson', '--db', db]);
+    expect(beyond.stderr).toMatch(/has 2 attempts: --attempt must be 1\.\.2/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyView, rawFileName, redactUrl, statusView } from '../../src/console/views.js';
+import { answerView, bodyView, rawFileName, redactUrl, statusView } from '../../src/console/views.js';
 import type { ConsoleStatus } from '../../src/console/console-options.js';
 
 describe('bodyView', () => {
@@ -55,5 +55,19 @@ describe('DEFAULT_WEB_ROOT', () => {
     const { DEFAULT_WEB_ROOT } = await import('../../src/console/static-files.js');
     const { WEB } = await import('./helpers/web-build.js');
     expect(DEFAULT_WEB_ROOT).toBe(`${WEB}/dist`);
+  });
+});
+
+describe('answerView', () => {
+  it('does not call a body invalid UTF-8 because the 4 KiB cut fell inside a character; real invalid bytes still are', () => {
+    const kept = Buffer.concat([Buffer.alloc(4094, 0x61), Buffer.from([0xe2, 0x82])]); // the first 2 bytes of "€"
+    const cut = answerView({ headers: [], headerLines: 0, body: kept, bodyBytes: 5000, complete: true });
+    expect(cut.body).toMatchObject({ bytes: 4096, invalidUtf8: false });
+    expect(Buffer.from(cut.body.base64, 'base64').equals(kept)).toBe(true);
+    expect(cut.body.text).toBe('a'.repeat(4094));
+    const whole = answerView({ headers: [], headerLines: 0, body: kept, bodyBytes: 4096, complete: true });
+    expect(whole.body.invalidUtf8).toBe(true);
+    const bad = answerView({ headers: [['X', 'y']], headerLines: 3, body: Buffer.from([0x61, 0xff, 0x62]), bodyBytes: 9000, complete: false });
+    expect(bad).toMatchObject({ headers: [['X', 'y']], headerLines: 3, bodyBytes: 9000, complete: false, body: { invalidUtf8: true } });
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CURRENT_API_VERSION, MAX_ID_LENGTH, checkEnvelope, decodeBodyLeniently, type EnvelopeProblem } from '../../src/core/envelope.js';
+import { CURRENT_API_VERSION, MAX_ID_LENGTH, checkEnvelope, decodeBodyLeniently, wholeUtf8Length, type EnvelopeProblem } from '../../src/core/envelope.js';
 
 const ID = '0b8f4a52-6a1f-4c53-9d1e-3d2b1c0a9f87';
 const TYPE = 'trustcenter.access_requested';
@@ -178,5 +178,20 @@ describe('checkEnvelope: properties', () => {
       }),
       { seed: 22, numRuns: 500 },
     );
+  });
+});
+
+describe('wholeUtf8Length', () => {
+  it.each<[string, number[], number]>([
+    ['ASCII', [0x61, 0x62], 2],
+    ['a whole 2-byte character', [0x61, 0xc3, 0xa9], 3],
+    ['a 2-byte character cut after its lead', [0x61, 0xc3], 1],
+    ['a 3-byte character cut after 2 bytes', [0x61, 0xe2, 0x82], 1],
+    ['a whole 4-byte character', [0xf0, 0x9f, 0x8e, 0x89], 4],
+    ['a 4-byte character cut after 3 bytes', [0x61, 0xf0, 0x9f, 0x8e], 1],
+    ['invalid bytes are left as they are', [0x61, 0xff], 2],
+    ['empty', [], 0],
+  ])('%s', (_name, bytes, length) => {
+    expect(wholeUtf8Length(Uint8Array.from(bytes))).toBe(length);
   });
 });

@@ -9,6 +9,7 @@ import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { DeliveryStore, RelayOutcome } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { arrivalOf, deferred, NOW_MS } from './step-helpers.js';
 
@@ -104,8 +105,20 @@ describe('recordHandOff', () => {
     store = { ...memory, recordRelay: async (o) => (writes.push(o), memory.recordRelay(o)) };
     const step = createPassthroughStep(app(ok()), store, hub);
     step.recordHandOff('d-1', 7, handedOn);
-    expect(writes).toEqual([{ deliverySeq: 7, startedAt: NOW_MS + 1, finishedAt: NOW_MS + 13, status: 200, error: null, replay: false, target: 'http://app.local/hook', try: 1, next: null }]);
+    expect(writes).toEqual([{ deliverySeq: 7, startedAt: NOW_MS + 1, finishedAt: NOW_MS + 13, status: 200, error: null, replay: false, target: 'http://app.local/hook', try: 1, answer: null, next: null }]);
     expect(relays).toEqual([{ deliveryId: 'd-1', status: 200, ok: true, latencyMs: 13, replay: false }]);
+  });
+
+  it('keeps what the app answered with the try (issue 13, item 13)', async () => {
+    const reply = { headers: [['X-App', 'took it']] as Array<[string, string]>, headerLines: 1, body: Buffer.from('{"ok":true}'), bodyBytes: 11, complete: true };
+    const step = createPassthroughStep(app(ok()), store, hub);
+    const d = makeDelivery({ id: 'd-1' });
+    const { deliverySeq } = await store.accept(d, attemptFor(d));
+    step.recordHandOff('d-1', deliverySeq, { ...handedOn, answer: { ...handedOn.answer, reply } });
+    // The memory store records at the call: nothing to wait for.
+    const [tried] = (await store.relayHistory('d-1', { withAnswers: true })).attempts;
+    expect(tried).toMatchObject({ status: 200, try: 1, answer: { headers: [['X-App', 'took it']], headerLines: 1, bodyBytes: 11, complete: true } });
+    expect(Buffer.from(tried!.answer!.body).toString()).toBe('{"ok":true}');
   });
 
   it('a relay history the store cannot write is dropped quietly (the sender has its answer)', async () => {

@@ -196,6 +196,53 @@ describe('relay worker', () => {
     expect((await store.relayHistory(second!)).job).toMatchObject({ state: 'done' });
   });
 
+  it('records what the target answered with each try and each replay, through the SQLite writer (issue 13, item 13)', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const store = await createSqliteStore(join(dir, 'answers.db'), { outbox: true });
+    cleanups.push(() => store.close());
+    const failing = Buffer.concat([Buffer.from('<h1>busy</h1>\u001b[2J'), Buffer.from([0xff, 0xfe]), Buffer.alloc(6000, 0x7a)]);
+    const answers = [
+      { status: 503, headers: { 'retry-after': '5', 'x-app': '<script>alert(1)</script>' }, body: failing },
+      { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"ok":true}') },
+      { status: 201, headers: {}, body: Buffer.alloc(0) },
+    ];
+    let n = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const a = answers[n++]!;
+        res.writeHead(a.status, a.headers).end(a.body);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise((r) => (server.closeAllConnections(), server.close(r))));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    let now = 1_000_000;
+    const { worker, relay } = setup(store, url, () => now);
+    const [id] = await acceptAll(store, [Buffer.from('{"a":1}')], now);
+    worker.poke();
+    await relay.waitFor(1);
+    now += 1000;
+    worker.poke();
+    await relay.waitFor(2);
+    const agent = new Agent();
+    cleanups.push(() => agent.close());
+    await replayDelivery({ store, dispatcher: agent, secret: SECRET, timeoutMs: 2000, extraHeaders: [], clock: () => now }, id!, url);
+
+    const tries = (await store.relayHistory(id!, { withAnswers: true })).attempts;
+    expect(tries.map((t) => [t.replay, t.try, t.status])).toEqual([[false, 1, 503], [false, 2, 200], [true, 1, 201]]);
+    const [first, second, replayed] = tries.map((t) => t.answer!);
+    expect(first!.headers).toEqual(expect.arrayContaining([['retry-after', '5'], ['x-app', '<script>alert(1)</script>']]));
+    expect(first!.body.equals(failing.subarray(0, 4096))).toBe(true);
+    expect(first).toMatchObject({ bodyBytes: failing.length, complete: true });
+    expect(Buffer.from(second!.body).toString()).toBe('{"ok":true}');
+    expect(replayed).toMatchObject({ bodyBytes: 0, complete: true });
+    // The plain history (what the list and the worker read) carries none of it.
+    expect((await store.relayHistory(id!)).attempts.every((t) => t.answer === undefined)).toBe(true);
+  });
+
   it('resumes pending jobs after a restart and sends none twice', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);

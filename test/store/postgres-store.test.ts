@@ -111,6 +111,22 @@ describe('postgres store', () => {
     expect((await store.listDeliveries({ limit: 5, text: '\u00ff' })).items).toHaveLength(1);
   });
 
+  it('reads a relay try recorded before kept answers (schema 3) as not kept, beside one that kept its answer', async () => {
+    const url = await server.freshSchema();
+    const store = await open(url, { outbox: true });
+    const delivery = makeDelivery();
+    const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+    // As migration 3 left a row: no answer columns written.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query("INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES ($1, 1, 2, 503, 'responded 503', false, 'http://127.0.0.1:1/h', 1)", [deliverySeq]);
+    await client.end();
+    const answer = { headers: [['X-Null', '\u0000 in JSON']] as Array<[string, string]>, headerLines: 1, body: Buffer.from([0x00, 0xff]), bodyBytes: 2, complete: true };
+    await store.recordRelay({ deliverySeq, startedAt: 3, finishedAt: 4, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 2, answer, next: { state: 'done' } });
+    const tries = (await store.relayHistory(delivery.id, { withAnswers: true })).attempts;
+    expect(tries.map((a) => a.answer && { ...a.answer, body: Buffer.from(a.answer.body).toString('hex') })).toEqual([null, { ...answer, body: '00ff' }]);
+  });
+
   it('refuses a URL that is not postgres:// or has a bad hookrelay parameter', async () => {
     await expect(createPostgresStore('mysql://x')).rejects.toThrow(/postgres:\/\//);
     await expect(createPostgresStore(`${server.url()}?relay_lease_ms=abc`)).rejects.toThrow(/relay_lease_ms/);

@@ -5,6 +5,7 @@ import { openStoreReader } from '../../src/store/open-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
+import { ANSWER_COLUMNS } from '../../src/store/rows.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -158,6 +159,7 @@ describe('sqlite store', () => {
     await (await createSqliteStore(path)).close();
     const old = new Database(path);
     for (const column of ['hints', 'request_headers', 'request_body']) old.exec(`ALTER TABLE attempts DROP COLUMN ${column}`);
+    for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
     old.pragma('user_version = 3');
     old.prepare(`INSERT INTO attempts (delivery_key, delivery_id, received_at, finished_at, body_sha256, body_bytes, outcome, status, reason)
       VALUES (1, 'before', 1, 2, 'x', 3, 'rejected', 400, 'SIGNATURE_MISMATCH')`).run();
@@ -171,6 +173,53 @@ describe('sqlite store', () => {
     await store.recordAttempt(attemptFor(null, { deliveryId: 'after', outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', hints: ['h'], request: { headers: [['A', 'b']], body: Buffer.from('x') } }));
     const both = await store.listAttempts({ limit: 5, withRequest: true });
     expect(both.map((a) => [a.deliveryId, a.request?.headers ?? null, a.hints ?? null])).toEqual([['after', [['A', 'b']], ['h']], ['before', null, null]]);
+    await store.close();
+  });
+
+  it('reads a file from before kept answers (schema 4) read-only, and migrates it: old relay tries kept nothing, new ones keep the answer', async () => {
+    const path = dbPath();
+    const first = await createSqliteStore(path, { outbox: true });
+    const delivery = makeDelivery({ id: 'old-relay' });
+    const { deliverySeq } = await first.accept(delivery, attemptFor(delivery));
+    await first.close();
+    const old = new Database(path);
+    for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
+    old.pragma('user_version = 4');
+    old.prepare("INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES (?, 1, 2, 503, 'responded 503', 0, 'http://127.0.0.1:1/h', 1)").run(deliverySeq);
+    old.close();
+
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect((await reader.relayHistory('old-relay', { withAnswers: true })).attempts).toMatchObject([{ status: 503, try: 1, answer: null }]);
+    await reader.close();
+
+    const store = await createSqliteStore(path, { outbox: true });
+    const answer = { headers: [['Retry-After', '5']] as Array<[string, string]>, headerLines: 1, body: Buffer.from([0x62, 0xff, 0x00]), bodyBytes: 3, complete: true };
+    await store.recordRelay({ deliverySeq, startedAt: 3, finishedAt: 4, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 2, answer, next: { state: 'done' } });
+    const tries = (await store.relayHistory('old-relay', { withAnswers: true })).attempts;
+    expect(tries.map((a) => a.answer && { ...a.answer, body: Buffer.from(a.answer.body).toString('hex') })).toEqual([null, { ...answer, body: '62ff00' }]);
+    await store.close();
+  });
+
+  it('removes a relay try\'s kept answer with the delivery (delete) and with retention (prune)', async () => {
+    const path = dbPath();
+    const store = await createSqliteStore(path, { outbox: true });
+    const answer = { headers: [['A', 'b']] as Array<[string, string]>, headerLines: 1, body: Buffer.alloc(4096, 0x61), bodyBytes: 9000, complete: true };
+    for (const id of ['deleted', 'pruned']) {
+      const d = makeDelivery({ id, receivedAt: 1_000 });
+      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: 1_000 }));
+      await store.recordRelay({ deliverySeq, startedAt: 1_001, finishedAt: 1_002, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 1, answer, next: { state: 'done' } });
+    }
+    const kept = () => {
+      const db = new Database(path, { readonly: true });
+      const n = (db.prepare('SELECT count(*) AS n FROM relay_attempts WHERE answer_body IS NOT NULL').get() as { n: number }).n;
+      db.close();
+      return n;
+    };
+    expect(kept()).toBe(2);
+    expect(await store.deleteDelivery('deleted')).toBe(true);
+    expect(kept()).toBe(1);
+    expect(await store.prune(2_000)).toMatchObject({ deliveries: 1, relayAttempts: 1 });
+    expect(kept()).toBe(0);
     await store.close();
   });
 });

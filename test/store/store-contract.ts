@@ -236,6 +236,39 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       ]);
       expect(await store.relayCounts()).toEqual({ pending: 0, done: 1, dead: 0 });
     });
+
+    it('keeps what the target answered to each try, byte for byte, reads it only withAnswers, and deletes it with the try', async () => {
+      const delivery = makeDelivery();
+      const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+      const t = delivery.receivedAt;
+      const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
+      // Hostile bytes: markup, NUL, an ANSI escape, invalid UTF-8; exactly the 4096 bytes a try keeps.
+      const head = Buffer.concat([Buffer.from('<script>alert(1)</script>\u0000\u001b[31m'), Buffer.from([0xff, 0xfe, 0xc3])]);
+      const body = Buffer.concat([head, Buffer.alloc(4096 - head.length, 0x61)]);
+      const failed = {
+        headers: [['Content-Type', 'text/html'], ['X-Evil', '<script>\u00ff\u00fe\t</script>'], ['x-evil', 'second'], ['X-Json', '"[\\u0000]"']] as Array<[string, string]>,
+        headerLines: 130,
+        body,
+        bodyBytes: 70_000,
+        complete: false,
+      };
+      const empty = { headers: [] as Array<[string, string]>, headerLines: 0, body: Buffer.alloc(0), bodyBytes: 0, complete: true };
+      await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 500, error: 'responded 500', try: 1, answer: failed, next: { state: 'pending', nextAt: t + 1000 } });
+      await store.recordRelay({ ...base, startedAt: t + 1000, finishedAt: t + 1001, status: null, error: 'ECONNREFUSED', try: 2, answer: null, next: { state: 'pending', nextAt: t + 3000 } });
+      await store.recordRelay({ ...base, startedAt: t + 3000, finishedAt: t + 3002, status: 204, error: null, try: 3, answer: empty, next: { state: 'done' } });
+      // An older caller that passes no answer at all.
+      await store.recordRelay({ ...base, startedAt: t + 4000, finishedAt: t + 4001, status: 200, error: null, try: 1, replay: true, next: null });
+
+      const light = await store.relayHistory(delivery.id);
+      expect(light.attempts.map((a) => 'answer' in a)).toEqual([false, false, false, false]);
+      const full = await store.relayHistory(delivery.id, { withAnswers: true });
+      const shown = full.attempts.map((a) => (a.answer ? { ...a.answer, body: Buffer.from(a.answer.body).toString('hex') } : a.answer));
+      expect(shown).toEqual([{ ...failed, body: body.toString('hex') }, null, { ...empty, body: '' }, null]);
+      expect(full.attempts.map((a) => [a.try, a.status])).toEqual([[1, 500], [2, null], [3, 204], [1, 200]]);
+
+      expect(await store.deleteDelivery(delivery.id)).toBe(true);
+      expect((await store.relayHistory(delivery.id, { withAnswers: true })).attempts).toEqual([]);
+    });
   });
 }
 

@@ -58,6 +58,21 @@ export interface AttemptView {
   headers?: Array<[string, string]> | null;
   /** Detail only: the body a refused or faulted arrival sent, when it was kept. */
   body?: BodyView | null;
+  /** Detail only: which of the sender's attempts this arrival belongs to (1 = its first); its redirect hops share it. */
+  senderAttempt?: number;
+  /** Detail only: 0 for the request that opened the attempt, n for its n-th redirect hop. */
+  hop?: number;
+}
+
+/** What the target answered to a relay try: its header lines (at most 100) and the first 4 KiB of its body. */
+export interface RelayAnswerView {
+  headers: Array<[string, string]>;
+  /** Header lines the answer had: more than `headers.length` when some were left out. */
+  headerLines: number;
+  body: BodyView;
+  /** Body bytes seen: the size when `complete`, else at least this many. */
+  bodyBytes: number;
+  complete: boolean;
 }
 
 export interface RelayView {
@@ -69,6 +84,8 @@ export interface RelayView {
   error?: string;
   nextRetryAt?: number | null;
   target?: string;
+  /** Detail only: what the target answered; null when it was not kept (a try recorded before hookrelay kept answers, or no answer). */
+  answer?: RelayAnswerView | null;
 }
 
 export interface DeliverySummary {

@@ -64,7 +64,7 @@ export const REDIRECT_FOLLOW_MS = 2000;
  * attempt header, signature `t` and body, right after the 3xx. A retry would carry a new attempt
  * number and a new `t`.
  */
-function isFollowedRedirect(first: AttemptRecord, prevHop: AttemptRecord, r: AttemptRecord): boolean {
+function isFollowedRedirect(first: HopFields, prevHop: HopFields, r: HopFields): boolean {
   return isRedirect(prevHop.status)
     && first.attemptHeader !== null
     && r.attemptHeader === first.attemptHeader
@@ -72,6 +72,25 @@ function isFollowedRedirect(first: AttemptRecord, prevHop: AttemptRecord, r: Att
     && r.bodySha256 === first.bodySha256
     && r.deliveryId === first.deliveryId
     && r.receivedAt - prevHop.finishedAt <= REDIRECT_FOLLOW_MS;
+}
+
+/** What tells a followed redirect from a new attempt. */
+export type HopFields = Pick<AttemptRecord, 'status' | 'attemptHeader' | 'signatureTimestamp' | 'bodySha256' | 'deliveryId' | 'receivedAt' | 'finishedAt'>;
+
+/**
+ * The records of one delivery (in arrival order) split into the attempts the sender made: each the
+ * request that opened it, then the redirect hops it followed (a followed redirect re-sends the same
+ * signed request right after the 3xx). The judge counts these attempts; the console's timeline and
+ * `events show` list them, so all three agree.
+ */
+export function splitSenderAttempts<T extends HopFields>(records: readonly T[]): T[][] {
+  const attempts: T[][] = [];
+  for (const r of records) {
+    const current = attempts[attempts.length - 1];
+    if (current && isFollowedRedirect(current[0]!, current[current.length - 1]!, r)) current.push(r);
+    else attempts.push([r]);
+  }
+  return attempts;
 }
 
 /**
@@ -83,12 +102,7 @@ export function foldAttempts(
   records: readonly AttemptRecord[],
   options: Pick<CheckOptions, 'attemptTimeoutSeconds'>,
 ): TimelineEntry[] {
-  const attempts: AttemptRecord[][] = [];
-  for (const r of records) {
-    const current = attempts[attempts.length - 1];
-    if (current && isFollowedRedirect(current[0]!, current[current.length - 1]!, r)) current.push(r);
-    else attempts.push([r]);
-  }
+  const attempts = splitSenderAttempts(records);
   const timeline: TimelineEntry[] = [];
   const timeoutMs = options.attemptTimeoutSeconds * 1000;
   for (const hops of attempts) {

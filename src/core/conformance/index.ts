@@ -16,7 +16,7 @@ export {
 } from './options.js';
 export { classifyAnswer, isRetried } from './failure-class.js';
 export { honoursRetryAfter, retryAfterSeconds } from './retry-after.js';
-export { REDIRECT_FOLLOW_MS, byArrival, foldAttempts, groupDeliveries } from './group-attempts.js';
+export { REDIRECT_FOLLOW_MS, byArrival, foldAttempts, groupDeliveries, splitSenderAttempts, type HopFields } from './group-attempts.js';
 export { backoffWindow, nextRetryWindow, retryAfterWindow, type BackoffWindow, type RetryAfterWindow, type Window } from './windows.js';
 export { deliveryProgress, type DeliveryProgress } from './delivery-progress.js';
 export { judgeDelivery, judgeTimeline } from './judge-delivery.js';

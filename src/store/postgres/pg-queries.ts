@@ -1,5 +1,6 @@
 /** The PostgreSQL store's statements, each prepared once per connection under its name. */
 import type pg from 'pg';
+import { ANSWER_COLUMNS, RELAY_ATTEMPT_COLUMNS } from '../rows.js';
 
 export const DELIVERY_COLUMNS =
   'd.seq, d.id, d.trigger, d.api_version, d.api_version_known, d.received_at, d.signature, d.secret_index, d.signature_t, d.headers, d.raw_body, d.duplicate_count, d.last_attempt_at';
@@ -30,20 +31,23 @@ export const SQL = {
     )
     SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error
     FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq`,
-  insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
+      answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   // A job moves only while pending and only for the worker holding it (or nobody): a stale
   // worker whose lease was taken over never undoes a `done`, so nothing goes out again after a 2xx.
   recordRelayMove: `WITH tried AS (
-      INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
+        answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
     )
-    UPDATE relay_jobs SET state = $9, tries = $8, next_at = $10, last_status = $4, last_error = $5, updated_at = $3, leased_until = NULL, leased_by = NULL
-    WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $11)`,
+    UPDATE relay_jobs SET state = $14, tries = $8, next_at = $15, last_status = $4, last_error = $5, updated_at = $3, leased_until = NULL, leased_by = NULL
+    WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $16)`,
   requeue: `UPDATE relay_jobs SET state = 'pending', next_at = $2, updated_at = $2, leased_until = NULL, leased_by = NULL
     WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
   jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
-  relayAttemptsOf: 'SELECT * FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq',
+  relayAttemptsOf: `SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
+  relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
   jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',
   deleteDelivery: `WITH d AS (DELETE FROM deliveries WHERE id = $1 RETURNING seq),
       a1 AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM d)),

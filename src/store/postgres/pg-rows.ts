@@ -66,4 +66,4 @@ export function toAttemptWith(row: RequestRow, withRequest: boolean): AttemptRec
   return { ...attempt, request: flat === null ? null : { headers: pairs(flat), body: row.request_body ?? null } };
 }
 
-export { toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
+export { toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';

@@ -90,6 +90,17 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN request_headers TEXT[];
   ALTER TABLE attempts ADD COLUMN request_body BYTEA;
   `,
+  // 4: what the target answered to each relay try (issue 13, item 13): how many header lines it had
+  // and its body's size as seen, its header lines (the first 100, JSON [[name, value], …]: TEXT, as
+  // JSONB refuses \u0000) and the first 4 KiB of its body. Null for a try without an answer, and for
+  // those recorded before. Removed with the try.
+  `
+  ALTER TABLE relay_attempts ADD COLUMN answer_header_lines INTEGER;
+  ALTER TABLE relay_attempts ADD COLUMN answer_body_bytes INTEGER;
+  ALTER TABLE relay_attempts ADD COLUMN answer_complete BOOLEAN;
+  ALTER TABLE relay_attempts ADD COLUMN answer_headers TEXT;
+  ALTER TABLE relay_attempts ADD COLUMN answer_body BYTEA;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

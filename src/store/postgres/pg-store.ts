@@ -25,7 +25,7 @@ import {
 import { checkBridgeCursorArgs, clampLimit } from '../bridge-cursors.js';
 import { createPool, describePgError, parsePostgresUrl } from './pg-connection.js';
 import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
-import { pgText, toAttemptWith, toDelivery, toJob, toRelayAttempt, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
+import { pgText, toAttemptWith, toDelivery, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
 import { checkPostgresSchema, migratePostgres } from './pg-schema.js';
 import { createSettledHorizon } from './pg-settled-horizon.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
@@ -264,7 +264,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
     async recordRelay(o: RelayOutcome) {
       await write(async () => {
-        const tried = [o.deliverySeq, o.startedAt, o.finishedAt, o.status, pgText(o.error), o.replay, pgText(o.target), o.try];
+        const a = o.answer ?? null;
+        const answer = a === null ? [null, null, null, null, null] : [a.headerLines, a.bodyBytes, a.complete, JSON.stringify(a.headers), a.body];
+        const tried = [o.deliverySeq, o.startedAt, o.finishedAt, o.status, pgText(o.error), o.replay, pgText(o.target), o.try, ...answer];
         if (!o.next) await pool.query(named('insertRelayAttempt', tried));
         else {
           const nextAt = o.next.state === 'pending' ? o.next.nextAt : o.finishedAt;
@@ -273,15 +275,18 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
-    relayHistory(deliveryId) {
+    relayHistory(deliveryId, { withAnswers = false } = {}) {
       return read(async () => {
         const seq = await seqOf(deliveryId);
         if (seq === undefined) return { job: null, attempts: [] };
         const [job, attempts] = await Promise.all([
           pool.query<JobRow>(named('jobOf', [seq])),
-          pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
+          withAnswers ? pool.query<AnswerRow>(named('relayAnswersOf', [seq])) : pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
         ]);
-        return { job: job.rows[0] ? toJob(seq, deliveryId, job.rows[0]) : null, attempts: attempts.rows.map(toRelayAttempt) };
+        const tries = withAnswers
+          ? (attempts.rows as AnswerRow[]).map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }))
+          : attempts.rows.map(toRelayAttempt);
+        return { job: job.rows[0] ? toJob(seq, deliveryId, job.rows[0]) : null, attempts: tries };
       });
     },
 

@@ -4,7 +4,7 @@
  * larger socket buffer, and structured clone copies the whole of it.
  */
 import { hintsColumn } from '../rows.js';
-import type { AttemptInput, AttemptOutcome, NewDelivery, SignatureState } from '../store.js';
+import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
 
 /** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
 export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe' | 'registerBridgeSubscriber' | 'ackBridge';
@@ -19,16 +19,29 @@ export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
   headerLines: string;
 }
 
+/** A relay try's kept answer as the writer stores it: the header pairs already as their column's JSON. */
+export interface PackedAnswer {
+  headerLines: number;
+  bodyBytes: number;
+  complete: boolean;
+  headersJson: string;
+  body: Buffer;
+}
+
 export type DecodedRequest =
   | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: AttemptInput }
   | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
-  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] };
+  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] }
+  /** A `recordRelay` operation: its answer's body travels as bytes, not as JSON numbers. */
+  | { kind: 'relay'; ticket: number; outcome: Omit<RelayOutcome, 'answer'>; answer: PackedAnswer | null };
 
 const ACCEPT = 1;
 const ATTEMPT = 2;
 const OP = 3;
 /** An accept whose attempt repeats the delivery's own fields (every one the receiver makes): only the rest travels, its finishing time included. */
 const ACCEPT_SLIM = 4;
+/** A `recordRelay` operation with the target's answer beside it (a Buffer in JSON would be an array of numbers). */
+const RELAY = 5;
 
 /** What an accepted attempt says that its delivery does not already say. */
 function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
@@ -177,9 +190,34 @@ function readExtras(r: Reader): Pick<AttemptInput, 'hints' | 'request'> {
   };
 }
 
+function writeRelay(w: Writer, ticket: number, outcome: RelayOutcome): void {
+  const { answer, ...rest } = outcome;
+  w.u8(RELAY);
+  w.f64(ticket);
+  w.str(JSON.stringify(rest));
+  if (!answer) return w.u8(0);
+  w.u8(1);
+  w.f64(answer.headerLines);
+  w.f64(answer.bodyBytes);
+  w.u8(answer.complete ? 1 : 0);
+  w.str(JSON.stringify(answer.headers));
+  w.bytes(answer.body);
+}
+
+function readRelay(r: Reader, ticket: number): DecodedRequest {
+  const outcome = JSON.parse(r.str()!) as Omit<RelayOutcome, 'answer'>;
+  if (r.u8() === 0) return { kind: 'relay', ticket, outcome, answer: null };
+  const answer: PackedAnswer = { headerLines: r.num(), bodyBytes: r.num(), complete: r.u8() === 1, headersJson: r.str()!, body: r.bytes() };
+  return { kind: 'relay', ticket, outcome, answer };
+}
+
 export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
   const w = new Writer();
   for (const request of requests) {
+    if (request.kind === 'op' && request.name === 'recordRelay') {
+      writeRelay(w, request.ticket, request.args[0] as RelayOutcome);
+      continue;
+    }
     if (request.kind === 'op') {
       w.u8(OP);
       w.f64(request.ticket);
@@ -221,6 +259,10 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
   while (!r.done) {
     const kind = r.u8();
     const ticket = r.num();
+    if (kind === RELAY) {
+      out.push(readRelay(r, ticket));
+      continue;
+    }
     if (kind === OP) {
       out.push({ kind: 'op', ticket, name: r.str() as StoreOpName, args: JSON.parse(r.str()!) as unknown[] });
       continue;

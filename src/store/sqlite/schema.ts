@@ -95,6 +95,17 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN request_headers TEXT;
   ALTER TABLE attempts ADD COLUMN request_body BLOB;
   `,
+  // 5: what the target answered to each relay try (issue 13, item 13): how many header lines it had
+  // and its body's size as seen, its header lines (the first 100, JSON [[name, value], …]) and the
+  // first 4 KiB of its body. Last in the row, the body last of all, so reading a try's status never
+  // touches their overflow pages; null for a try without an answer, and for those recorded before.
+  `
+  ALTER TABLE relay_attempts ADD COLUMN answer_header_lines INTEGER;
+  ALTER TABLE relay_attempts ADD COLUMN answer_body_bytes INTEGER;
+  ALTER TABLE relay_attempts ADD COLUMN answer_complete INTEGER;
+  ALTER TABLE relay_attempts ADD COLUMN answer_headers TEXT;
+  ALTER TABLE relay_attempts ADD COLUMN answer_body BLOB;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

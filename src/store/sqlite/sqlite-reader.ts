@@ -3,8 +3,10 @@ import type Database from 'better-sqlite3';
 import { clampLimit, triggerFilter } from '../bridge-cursors.js';
 import { deliveryKey } from '../delivery-key.js';
 import { splitHeaders } from './batch-codec.js';
-import { ATTEMPT_COLUMNS, toAttempt, toJob, toRelayAttempt, type AttemptRow, type JobRow, type RelayAttemptRow } from '../rows.js';
-import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store.js';
+import {
+  ANSWER_COLUMNS, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
+} from '../rows.js';
+import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayHistoryOptions, RelayJob, StoredDelivery } from '../store.js';
 
 /** An attempt row read with its kept request (`withRequest`). */
 interface RequestRow extends AttemptRow {
@@ -103,7 +105,14 @@ export function createSqliteReader(db: Database.Database) {
     return statement;
   };
   const jobOf = db.prepare<[number], JobRow>('SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = ?');
-  const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>('SELECT * FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq');
+  const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq`);
+  // The kept answers come with schema version 5: on an older file (a reader never migrates) every
+  // try reads as recorded before answers were kept.
+  const hasAnswers = db.prepare("SELECT 1 FROM pragma_table_info('relay_attempts') WHERE name = 'answer_headers'").get() !== undefined;
+  const answerColumns = hasAnswers ? ANSWER_COLUMNS : ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ');
+  let relayAnswersOf: Database.Statement<[number], AnswerRow> | null = null;
+  const answersOf = () =>
+    (relayAnswersOf ??= db.prepare<[number], AnswerRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS}, ${answerColumns} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq`));
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
   // The bridge: along the seq primary key, never a scan of the table.
@@ -168,13 +177,15 @@ export function createSqliteReader(db: Database.Database) {
       return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
     },
 
-    relayHistory(deliveryId: string): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
+    relayHistory(deliveryId: string, { withAnswers = false }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
       const delivery = byId.get(deliveryKey(deliveryId), deliveryId);
       if (!delivery) return { job: null, attempts: [] };
       const job = jobOf.get(delivery.seq);
       return {
         job: job ? toJob(delivery.seq, deliveryId, job) : null,
-        attempts: relayAttemptsOf.all(delivery.seq).map(toRelayAttempt),
+        attempts: withAnswers
+          ? answersOf().all(delivery.seq).map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }))
+          : relayAttemptsOf.all(delivery.seq).map(toRelayAttempt),
       };
     },
 

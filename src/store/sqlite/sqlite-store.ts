@@ -216,8 +216,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async recordRelay(outcome) {
       await op('recordRelay', outcome);
     },
-    async relayHistory(deliveryId) {
-      return reader.relayHistory(deliveryId);
+    async relayHistory(deliveryId, options) {
+      return reader.relayHistory(deliveryId, options);
     },
     async requeueRelay(deliveryId, now) {
       return (await op('requeueRelay', deliveryId, now)) > 0;

@@ -7,7 +7,7 @@ import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_
 import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, RelayOutcome } from '../store.js';
-import { decodeBatch, joinHeaders, type DecodedRequest } from './batch-codec.js';
+import { decodeBatch, joinHeaders, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
@@ -45,7 +45,9 @@ const insertAttempt = db.prepare(
 
 const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES (?, 'pending', ?, ?)");
 const insertRelayAttempt = db.prepare(
-  'INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
+     answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 const moveRelayJob = db.prepare(
   'UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ?',
@@ -93,8 +95,11 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
   ackBridge(name: string, seq: number, now: number): number {
     return ackSubscriber.run(name, seq, now).changes;
   },
-  recordRelay(o: RelayOutcome): number {
-    insertRelayAttempt.run(o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try);
+  recordRelay(o: Omit<RelayOutcome, 'answer'>, answer: PackedAnswer | null = null): number {
+    insertRelayAttempt.run(
+      o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try,
+      answer?.headerLines ?? null, answer?.bodyBytes ?? null, answer ? (answer.complete ? 1 : 0) : null, answer?.headersJson ?? null, answer?.body ?? null,
+    );
     if (o.next) {
       const nextAt = o.next.state === 'pending' ? o.next.nextAt : o.finishedAt;
       moveRelayJob.run(o.next.state, o.try, nextAt, o.status, o.error, o.finishedAt, o.deliverySeq);
@@ -142,10 +147,10 @@ const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? j
 /** Applies one request: pushes its ticket, its outcome code (OUTCOME) and its delivery seq (or an op's value) onto `results`. */
 function apply(request: DecodedRequest, results: WriteResults): void {
   results.tickets.push(request.ticket);
-  if (request.kind === 'op') {
-    const op = OPS[request.name];
-    if (!op) throw new Error(`unknown store operation ${request.name}`);
-    const value = op(...(request.args as never[]));
+  if (request.kind === 'op' || request.kind === 'relay') {
+    const op = OPS[request.kind === 'relay' ? 'recordRelay' : request.name];
+    if (!op) throw new Error(`unknown store operation ${request.kind === 'op' ? request.name : 'recordRelay'}`);
+    const value = request.kind === 'relay' ? op(...([request.outcome, request.answer] as never[])) : op(...(request.args as never[]));
     results.outcomes.push(OUTCOME.recorded);
     results.attemptSeqs.push(0);
     if (typeof value === 'number') results.deliverySeqs.push(value);

@@ -7,6 +7,7 @@
  * HOOKRELAY_TEST_WEB_ROOT serves another build of the page (for example one of an older commit, to
  * see these tests fail without their fixes); by default the page of the working tree is built.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +215,88 @@ describe('detail order (issue 13, item 13)', () => {
     await accepted.locator('summary', { hasText: 'Headers of this attempt (2)' }).click();
     expect(await accepted.locator('[data-testid=attempt-headers] tr').allTextContents()).toEqual(['Content-Typeapplication/json', 'X-Service-Deliveryevt_order']);
     expect(await page.locator('img').count()).toBe(0);
+  });
+
+  it('shows what the target answered to each relay try: its headers folded, its body in the body view, every hostile byte as text; an older try says its answer was not kept', async () => {
+    const hostile = Buffer.concat([Buffer.from('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\u0000\u001b[31m\u202e'), Buffer.from([0xff, 0xfe])]);
+    const at = Date.now();
+    await start({
+      relayHistory: async (_id, options) => [
+        // Recorded before hookrelay kept answers.
+        { at: at - 3000, ok: false, status: 503, latencyMs: 40, replay: false, error: 'responded 503', ...(options?.withAnswers ? { answer: null } : {}) },
+        { at: at - 2000, ok: false, status: null, latencyMs: 2000, replay: false, error: 'timeout after 2000 ms', ...(options?.withAnswers ? { answer: null } : {}) },
+        {
+          at, ok: false, status: 500, latencyMs: 12, replay: false, error: 'responded 500',
+          ...(options?.withAnswers
+            ? { answer: { headers: [['X-Evil', '<img src=x onerror="window.__pwned=3">\t\u00ff'], ['Content-Type', 'text/html']] as Array<[string, string]>, headerLines: 120, body: hostile, bodyBytes: 9000, complete: true } }
+            : {}),
+        },
+      ],
+    });
+    await receive(fx!.store, fx!.hub, { id: 'evt_answers' });
+    const { page, errors } = await openPage({ path: '/#/d/evt_answers' });
+    await page.locator('[data-testid=relay]').waitFor();
+    expect(await page.locator('[data-testid=relay-try]').count()).toBe(3);
+    expect(await page.locator('[data-testid=relay-answer-not-kept]').allTextContents()).toEqual(['Answer not kept (recorded before hookrelay kept answers).']);
+
+    const answer = page.locator('[data-testid=relay-answer]');
+    expect(await answer.count()).toBe(1);
+    await answer.locator('summary', { hasText: 'Headers of the answer (120)' }).click();
+    expect(await answer.locator('[data-testid=relay-answer-headers] tr').allTextContents()).toEqual(['X-Evil<img src=x onerror="window.__pwned=3">\\t\u00ff', 'Content-Typetext/html']);
+    expect(await answer.textContent()).toContain('118 more header lines not kept');
+    // The newest try failed: its answer's body is open, flagged, and shown as text.
+    expect(await answer.locator('summary', { hasText: 'Body of the answer' }).textContent()).toBe(`Body of the answer (8.8 KiB, the first ${hostile.length} B kept)`);
+    expect(await answer.locator('[data-testid=relay-body-flags]').textContent()).toContain('invalid UTF-8');
+    await answer.locator('[data-testid=relay-body-tab-raw]').click();
+    const raw = await answer.locator('[data-testid=relay-raw-body]').textContent();
+    expect(raw).toContain('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\\u0000\\u001B[31m\\u202E\uFFFD\uFFFD');
+    await answer.locator('[data-testid=relay-body-tab-bytes]').click();
+    expect(await answer.locator('[data-testid=relay-hex-body]').textContent()).toContain('ff fe');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('[data-testid=detail] img, [data-testid=detail] script').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('shows the redirect hops of one attempt as one attempt listing its hops, numbered by the sender\'s attempt', async () => {
+    await start();
+    const body = envelopeBody('evt_hops', TRIGGERS[0]!, {});
+    const t = 1_763_719_100;
+    const sent = { deliveryId: 'evt_hops', trigger: TRIGGERS[0]!, attemptHeader: 1, signatureTimestamp: t, bodySha256: createHash('sha256').update(body).digest('hex'), bodyBytes: body.length };
+    const hop = (n: number, reason: string) =>
+      refuse(fx!.store, fx!.hub, { ...sent, outcome: 'faulted', status: 307, reason, request: { headers: [['X-Service-Delivery', 'evt_hops'], ['X-Hop', `<b>${n}</b>`]], body } });
+    await hop(0, 'fault:redirect hops=3');
+    await hop(1, 'fault-hop:1/3');
+    await hop(2, 'fault-hop:2/3');
+    await receive(fx!.store, fx!.hub, { id: 'evt_hops', trigger: TRIGGERS[0]!, rawBody: body }, { attemptHeader: 1, signatureTimestamp: t, reason: 'fault-hop:3/3' });
+    await receive(fx!.store, fx!.hub, { id: 'evt_hops', trigger: TRIGGERS[0]!, rawBody: body }, { outcome: 'duplicate', attemptHeader: 2, signatureTimestamp: t + 60 });
+
+    const { page, errors } = await openPage({ path: '/#/d/evt_hops' });
+    await page.locator('[data-testid=attempts]').waitFor();
+    expect(await page.locator('h3', { hasText: 'Attempts' }).textContent()).toBe('Attempts (2, 5 arrivals)');
+    const attempts = page.locator('[data-testid=attempt]');
+    expect(await attempts.count()).toBe(2);
+    const first = attempts.nth(0);
+    expect(await first.locator('.attempt-head').textContent()).toMatch(/^#1 \(attempt header 1\)/);
+    expect(await first.locator('[data-testid=hop-count]').textContent()).toBe('3 redirect hops followed');
+    const hops = first.locator('[data-testid=hop]');
+    expect(await hops.count()).toBe(4);
+    const lines = (await hops.evaluateAll((items) => items.map((li) => li.firstElementChild!.textContent ?? ''))).map((line) => line.replace(/ · \d{4}-\d\d-\d\d [\d:]+ · /, ' · '));
+    expect(lines).toEqual([
+      'request · faulted answered 307 → redirect to hop 1 — fault:redirect hops=3 · took 0.001 s',
+      'hop 1 · faulted answered 307 → redirect to hop 2 — fault-hop:1/3 · took 0.001 s',
+      'hop 2 · faulted answered 307 → redirect to hop 3 — fault-hop:2/3 · took 0.001 s',
+      'hop 3 · accepted answered 200 — fault-hop:3/3 · took 0.003 s',
+    ]);
+    // Each hop with its own headers, hostile text as text.
+    await hops.nth(1).locator('summary', { hasText: 'Headers of this hop (2)' }).click();
+    expect(await hops.nth(1).locator('[data-testid=attempt-headers] tr').allTextContents()).toEqual(['X-Service-Deliveryevt_hops', 'X-Hop<b>1</b>']);
+    expect(await first.locator('summary', { hasText: 'Body of this attempt' }).textContent()).toBe(`Body of this attempt (${body.length} bytes, sent on every hop)`);
+    expect(await attempts.nth(1).locator('.attempt-head').textContent()).toMatch(/^#2 \(attempt header 2\)/);
+    expect(await attempts.nth(1).locator('[data-testid=hop]').count()).toBe(0);
+    // The hops led on to an accept: nothing was refused.
+    expect(await page.locator('[data-testid=refused-note]').count()).toBe(0);
+    expect(await page.locator('[data-testid=detail] b').count()).toBe(0);
+    expect(errors).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldAttempts, groupDeliveries } from '../../../src/core/conformance/group-attempts.js';
+import { foldAttempts, groupDeliveries, splitSenderAttempts } from '../../../src/core/conformance/group-attempts.js';
 import { T0, delivery, records, sha } from './builder.js';
 
 const ids = (groups: ReturnType<typeof groupDeliveries>) => groups.map((g) => g.map((r) => r.deliveryId));
@@ -66,5 +66,25 @@ describe('foldAttempts', () => {
     expect(late).toHaveLength(2);
     const prompt = foldAttempts(records(delivery().attempt({ answer: 307, t }).attempt({ answer: 200, gapMs: 2000, header: 1, t })), options);
     expect(prompt).toHaveLength(1);
+  });
+});
+
+describe('splitSenderAttempts', () => {
+  it('is the split the judge folds: the console and events show list the attempts the verdict counts', () => {
+    const list = records(
+      delivery()
+        .attempt({ answer: 200, hops: 3 })
+        .attempt({ answer: 503, gapMs: 60_000 })
+        .attempt({ answer: 'hang', gapMs: 60_000, hops: 1 })
+        .attempt({ answer: 200, gapMs: 60_000, header: null }),
+    );
+    const split = splitSenderAttempts(list);
+    expect(split.map((hops) => hops.length)).toEqual([4, 1, 2, 1]);
+    expect(split.map((hops) => hops.map((r) => r.seq))).toEqual(foldAttempts(list, { attemptTimeoutSeconds: 10 }).map((a) => a.seqs));
+  });
+
+  it('keeps a 3xx apart from a later arrival that is a new attempt (another attempt header or t, or after 2 s)', () => {
+    const list = records(delivery().attempt({ answer: 307 }).attempt({ answer: 200, gapMs: 100, header: 2 }).attempt({ answer: 307, gapMs: 60_000, header: 3, t: 5 }).attempt({ answer: 200, gapMs: 2001, header: 3, t: 5 }));
+    expect(splitSenderAttempts(list).map((hops) => hops.length)).toEqual([1, 1, 1, 1]);
   });
 });

@@ -25,6 +25,21 @@ describe('batch codec', () => {
     expect(op).toEqual({ kind: 'op', ticket: 3, name: 'requeueRelay', args: ['id-\u00e9', 42] });
   });
 
+  it('carries a relay try\'s kept answer as bytes: its body exact, its header pairs as their column\'s JSON', () => {
+    const body = Buffer.from([0x3c, 0x73, 0xff, 0x00, 0xfe]);
+    const outcome = { deliverySeq: 4, startedAt: 1, finishedAt: 2, status: 502, error: 'responded 502', replay: false, target: 'http://127.0.0.1:1/h', try: 3, next: { state: 'pending' as const, nextAt: 9 } };
+    const answer = { headers: [['X-Evil', '<script>\u00ff\t']] as Array<[string, string]>, headerLines: 7, body, bodyBytes: 70_000, complete: false };
+    const [withAnswer, without] = decodeBatch(encodeBatch([
+      { kind: 'op', ticket: 5, name: 'recordRelay', args: [{ ...outcome, answer }] },
+      { kind: 'op', ticket: 6, name: 'recordRelay', args: [{ ...outcome, answer: null }] },
+    ]));
+    if (withAnswer?.kind !== 'relay' || without?.kind !== 'relay') throw new Error('kind');
+    expect(withAnswer).toMatchObject({ ticket: 5, outcome, answer: { headerLines: 7, bodyBytes: 70_000, complete: false } });
+    expect(withAnswer.answer!.body.equals(body)).toBe(true);
+    expect(JSON.parse(withAnswer.answer!.headersJson)).toEqual(answer.headers);
+    expect(without).toEqual({ kind: 'relay', ticket: 6, outcome, answer: null });
+  });
+
   it('round-trips any strings and bodies', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), fc.string(), fc.uint8Array({ maxLength: 2000 }), (id, reason, body) => {

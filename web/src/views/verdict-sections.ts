@@ -1,8 +1,10 @@
 /** Signature verdict, relay history and retry conformance of one delivery. */
+import { refusedAttempts } from '../attempt-groups.js';
 import { el, field, vtext } from '../dom.js';
-import { formatDateTime, formatSkew } from '../format.js';
+import { formatBytes, formatDateTime, formatSkew } from '../format.js';
 import { jsonTree } from '../json-tree.js';
-import type { DeliveryDetail, RelayView, Status } from '../types.js';
+import type { DeliveryDetail, RelayAnswerView, RelayView, Status } from '../types.js';
+import { bodySection } from './body-section.js';
 
 export function signatureSection(d: DeliveryDetail): HTMLElement {
   const s = d.signature;
@@ -36,12 +38,56 @@ export function signatureSection(d: DeliveryDetail): HTMLElement {
   );
 }
 
-/** Points to the refused attempts, only when there are some. */
+/** Points to the refused attempts, only when there are some (redirect hops that led on to an accept are not). */
 function refusedNote(d: DeliveryDetail): HTMLElement | null {
-  const refused = d.attempts.filter((a) => a.outcome === 'rejected' || a.outcome === 'faulted' || a.outcome === 'unavailable').length;
+  const refused = refusedAttempts(d.attempts);
   if (refused === 0) return null;
   const text = refused === 1 ? '1 attempt was refused' : `${refused} attempts were refused`;
   return el('p', { class: 'muted', attrs: { 'data-testid': 'refused-note' } }, `${text}: see the attempts for the reason of each.`);
+}
+
+/** The answer's header lines as received, folded; a note when some were left out. */
+function answerHeaders(a: RelayAnswerView): HTMLElement {
+  const left = a.headerLines - a.headers.length;
+  return el(
+    'details',
+    { class: 'answer-headers' },
+    el('summary', null, `Headers of the answer (${a.headerLines})`),
+    el(
+      'table',
+      { class: 'kv', attrs: { 'data-testid': 'relay-answer-headers' } },
+      el('tbody', null, ...a.headers.map(([name, value]) => el('tr', null, el('th', null, vtext(String(name))), el('td', null, vtext(String(value), { max: 8192 }))))),
+    ),
+    left > 0 ? el('p', { class: 'muted' }, `${left} more header line${left === 1 ? '' : 's'} not kept (the first ${a.headers.length} are).`) : null,
+  );
+}
+
+/** How much of the answer's body is kept: the first 4 KiB of what came. */
+function answerSize(a: RelayAnswerView): string {
+  const seen = a.complete ? formatBytes(a.bodyBytes) : `at least ${formatBytes(a.bodyBytes)} (hookrelay stopped reading, or the answer was cut)`;
+  if (a.bodyBytes === 0 && a.complete) return 'empty';
+  return a.body.bytes < a.bodyBytes || !a.complete ? `${seen}, the first ${formatBytes(a.body.bytes)} kept` : seen;
+}
+
+/** What the target answered to one try: headers and the kept start of the body, both hostile text. */
+function relayAnswer(r: RelayView, open: boolean): HTMLElement | null {
+  if (r.answer === undefined) return null;
+  if (r.answer === null) {
+    // No status: no answer came, and the error says why. A status without an answer: an older record.
+    return r.status === null ? null : el('p', { class: 'muted', attrs: { 'data-testid': 'relay-answer-not-kept' } }, 'Answer not kept (recorded before hookrelay kept answers).');
+  }
+  const a = r.answer;
+  return el(
+    'div',
+    { class: 'relay-answer', attrs: { 'data-testid': 'relay-answer' } },
+    answerHeaders(a),
+    el(
+      'details',
+      { class: 'answer-body', attrs: { open } },
+      el('summary', null, `Body of the answer (${answerSize(a)})`),
+      a.body.bytes > 0 ? bodySection(a.body, { title: 'Answer body', testid: 'relay-' }) : el('p', { class: 'muted' }, 'No body.'),
+    ),
+  );
 }
 
 export function relaySection(relay: RelayView[] | null, status: Status): HTMLElement {
@@ -57,28 +103,33 @@ export function relaySection(relay: RelayView[] | null, status: Status): HTMLEle
     title,
     el(
       'table',
-      { class: 'kv' },
+      { class: 'kv relay-tries' },
       el('thead', null, el('tr', null, el('th', null, 'When'), el('th', null, 'Result'), el('th', null, 'Latency'), el('th', null, 'Next retry'))),
       el(
         'tbody',
         null,
-        ...relay.map((r) =>
-          el(
-            'tr',
-            null,
-            el('td', null, formatDateTime(r.at), r.replay ? el('span', { class: 'chip' }, 'replay') : null),
+        ...relay.flatMap((r, i) => {
+          // The newest try, when it failed, is the one being debugged: its answer's body opens.
+          const answer = relayAnswer(r, i === relay.length - 1 && !r.ok);
+          return [
             el(
-              'td',
-              null,
-              el('span', { class: `chip ${r.ok ? 'chip-accepted' : 'chip-rejected'}` }, r.ok ? 'delivered' : 'failed'),
-              ` ${r.status ?? 'no answer'}`,
-              r.error ? el('span', null, ' — ', vtext(r.error, { max: 300 })) : null,
-              r.target ? el('div', { class: 'muted' }, vtext(r.target, { max: 200 })) : null,
+              'tr',
+              { attrs: { 'data-testid': 'relay-try' } },
+              el('td', null, formatDateTime(r.at), r.replay ? el('span', { class: 'chip' }, 'replay') : null),
+              el(
+                'td',
+                null,
+                el('span', { class: `chip ${r.ok ? 'chip-accepted' : 'chip-rejected'}` }, r.ok ? 'delivered' : 'failed'),
+                ` ${r.status ?? 'no answer'}`,
+                r.error ? el('span', null, ' — ', vtext(r.error, { max: 300 })) : null,
+                r.target ? el('div', { class: 'muted' }, vtext(r.target, { max: 200 })) : null,
+              ),
+              el('td', null, `${Math.round(r.latencyMs)} ms`),
+              el('td', null, r.nextRetryAt ? formatDateTime(r.nextRetryAt) : '—'),
             ),
-            el('td', null, `${Math.round(r.latencyMs)} ms`),
-            el('td', null, r.nextRetryAt ? formatDateTime(r.nextRetryAt) : '—'),
-          ),
-        ),
+            answer ? el('tr', { class: 'relay-answer-row' }, el('td', { attrs: { colspan: 4 } }, answer)) : null,
+          ].filter((row): row is HTMLTableRowElement => row !== null);
+        }),
       ),
     ),
   );
