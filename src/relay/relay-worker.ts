@@ -11,7 +11,7 @@ import { chooseTarget, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
-import { createHandOff } from '../handoff/hand-off.js';
+import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
 
 export interface RelayOptions {
@@ -51,7 +51,11 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const routes = options.routes ?? [];
   const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
+  // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
   const inFlight = new Map<number, Promise<void>>();
+  // Answered, their outcome not yet committed: no slot (a commit is a wait, not work for the
+  // target), but never read again before the commit, so never sent twice.
+  const recording = new Map<number, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
   let readAhead: Array<{ job: RelayJob; delivery: StoredDelivery }> = [];
   const readAheadMax = concurrency * 2;
@@ -64,10 +68,32 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const timer = setInterval(() => pump(), options.pollIntervalMs ?? 500);
   timer.unref();
 
-  async function handOff(job: RelayJob, delivery: StoredDelivery): Promise<void> {
+  const busy = (seq: number) => inFlight.has(seq) || recording.has(seq);
+
+  /** Posts the delivery; once answered, frees the slot and records the outcome. */
+  function start(job: RelayJob, delivery: StoredDelivery): void {
     const relayTry = job.tries + 1;
     const target = chooseTarget(routes, options.target, delivery.trigger) ?? options.target;
-    const { answer, startedAt, finishedAt } = await handOffs.post(delivery, target, { relayTry, replay: false });
+    const posted = handOffs.post(delivery, target, { relayTry, replay: false }).then(
+      (result) => {
+        inFlight.delete(job.deliverySeq);
+        const recorded = record(job, relayTry, target, result).finally(() => {
+          recording.delete(job.deliverySeq);
+          void pump();
+        });
+        recording.set(job.deliverySeq, recorded);
+        void pump();
+      },
+      () => {
+        // post() settles with an answer, never throws; should it, the job stays pending and is read again.
+        inFlight.delete(job.deliverySeq);
+      },
+    );
+    inFlight.set(job.deliverySeq, posted);
+  }
+
+  async function record(job: RelayJob, relayTry: number, target: string, result: HandOffResult): Promise<void> {
+    const { answer, startedAt, finishedAt } = result;
     const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
     try {
       await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, answer: answer.reply ?? null, next });
@@ -97,22 +123,19 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     try {
       do {
         again = false;
-        if (inFlight.size >= concurrency) break;
+        // Outcomes waiting for their commit are bounded too: a store that stalls stops the posting.
+        if (inFlight.size >= concurrency || recording.size >= concurrency * 4) break;
         if (readAhead.length === 0) {
           // None already in flight: reading those again at every completion cost more than the
           // hand-off. A claiming store leases what it returns, and a lease must not run out while
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
-          readAhead = await store.dueRelayJobs(clock(), wanted, new Set(inFlight.keys()));
+          readAhead = await store.dueRelayJobs(clock(), wanted, new Set([...inFlight.keys(), ...recording.keys()]));
         }
-        while (readAhead.length > 0 && inFlight.size < concurrency && !stopped) {
+        while (readAhead.length > 0 && inFlight.size < concurrency && recording.size < concurrency * 4 && !stopped) {
           const { job, delivery } = readAhead.shift()!;
-          if (inFlight.has(job.deliverySeq)) continue;
-          const running = handOff(job, delivery).finally(() => {
-            inFlight.delete(job.deliverySeq);
-            void pump();
-          });
-          inFlight.set(job.deliverySeq, running);
+          if (busy(job.deliverySeq)) continue;
+          start(job, delivery);
         }
       } while (again && !stopped);
     } catch (err) {
@@ -143,6 +166,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         stopped = true;
         clearInterval(timer);
         await Promise.allSettled([...inFlight.values()]);
+        await Promise.allSettled([...recording.values()]);
         await dispatcher.close();
       })();
       return stopping;

@@ -91,7 +91,10 @@ describe('the README tour', () => {
 
     // npx hookrelay listen --fault '503 retry-after=120 attempt=1' --fault 'hang attempt=2'
     const faulted = await listen(cwd, ['--fault', '503 retry-after=120 attempt=1', '--fault', 'hang attempt=2']);
-    // since=$(date -u +%Y-%m-%dT%H:%M:%SZ)  (whole seconds, as date prints them)
+    // since=$(date -u +%Y-%m-%dT%H:%M:%SZ)  (whole seconds, as date prints them). A person typing
+    // the tour is seconds behind the hand-signed copies; the test, within one second of them, would
+    // put them inside the window: it waits for the next second first.
+    await new Promise((r) => setTimeout(r, 1010 - (Date.now() % 1000)));
     const since = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     // npx hookrelay send --to … --time-scale 0.001
     const scaled = await hookrelay(cwd, ['send', '--to', faulted.url, '--time-scale', '0.001']);

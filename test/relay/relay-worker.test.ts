@@ -243,6 +243,35 @@ describe('relay worker', () => {
     expect((await store.relayHistory(id!)).attempts.every((t) => t.answer === undefined)).toBe(true);
   });
 
+  it('frees a slot once the target answered, not once the outcome is committed, and sends nothing twice meanwhile', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const memory = createMemoryStore({ outbox: true });
+    // Every outcome's commit is held until the test lets it go.
+    const held: Array<() => void> = [];
+    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
+      recordRelay: (outcome: Parameters<DeliveryStore['recordRelay']>[0]) => new Promise<void>((resolve) => held.push(() => resolve(memory.recordRelay(outcome)))),
+    });
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const relay = relayEvents(hub);
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, concurrency: 1, pollIntervalMs: 20 });
+    cleanups.push(() => worker.stop());
+    await acceptAll(store, [Buffer.from('{"n":1}'), Buffer.from('{"n":2}'), Buffer.from('{"n":3}')], now);
+    worker.poke();
+    // One slot: all three are posted while the first outcome's commit is still held.
+    await Promise.race([target.waitFor(3), new Promise((_, reject) => setTimeout(() => reject(new Error(`${target.received.length} of 3 posted: the slot waits for the commit`)), 5000))]);
+    expect(relay.events).toEqual([]);
+    // Polls every 20 ms meanwhile find the three still pending in the outbox: none is sent again.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(target.received.length).toBe(3);
+    for (const release of held.splice(0)) release();
+    await relay.waitFor(3);
+    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 3, dead: 0 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(target.received.length).toBe(3);
+  });
+
   it('resumes pending jobs after a restart and sends none twice', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
