@@ -1,6 +1,6 @@
 /**
  * The relay worker for `--forward-to` (async): built from the forward settings (routes and target
- * trust included), woken by every stored delivery. Loaded on first use.
+ * trust included), handed every stored delivery as it is stored. Loaded on first use.
  */
 import type { ForwardConfig } from '../config/listen-config.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
@@ -19,6 +19,9 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
     retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
     extraHeaders: forward.headers,
   });
-  hub.on('delivery', () => worker.poke());
+  hub.on('delivery', ({ delivery, rawBody, rawHeaders }) => {
+    if (rawBody && rawHeaders) worker.offer({ seq: delivery.seq, id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody, rawHeaders });
+    else worker.poke();
+  });
   return worker;
 }

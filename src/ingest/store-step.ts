@@ -64,6 +64,8 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
             signature: signatureState, secretIndex: signature.secretIndex, signatureTimestamp: signature.timestamp,
             duplicateCount: 0, lastAttemptAt: arrival.receivedAt, bodyBytes: arrival.rawBody.length,
           },
+          rawBody: arrival.rawBody,
+          rawHeaders: arrival.rawHeaders,
         });
       }
       // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).

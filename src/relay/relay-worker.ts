@@ -11,7 +11,7 @@ import { chooseTarget, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
-import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
+import { createHandOff, type HandOffDelivery, type HandOffResult } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
 
 export interface RelayOptions {
@@ -34,13 +34,42 @@ export interface RelayOptions {
   random?: () => number;
 }
 
+/** A delivery just stored, as the receiver holds it: handed on without reading it back. */
+export interface FreshDelivery {
+  seq: number;
+  id: string;
+  trigger: string;
+  receivedAt: number;
+  rawBody: Buffer;
+  /** Flat, as received: name, value, name, value… */
+  rawHeaders: readonly string[];
+}
+
 export interface RelayWorker {
-  /** Look for due jobs now (called after each accepted delivery). */
+  /** Look for due jobs now. */
   poke(): void;
+  /**
+   * A delivery was just stored with its relay job: hand it on from memory (within bounds; past
+   * them, or on a store shared by instances, it is read from the outbox like any other job).
+   */
+  offer(fresh: FreshDelivery): void;
   /** A delivery was deleted: a job of it read ahead is not started. */
   forget(deliveryId: string): void;
   /** Stops taking jobs and waits for the hand-offs in flight. */
   stop(): Promise<void>;
+}
+
+/** What a hand-off needs of a delivery: the outbox's row, or the receiver's own copy. */
+type HandOffSource = HandOffDelivery & Pick<StoredDelivery, 'trigger'>;
+
+/** Deliveries held in memory for a hand-off: past either bound, the outbox holds them until read. */
+const FRESH_MAX = 1024;
+const FRESH_MAX_BYTES = 8 * 1024 * 1024;
+
+function pairs(flat: readonly string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
 }
 
 export function createRelayWorker(options: RelayOptions): RelayWorker {
@@ -57,21 +86,29 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   // target), but never read again before the commit, so never sent twice.
   const recording = new Map<number, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
-  let readAhead: Array<{ job: RelayJob; delivery: StoredDelivery }> = [];
+  let readAhead: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
   const readAheadMax = concurrency * 2;
+  // Deliveries just stored, handed on from memory before anything is read from the outbox.
+  let fresh: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
+  let freshBytes = 0;
+  // Every job this worker holds (fresh, read ahead, posting, recording): never read or taken again.
+  const held = new Set<number>();
+  // Set by the poll: the outbox is read even while fresh deliveries wait, so retries come due.
+  let pollDue = true;
   let stopped = false;
   let pumping = false;
   let again = false;
   let pokeScheduled = false;
   let stopping: Promise<void> | null = null;
 
-  const timer = setInterval(() => pump(), options.pollIntervalMs ?? 500);
+  const timer = setInterval(() => {
+    pollDue = true;
+    void pump();
+  }, options.pollIntervalMs ?? 500);
   timer.unref();
 
-  const busy = (seq: number) => inFlight.has(seq) || recording.has(seq);
-
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
-  function start(job: RelayJob, delivery: StoredDelivery): void {
+  function start(job: RelayJob, delivery: HandOffSource): void {
     const relayTry = job.tries + 1;
     const target = chooseTarget(routes, options.target, delivery.trigger) ?? options.target;
     const posted = handOffs.post(delivery, target, { relayTry, replay: false }).then(
@@ -79,6 +116,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         inFlight.delete(job.deliverySeq);
         const recorded = record(job, relayTry, target, result).finally(() => {
           recording.delete(job.deliverySeq);
+          held.delete(job.deliverySeq);
           void pump();
         });
         recording.set(job.deliverySeq, recorded);
@@ -87,6 +125,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       () => {
         // post() settles with an answer, never throws; should it, the job stays pending and is read again.
         inFlight.delete(job.deliverySeq);
+        held.delete(job.deliverySeq);
       },
     );
     inFlight.set(job.deliverySeq, posted);
@@ -125,16 +164,26 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         again = false;
         // Outcomes waiting for their commit are bounded too: a store that stalls stops the posting.
         if (inFlight.size >= concurrency || recording.size >= concurrency * 4) break;
-        if (readAhead.length === 0) {
-          // None already in flight: reading those again at every completion cost more than the
+        if (readAhead.length === 0 && fresh.length > 0 && !pollDue) {
+          readAhead = fresh;
+          fresh = [];
+          freshBytes = 0;
+        } else if (readAhead.length === 0 || (pollDue && !store.claimsRelayJobs)) {
+          pollDue = false;
+          // None already held: reading those again at every completion cost more than the
           // hand-off. A claiming store leases what it returns, and a lease must not run out while
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
-          readAhead = await store.dueRelayJobs(clock(), wanted, new Set([...inFlight.keys(), ...recording.keys()]));
+          const read = await store.dueRelayJobs(clock(), wanted, new Set(held));
+          for (const entry of read) {
+            if (held.has(entry.job.deliverySeq)) continue;
+            held.add(entry.job.deliverySeq);
+            readAhead.push(entry);
+          }
+          if (readAhead.length === 0 && fresh.length > 0) again = true;
         }
         while (readAhead.length > 0 && inFlight.size < concurrency && recording.size < concurrency * 4 && !stopped) {
           const { job, delivery } = readAhead.shift()!;
-          if (busy(job.deliverySeq)) continue;
           start(job, delivery);
         }
       } while (again && !stopped);
@@ -157,8 +206,26 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       });
     },
 
+    offer(delivery) {
+      // Another instance could claim the same job from a shared outbox: there, only the outbox hands on.
+      if (store.claimsRelayJobs || held.has(delivery.seq) || fresh.length >= FRESH_MAX || freshBytes + delivery.rawBody.length > FRESH_MAX_BYTES) return this.poke();
+      held.add(delivery.seq);
+      freshBytes += delivery.rawBody.length;
+      fresh.push({
+        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
+        delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
+      });
+      this.poke();
+    },
+
     forget(deliveryId) {
-      readAhead = readAhead.filter((entry) => entry.job.deliveryId !== deliveryId);
+      const kept = (entry: { job: RelayJob }) => {
+        if (entry.job.deliveryId !== deliveryId) return true;
+        held.delete(entry.job.deliverySeq);
+        return false;
+      };
+      readAhead = readAhead.filter(kept);
+      fresh = fresh.filter(kept);
     },
 
     stop() {

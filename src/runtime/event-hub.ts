@@ -14,8 +14,11 @@ export interface HubEvents {
     /** Set by a bridge for another instance's arrival: shown in consoles, not counted in this instance's metrics or logs. */
     remote?: boolean;
   };
-  /** A delivery stored for the first time. */
-  delivery: { delivery: Omit<StoredDelivery, 'rawBody'> & { bodyBytes: number } };
+  /**
+   * A delivery stored for the first time. `rawBody` and `rawHeaders` (flat, as received) let the
+   * relay hand it on without reading it back; never sent to a console or a log.
+   */
+  delivery: { delivery: Omit<StoredDelivery, 'rawBody'> & { bodyBytes: number }; rawBody?: Buffer; rawHeaders?: readonly string[] };
   /** A relay hand-off finished one try (issue 5 fills this in). */
   relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null };
   /** The fault rules changed (issue 4). */

@@ -272,6 +272,42 @@ describe('relay worker', () => {
     expect(target.received.length).toBe(3);
   });
 
+  it('hands a delivery offered as it is stored on from memory, once, while polls read the outbox beside it', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const memory = createMemoryStore({ outbox: true });
+    let outboxReads = 0;
+    let returned = 0;
+    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
+      dueRelayJobs: async (...args: Parameters<DeliveryStore['dueRelayJobs']>) => {
+        outboxReads++;
+        const jobs = await memory.dueRelayJobs(...args);
+        returned += jobs.length;
+        return jobs;
+      },
+    });
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const relay = relayEvents(hub);
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 5 });
+    cleanups.push(() => worker.stop());
+    await new Promise((r) => setTimeout(r, 30)); // the first read (a restart's resume) finds nothing
+    const bodies = Array.from({ length: 40 }, (_, i) => Buffer.from(`{"n":${i}}`));
+    for (const [i, rawBody] of bodies.entries()) {
+      const d = makeDelivery({ id: `fresh-${i}`, rawBody, receivedAt: now });
+      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
+      worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
+    }
+    await relay.waitFor(40);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(target.received.length).toBe(40);
+    expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(40);
+    expect(target.received.map((r) => r.body.toString()).sort()).toEqual(bodies.map(String).sort());
+    expect(outboxReads).toBeGreaterThan(1); // the polls ran…
+    expect(returned).toBe(0); // …and never returned a job held in memory
+    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
+  });
+
   it('resumes pending jobs after a restart and sends none twice', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
