@@ -64,6 +64,8 @@ type HandOffSource = HandOffDelivery & Pick<StoredDelivery, 'trigger'>;
 
 /** Deliveries held in memory for a hand-off: past either bound, the outbox holds them until read. */
 const FRESH_MAX = 1024;
+/** A job whose outcome could not be recorded waits this long before it can be read and sent again. */
+const RECORD_FAILED_HOLD_MS = 1000;
 const FRESH_MAX_BYTES = 8 * 1024 * 1024;
 
 function pairs(flat: readonly string[]): Array<[string, string]> {
@@ -107,6 +109,13 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   }, options.pollIntervalMs ?? 500);
   timer.unref();
 
+  /**
+   * A slot is free, and the jobs sent but not yet recorded as such stay within twice the slots:
+   * those are what a kill could send again after a restart (docs/relay.md), and a store that
+   * stalls stops the posting.
+   */
+  const canStart = () => inFlight.size < concurrency && inFlight.size + recording.size < concurrency * 2;
+
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
   function start(job: RelayJob, delivery: HandOffSource): void {
     const relayTry = job.tries + 1;
@@ -137,8 +146,10 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     try {
       await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, answer: answer.reply ?? null, next });
     } catch {
-      // The store is down: the job stays pending in the database and is handed on again later
-      // (the target sees the same x-service-delivery and can dedupe).
+      // The store could not write (or not in time: the write may still land). The job is handed
+      // on again later, with the same x-service-delivery for the target to dedupe; held a while
+      // first, or a store that reads but cannot write would have it sent again at once, in a loop.
+      await new Promise((resolve) => setTimeout(resolve, RECORD_FAILED_HOLD_MS));
     }
     hub.emit('relay', {
       deliveryId: job.deliveryId,
@@ -162,8 +173,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     try {
       do {
         again = false;
-        // Outcomes waiting for their commit are bounded too: a store that stalls stops the posting.
-        if (inFlight.size >= concurrency || recording.size >= concurrency * 4) break;
+        if (!canStart()) break;
         if (readAhead.length === 0 && fresh.length > 0 && !pollDue) {
           readAhead = fresh;
           fresh = [];
@@ -182,7 +192,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           }
           if (readAhead.length === 0 && fresh.length > 0) again = true;
         }
-        while (readAhead.length > 0 && inFlight.size < concurrency && recording.size < concurrency * 4 && !stopped) {
+        while (readAhead.length > 0 && canStart() && !stopped) {
           const { job, delivery } = readAhead.shift()!;
           start(job, delivery);
         }

@@ -126,7 +126,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       const { next, answer, ...attempt } = outcome;
       relayAttempts.push({ ...attempt, seq: ++relaySeq, answer: keptAnswer(answer) });
       const job = jobs.get(outcome.deliverySeq);
-      if (job && next) {
+      // Only a pending job moves, as in the SQLite writer.
+      if (job && next && job.state === 'pending') {
         Object.assign(job, {
           state: next.state,
           tries: outcome.try,

@@ -135,9 +135,10 @@ describe('bridge crashes', () => {
     const inStore = stored();
     expect([...acked].filter((id) => !inStore.has(id))).toEqual([]);
     expect([...acked].filter((id) => !handed.has(id))).toEqual([]);
-    // Two laptop kills: only hand-offs in flight at a kill (at most 16 each) may be sent twice.
+    // Two laptop kills: only jobs sent and not yet recorded at a kill (at most 32 each: the relay's
+    // 16 hand-offs and as many answered outcomes waiting for their commit) may be sent twice.
     const twice = [...handed.values()].filter((n) => n > 1).length;
-    expect(twice).toBeLessThanOrEqual(32);
+    expect(twice).toBeLessThanOrEqual(64);
     expect([...handed.values()].every((n) => n <= 2)).toBe(true);
   }, 180_000);
 });

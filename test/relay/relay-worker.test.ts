@@ -243,33 +243,41 @@ describe('relay worker', () => {
     expect((await store.relayHistory(id!)).attempts.every((t) => t.answer === undefined)).toBe(true);
   });
 
-  it('frees a slot once the target answered, not once the outcome is committed, and sends nothing twice meanwhile', async () => {
+  it('frees a slot once the target answered, not once the outcome is committed, sends nothing twice meanwhile, and holds at most twice the slots uncommitted', async () => {
     const target = await startTarget(() => 200);
     cleanups.push(() => target.close());
     const memory = createMemoryStore({ outbox: true });
     // Every outcome's commit is held until the test lets it go.
     const held: Array<() => void> = [];
+    const releaseAll = () => {
+      for (const release of held.splice(0)) release();
+    };
     const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
       recordRelay: (outcome: Parameters<DeliveryStore['recordRelay']>[0]) => new Promise<void>((resolve) => held.push(() => resolve(memory.recordRelay(outcome)))),
     });
     const now = 1_763_719_200_000;
     const hub = createEventHub();
     const relay = relayEvents(hub);
-    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, concurrency: 1, pollIntervalMs: 20 });
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, concurrency: 2, pollIntervalMs: 20 });
     cleanups.push(() => worker.stop());
-    await acceptAll(store, [Buffer.from('{"n":1}'), Buffer.from('{"n":2}'), Buffer.from('{"n":3}')], now);
+    cleanups.push(releaseAll);
+    await acceptAll(store, Array.from({ length: 6 }, (_, i) => Buffer.from(`{"n":${i}}`)), now);
     worker.poke();
-    // One slot: all three are posted while the first outcome's commit is still held.
-    await Promise.race([target.waitFor(3), new Promise((_, reject) => setTimeout(() => reject(new Error(`${target.received.length} of 3 posted: the slot waits for the commit`)), 5000))]);
+    // Two slots: four are posted while the first outcomes' commits are held (twice the slots), no more.
+    await Promise.race([target.waitFor(4), new Promise((_, reject) => setTimeout(() => reject(new Error(`${target.received.length} of 4 posted: the slots wait for the commits`)), 5000))]);
     expect(relay.events).toEqual([]);
-    // Polls every 20 ms meanwhile find the three still pending in the outbox: none is sent again.
+    // Polls every 20 ms meanwhile find all six still pending in the outbox: none is sent again, none beyond the bound.
     await new Promise((r) => setTimeout(r, 200));
-    expect(target.received.length).toBe(3);
-    for (const release of held.splice(0)) release();
-    await relay.waitFor(3);
-    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 3, dead: 0 });
+    expect(target.received.length).toBe(4);
+    releaseAll();
+    while (relay.events.length < 6) {
+      await new Promise((r) => setTimeout(r, 10));
+      releaseAll();
+    }
+    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 6, dead: 0 });
     await new Promise((r) => setTimeout(r, 100));
-    expect(target.received.length).toBe(3);
+    expect(target.received.length).toBe(6);
+    expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(6);
   });
 
   it('hands a delivery offered as it is stored on from memory, once, while polls read the outbox beside it', async () => {
@@ -306,6 +314,27 @@ describe('relay worker', () => {
     expect(outboxReads).toBeGreaterThan(1); // the polls ran…
     expect(returned).toBe(0); // …and never returned a job held in memory
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
+  });
+
+  it('holds a job whose outcome cannot be recorded, instead of sending it again at once in a loop', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const memory = createMemoryStore({ outbox: true });
+    // Reads work, writes fail: a full disk, or a writer that timed out.
+    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
+      recordRelay: async () => {
+        throw new Error('the store could not write: disk full');
+      },
+    });
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 10 });
+    cleanups.push(() => worker.stop());
+    await acceptAll(store, [Buffer.from('{"n":1}')], now);
+    worker.poke();
+    await target.waitFor(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(target.received.length).toBe(1);
   });
 
   it('resumes pending jobs after a restart and sends none twice', async () => {

@@ -205,6 +205,20 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(due.map((d) => d.job.deliveryId)).toEqual([second.id]);
     });
 
+    it('never moves a finished job back: an outcome that lands late is kept as a try, the job stays done', async () => {
+      const delivery = makeDelivery();
+      const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+      const t = delivery.receivedAt;
+      const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
+      await store.recordRelay({ ...base, startedAt: t + 10, finishedAt: t + 12, status: 200, error: null, try: 2, next: { state: 'done' } });
+      // Try 1's write timed out for its worker and committed only now.
+      await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 503, error: 'responded 503', try: 1, next: { state: 'pending', nextAt: t + 1000 } });
+      const history = await store.relayHistory(delivery.id);
+      expect(history.job).toMatchObject({ state: 'done', tries: 2, lastStatus: 200 });
+      expect(history.attempts).toHaveLength(2);
+      expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    });
+
     it('moves a job through retry, dead, requeue and done, and keeps every try', async () => {
       const delivery = makeDelivery();
       const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));

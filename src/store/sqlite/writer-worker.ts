@@ -50,7 +50,9 @@ const insertRelayAttempt = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 const moveRelayJob = db.prepare(
-  'UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ?',
+  // Only a pending job moves: a try's outcome that lands late (its write timed out, then committed)
+  // never takes a job that a later try finished back to pending.
+  "UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ? AND state = 'pending'",
 );
 const requeueRelayJob = db.prepare(
   "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?)",
