@@ -43,7 +43,8 @@ export function deliveryItem(d: StoredDelivery): ExportItem {
 /**
  * Attempt `number` (1 = the first arrival of the id) as it arrived: what it kept (rejected, faulted,
  * unavailable: headers and body; a duplicate: headers), or for the accepted one its delivery. A
- * duplicate's body is its delivery's when their SHA-256 agree (the same bytes), else not kept.
+ * duplicate's body is its delivery's when their SHA-256 agree (the same bytes), else not kept
+ * (`events export --attempt` also reuses the delivery's body for any attempt whose SHA-256 agrees).
  */
 export function attemptItem(a: AttemptRecord, number: number, delivery: StoredDelivery | undefined): ExportItem {
   const fields = {

@@ -1,10 +1,10 @@
 /** `hookrelay events list | show | replay | retry | export`: read and act on the store without starting the receiver. */
-import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { resolveReplaySettings } from '../config/replay-settings.js';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
-import { decodeBodyLeniently, wholeUtf8Length } from '../core/envelope.js';
+import { decodeBodyLeniently, keptBodyText } from '../core/envelope.js';
 import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
@@ -118,14 +118,18 @@ function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
   return { ...rest, senderAttempt, hop, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
 }
 
-/** A relay try for JSON output: the kept answer's body as text and base64, never as a byte array. */
+/**
+ * A relay try for JSON output: the kept answer's body as text and base64, never as a byte array;
+ * text and `invalidUtf8` as the console reads them (keptBodyText: a cut inside a character is not invalid).
+ */
 function relayTryJson(r: RelayAttemptRecord) {
   const { answer, ...rest } = r;
   if (!answer) return { ...rest, answer: null };
   const body = Buffer.from(answer.body);
+  const { text, invalidUtf8 } = keptBodyText(body, answer);
   return {
     ...rest,
-    answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: decodeBodyLeniently(body), bodyBase64: body.toString('base64'), invalidUtf8: !isUtf8(body) },
+    answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: text, bodyBase64: body.toString('base64'), invalidUtf8 },
   };
 }
 
@@ -147,9 +151,9 @@ function relayTryLines(r: RelayAttemptRecord): string[] {
   const size = a.complete ? `${a.bodyBytes} bytes` : `at least ${a.bodyBytes} bytes: hookrelay stopped reading, or the answer was cut`;
   const cut = body.length < a.bodyBytes || !a.complete;
   // A cut inside a character is not invalid UTF-8: that character's first bytes are left out of the text.
-  const text = cut ? body.subarray(0, wholeUtf8Length(body)) : body;
-  lines.push(`      answer body (${size}${cut ? `, the first ${body.length} kept` : ''}${isUtf8(text) ? '' : '; not UTF-8: shown as \ufffd, --json has the exact bytes'})`);
-  if (body.length > 0) lines.push(...printable(decodeBodyLeniently(text), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
+  const { text, invalidUtf8 } = keptBodyText(body, a);
+  lines.push(`      answer body (${size}${cut ? `, the first ${body.length} kept` : ''}${invalidUtf8 ? '; not UTF-8: shown as \ufffd, --json has the exact bytes' : ''})`);
+  if (body.length > 0) lines.push(...printable(text, 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
   return lines;
 }
 
@@ -335,7 +339,7 @@ export function registerEventsCommand(program: Command): Command {
     .description('stored deliveries with their raw bodies, newest first, or one delivery or one attempt of it (rejected and faulted ones too), for sharing, tests and `hookrelay verify`')
     .argument('[id]', 'only this delivery id (x-service-delivery); needed for --attempt and --format capture')
     .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')} (capture: one request as \`hookrelay verify\` reads it)`, 'ndjson')
-    .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first; redirect hops are part of their attempt, which exports as its first request), whatever its outcome')
+    .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first; redirect hops are part of their attempt, which exports as the hop that ended it, as show prints it), whatever its outcome')
     .option('--include-signature', 'keep x-service-signature as received (default: its v1 MACs are written as "redacted"; `verify` then checks everything else)')
     .option('--trigger <trigger>', 'only this trigger')
     .option('--limit <n>', 'how many (1-100000)', '1000')
@@ -422,8 +426,10 @@ function emptyListLine(trigger: string | undefined, duplicatesOnly: boolean, pag
 
 /**
  * One delivery (no `attempt`), or its attempt number `attempt` (oldest first, 1-based, as `events
- * show` numbers them: an attempt's redirect hops are part of it, and it exports as its first
- * request, which every hop re-sent), as an export item; or why not.
+ * show` numbers them), as an export item; or why not. An attempt that followed redirect hops
+ * exports as the hop that ended it: the arrival whose answer `events show` prints as the attempt's
+ * (`200 accepted`, not the first hop's `307 faulted`); every hop re-sent the same body and
+ * signature, so it is also the request the receiver judged last. Its `hop` field says which.
  */
 async function exportOne(reader: StoreReader, id: string, attempt: number | undefined): Promise<{ ok: true; item: ExportItem } | { ok: false; message: string }> {
   const delivery = await reader.getDelivery(id);
@@ -439,7 +445,15 @@ async function exportOne(reader: StoreReader, id: string, attempt: number | unde
     };
   }
   const attempts = await senderAttempts();
-  const chosen = attempts[attempt - 1]?.[0];
-  if (!chosen) return { ok: false, message: attempts.length === 0 ? `no delivery or attempt with id ${printable(id)}` : `${printable(id)} has ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: --attempt must be 1${attempts.length > 1 ? `..${attempts.length}` : ''}` };
-  return { ok: true, item: attemptItem(chosen, attempt, delivery) };
+  const hops = attempts[attempt - 1];
+  if (!hops) return { ok: false, message: attempts.length === 0 ? `no delivery or attempt with id ${printable(id)}` : `${printable(id)} has ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: --attempt must be 1${attempts.length > 1 ? `..${attempts.length}` : ''}` };
+  const hop = hops.length - 1;
+  const chosen = hops[hop]!;
+  const item = attemptItem(chosen, attempt, delivery);
+  // The stored delivery's body is this attempt's whenever their SHA-256 agree (the same bytes): a
+  // refused or faulted body longer than the 64 KiB an attempt keeps exports whole all the same.
+  const body = item.body ?? (delivery && sha256(delivery.rawBody) === chosen.bodySha256 ? Buffer.from(delivery.rawBody) : null);
+  return { ok: true, item: { ...item, body, fields: { ...item.fields, hop } } };
 }
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

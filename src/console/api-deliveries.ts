@@ -15,6 +15,7 @@ import {
   deliverySummary,
   rawFileName,
   redactUrl,
+  relayDetailViews,
   relayView,
   signatureView,
 } from './views.js';
@@ -47,7 +48,8 @@ interface IdParams {
 export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { store } = ctx.options;
 
-  const showRelay = (r: RelayRecordView) => relayView(r.error === undefined ? r : { ...r, error: ctx.redact(r.error) });
+  const redactRelay = (r: RelayRecordView): RelayRecordView => (r.error === undefined ? r : { ...r, error: ctx.redact(r.error) });
+  const showRelay = (r: RelayRecordView) => relayView(redactRelay(r));
 
   const requireDelivery = async (id: string): Promise<StoredDelivery> => {
     const delivery = await store.getDelivery(id);
@@ -165,7 +167,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         signature: signatureView(d, status),
         attempts,
         attemptsTruncated,
-        relay: relay ? relay.map(showRelay) : null,
+        // The newest tries' answers only (relayDetailViews): replays are unlimited, each answer up to 4 KiB of body.
+        relay: relay ? relayDetailViews(relay.map(redactRelay)) : null,
         conformance: verdict ?? null,
       },
       ctx.now(),

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
-import { decodeBodyLeniently, wholeUtf8Length } from '../core/envelope.js';
+import { decodeBodyLeniently, keptBodyText } from '../core/envelope.js';
 import type { AttemptRecord, KeptAnswer, StoredDelivery } from '../store/store.js';
 import type { ConsoleStatus, RelayRecordView } from './console-options.js';
 
@@ -246,19 +246,23 @@ export interface RelayAnswerView {
   complete: boolean;
 }
 
-/** A relay try as the API sends it; `answer` only in the detail (null: none was kept). */
-export type RelayView = Omit<RelayRecordView, 'answer'> & { answer?: RelayAnswerView | null };
+/**
+ * A relay try as the API sends it; `answer` only in the detail (null: none was kept). A try whose
+ * answer the detail left out (past its bound: `relayDetailViews`) has `answer` null and
+ * `answerLeftOut` true.
+ */
+export type RelayView = Omit<RelayRecordView, 'answer'> & { answer?: RelayAnswerView | null; answerLeftOut?: true };
+
+/** Answer header lines and body bytes the API sends of one try (the hand-off keeps no more). */
+const MAX_ANSWER_HEADERS = 100;
+const MAX_ANSWER_BODY = 4096;
 
 export function answerView(a: KeptAnswer): RelayAnswerView {
-  const kept = Buffer.from(a.body.subarray(0, 4096));
-  const body = bodyView(kept);
-  // The 4 KiB cut can fall inside a character: that is not invalid UTF-8, and is not flagged as such.
-  if (body.invalidUtf8 && kept.length < a.bodyBytes) {
-    const whole = kept.subarray(0, wholeUtf8Length(kept));
-    if (isUtf8(whole)) Object.assign(body, { invalidUtf8: false, text: decodeBodyLeniently(whole) });
-  }
+  const kept = Buffer.from(a.body.subarray(0, MAX_ANSWER_BODY));
+  // Kept in part: a cut inside a character is not invalid UTF-8 (keptBodyText, as `events show` reads it).
+  const body = { ...bodyView(kept), ...keptBodyText(kept, a) };
   return {
-    headers: a.headers.slice(0, 100).map(([n, v]) => [clip(String(n), 256)!, clip(String(v), 8192)!]),
+    headers: a.headers.slice(0, MAX_ANSWER_HEADERS).map(([n, v]) => [clip(String(n), 256)!, clip(String(v), 8192)!]),
     headerLines: a.headerLines,
     body,
     bodyBytes: a.bodyBytes,
@@ -279,6 +283,48 @@ export function relayView(r: RelayRecordView): RelayView {
     ...(r.target === undefined ? {} : { target: redactUrl(r.target)! }),
     ...(r.answer === undefined ? {} : { answer: r.answer === null ? null : answerView(r.answer) }),
   };
+}
+
+/**
+ * Answers one detail read sends: the newest tries'. The relay gives up after 15 tries
+ * (docs/relay.md), but replays and `events retry` add more without end, and each answer is up to
+ * 100 header lines and 4 KiB of body (10–50 KiB of JSON).
+ */
+export const MAX_DETAIL_ANSWERS = 20;
+/** And at most this many bytes of them (header names and values, bodies), as the attempts' bodies have their 4 MiB. */
+export const MAX_DETAIL_ANSWER_BYTES = 1024 * 1024;
+
+/** The bytes of an answer the API sends: its header lines and the start of its body, as `answerView` bounds them. */
+function answerBytes(a: KeptAnswer): number {
+  let bytes = Math.min(a.body.length, MAX_ANSWER_BODY);
+  for (const [name, value] of a.headers.slice(0, MAX_ANSWER_HEADERS)) bytes += String(name).length + String(value).length;
+  return bytes;
+}
+
+/**
+ * The relay tries of a delivery's detail, oldest first: the newest carry what the target answered
+ * while `maxAnswers` answers and `maxBytes` last; every older one carries none and says it was left
+ * out (`answerLeftOut`): `hookrelay events show <id> --json` has them all.
+ */
+export function relayDetailViews(oldestFirst: readonly RelayRecordView[], maxAnswers = MAX_DETAIL_ANSWERS, maxBytes = MAX_DETAIL_ANSWER_BYTES): RelayView[] {
+  let answers = maxAnswers;
+  let budget = maxBytes;
+  let full = false;
+  const leftOut = new Set<number>();
+  for (let i = oldestFirst.length - 1; i >= 0; i--) {
+    const answer = oldestFirst[i]!.answer;
+    if (!answer) continue;
+    const bytes = answerBytes(answer);
+    // Once one is left out, so is every older one: the page shows the newest answers, none skipped.
+    full ||= answers === 0 || bytes > budget;
+    if (full) {
+      leftOut.add(i);
+    } else {
+      answers -= 1;
+      budget -= bytes;
+    }
+  }
+  return oldestFirst.map((r, i) => (leftOut.has(i) ? { ...relayView({ ...r, answer: null }), answerLeftOut: true } : relayView(r)));
 }
 
 /** A file name for a downloaded body: the id's safe characters only. */

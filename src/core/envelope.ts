@@ -2,6 +2,7 @@
  * The delivery envelope on Node: its types (envelope-types.ts) and its one check (envelope-check.ts,
  * on text, which the kit also runs where there is no Buffer), with the raw bytes decoded here.
  */
+import { isUtf8 } from 'node:buffer';
 import { checkEnvelopeText } from './envelope-check.js';
 import type { EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
 
@@ -31,6 +32,19 @@ export function wholeUtf8Length(bytes: Uint8Array): number {
     return needs > back ? bytes.length - back : bytes.length;
   }
   return bytes.length;
+}
+
+/**
+ * How a body kept only in part reads: its text (decoded leniently) and whether it holds bytes that
+ * are not UTF-8. `seen` is what came of the whole: when less was kept than came (`bodyBytes`), or
+ * the body itself was cut off (`complete` false), the character the cut fell inside is left out of
+ * both, so a valid UTF-8 body is never called invalid for where it was cut. The exact bytes are
+ * still the kept ones. The one rule of the console's detail and of `events show`, text and JSON.
+ */
+export function keptBodyText(kept: Buffer, seen: { bodyBytes: number; complete: boolean }): { text: string; invalidUtf8: boolean } {
+  const cut = kept.length < seen.bodyBytes || !seen.complete;
+  const whole = cut ? kept.subarray(0, wholeUtf8Length(kept)) : kept;
+  return { text: decodeBodyLeniently(whole), invalidUtf8: !isUtf8(whole) };
 }
 
 /**

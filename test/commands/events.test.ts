@@ -201,10 +201,75 @@ describe('hookrelay events show: the detail order (issue 13, item 13)', () => {
     const json = JSON.parse((await runCli(['events', 'show', first.id, '--db', db, '--json'])).stdout);
     expect(json.attempts.map((a: { senderAttempt: number; hop: number }) => [a.senderAttempt, a.hop])).toEqual([[1, 0], [1, 1], [1, 2], [1, 3], [2, 0]]);
 
+    // An attempt exports as the hop that ended it: show prints #1 as 200 accepted, and so it exports.
     const exported = async (n: number) => JSON.parse((await runCli(['events', 'export', first.id, '--attempt', String(n), '--format', 'ndjson', '--db', db])).stdout);
-    expect(await exported(1)).toMatchObject({ attempt: 1, attemptHeader: 1, outcome: 'faulted', reason: 'fault:redirect hops=3 attempt=1' });
-    expect(await exported(2)).toMatchObject({ attempt: 2, attemptHeader: 2, outcome: 'duplicate' });
+    const one = await exported(1);
+    expect(one).toMatchObject({ attempt: 1, hop: 3, attemptHeader: 1, outcome: 'accepted', status: 200, reason: 'fault-hop:3/3', hints: [] });
+    expect(Buffer.from(one.bodyBase64, 'base64').equals(first.body)).toBe(true);
+    expect(await exported(2)).toMatchObject({ attempt: 2, hop: 0, attemptHeader: 2, outcome: 'duplicate' });
     const beyond = await runCli(['events', 'export', first.id, '--attempt', '3', '--format', 'ndjson', '--db', db]);
     expect(beyond.stderr).toMatch(/has 2 attempts: --attempt must be 1\.\.2/);
+  });
+});
+
+describe('hookrelay events: one reading of a kept body, one export of an attempt', () => {
+  it('does not call a valid UTF-8 answer invalid in --json because the 4 KiB cut fell inside a character, as the text and the console do', async () => {
+    const { db } = await seeded(true);
+    const store = await createSqliteStore(db, { outbox: true });
+    const deliverySeq = (await store.getDelivery('evt-a'))!.seq;
+    // 4095 bytes of "a", then "€" (3 bytes): the first 4096 bytes end inside it.
+    const whole = Buffer.concat([Buffer.alloc(4095, 0x61), Buffer.from('€ and more')]);
+    const answer = { headers: [['Content-Type', 'text/plain; charset=utf-8']] as Array<[string, string]>, headerLines: 1, body: whole.subarray(0, 4096), bodyBytes: whole.length, complete: true };
+    await store.recordRelay({ deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook', startedAt: 10, finishedAt: 12, status: 500, error: 'responded 500', try: 1, answer, next: { state: 'dead' } });
+    await store.close();
+
+    const json = JSON.parse((await runCli(['events', 'show', 'evt-a', '--db', db, '--json'])).stdout);
+    const kept = json.relay.attempts[0].answer;
+    expect(kept).toMatchObject({ invalidUtf8: false, bodyBytes: whole.length, body: 'a'.repeat(4095) });
+    expect(Buffer.from(kept.bodyBase64, 'base64').equals(whole.subarray(0, 4096))).toBe(true);
+    const text = await runCli(['events', 'show', 'evt-a', '--db', db]);
+    expect(text.stdout).toContain(`      answer body (${whole.length} bytes, the first 4096 kept)\n`);
+  });
+
+  it('exports a faulted attempt whose body was longer than the 64 KiB it kept with the stored delivery\'s body when their SHA-256 agree', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'long.db');
+    const body = Buffer.from(JSON.stringify({ id: 'evt-long', type: 'trustcenter.access_requested', data: { note: 'x'.repeat(100 * 1024) } }));
+    const delivery = makeDelivery({ id: 'evt-long', rawBody: body, receivedAt: 2_000 });
+    const store = await createSqliteStore(db);
+    // Attempt 1 was answered 503 by a fault rule, keeping the first 64 KiB of what it sent; attempt 2 was accepted.
+    await store.recordAttempt(attemptFor(delivery, {
+      receivedAt: 1_000, outcome: 'faulted', status: 503, reason: 'fault:status 503 attempt=1',
+      request: { headers: [['Content-Type', 'application/json'], ['X-Service-Delivery', 'evt-long']], body: body.subarray(0, 64 * 1024) },
+    }));
+    await store.accept(delivery, attemptFor(delivery, { receivedAt: 2_000, attemptHeader: 2 }));
+    await store.close();
+
+    const capture = await runCli(['events', 'export', 'evt-long', '--attempt', '1', '--format', 'capture', '--db', db]);
+    expect(capture.code, capture.stderr).toBe(0);
+    expect(capture.stdout.endsWith(body.toString('latin1'))).toBe(true);
+    const line = JSON.parse((await runCli(['events', 'export', 'evt-long', '--attempt', '1', '--format', 'ndjson', '--db', db])).stdout);
+    expect(line).toMatchObject({ attempt: 1, outcome: 'faulted', status: 503, bodyBytes: body.length });
+    expect(Buffer.from(line.bodyBase64, 'base64').equals(body)).toBe(true);
+  });
+
+  it('exports a redirect-grouped attempt whose body is over 64 KiB as the hop that ended it, whole', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'long-hops.db');
+    const rule = parseFaultRule('redirect hops=1 attempt=1');
+    if (!rule.ok) throw new Error(rule.message);
+    const app = await buildApp(testListenConfig(db, { faultRules: [rule.rule] }));
+    const id = 'evt-long-hops';
+    const sent = signedRequest({ id, t: Math.floor(Date.now() / 1000), body: Buffer.from(JSON.stringify({ id, type: 'trustcenter.access_requested', apiVersion: '2026-06-01', createdAt: '2026-11-21T10:00:00Z', organizationId: 'org_1', data: { note: 'x'.repeat(100 * 1024) } })) });
+    expect((await fetch(app.receiverUrl, { method: 'POST', headers: sent.headers, body: sent.body.toString('latin1'), redirect: 'follow' })).status).toBe(200);
+    await app.close();
+
+    const capture = await runCli(['events', 'export', id, '--attempt', '1', '--format', 'capture', '--db', db]);
+    expect(capture.code, capture.stderr).toBe(0);
+    expect(capture.stdout.endsWith(sent.body.toString('latin1'))).toBe(true);
+    const line = JSON.parse((await runCli(['events', 'export', id, '--attempt', '1', '--format', 'ndjson', '--db', db])).stdout);
+    expect(line).toMatchObject({ attempt: 1, hop: 1, outcome: 'accepted', status: 200, reason: 'fault-hop:1/1' });
   });
 });

@@ -226,6 +226,25 @@ describe('GET /api/deliveries/:id', () => {
     expect((await call('GET', '/api/deliveries/r1')).json().data.conformance).toBeNull();
   });
 
+  it('sends the answers of the newest 20 relay tries only: replays are unlimited; each older try says its answer was left out', async () => {
+    // 15 retries, then 35 replays, each answered with 10 header lines and 4 KiB of body.
+    const headers = Array.from({ length: 10 }, (_, n) => [`X-Debug-${n}`, 'v'.repeat(200)] as [string, string]);
+    const answered = (i: number) => ({ headers, headerLines: 10, body: Buffer.alloc(4096, 0x61 + (i % 26)), bodyBytes: 4096, complete: true });
+    await build({
+      relayHistory: async (_id, options) =>
+        Array.from({ length: 50 }, (_, i) => ({ at: i, ok: false, status: 500, latencyMs: 1, replay: i >= 15, error: 'responded 500', ...(options?.withAnswers ? { answer: answered(i) } : {}) })),
+    });
+    await receive(store, hub, { id: 'many' });
+    const res = await call('GET', '/api/deliveries/many');
+    expect(res.status).toBe(200);
+    const relay = res.json().data.relay as Array<{ at: number; answer: { body: { text: string } } | null; answerLeftOut?: boolean }>;
+    expect(relay.map((r) => r.at)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(relay.filter((r) => r.answer !== null).map((r) => r.at)).toEqual(Array.from({ length: 20 }, (_, i) => 30 + i));
+    expect(relay[49]!.answer!.body.text).toBe('x'.repeat(4096));
+    expect(relay.filter((r) => r.answerLeftOut === true).map((r) => r.at)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(relay.slice(30).some((r) => 'answerLeftOut' in r)).toBe(false);
+  });
+
   it('finds ids with slashes and answers 404 in the error envelope for unknown ids', async () => {
     await build();
     await receive(store, hub, { id: 'a/b?c' });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CURRENT_API_VERSION, MAX_ID_LENGTH, checkEnvelope, decodeBodyLeniently, wholeUtf8Length, type EnvelopeProblem } from '../../src/core/envelope.js';
+import { CURRENT_API_VERSION, MAX_ID_LENGTH, checkEnvelope, decodeBodyLeniently, keptBodyText, wholeUtf8Length, type EnvelopeProblem } from '../../src/core/envelope.js';
 
 const ID = '0b8f4a52-6a1f-4c53-9d1e-3d2b1c0a9f87';
 const TYPE = 'trustcenter.access_requested';
@@ -193,5 +193,20 @@ describe('wholeUtf8Length', () => {
     ['empty', [], 0],
   ])('%s', (_name, bytes, length) => {
     expect(wholeUtf8Length(Uint8Array.from(bytes))).toBe(length);
+  });
+});
+
+describe('keptBodyText', () => {
+  const euro = [0xe2, 0x82, 0xac];
+  it.each<[string, number[], { bodyBytes: number; complete: boolean }, string, boolean]>([
+    ['whole and valid', [0x61, ...euro], { bodyBytes: 4, complete: true }, 'a€', false],
+    ['kept in part (4 KiB of more), cut inside a character: not invalid', [0x61, 0xe2, 0x82], { bodyBytes: 9000, complete: true }, 'a', false],
+    ['cut off by the target below 4 KiB (not complete), inside a character: not invalid', [0x61, 0xe2, 0x82], { bodyBytes: 3, complete: false }, 'a', false],
+    ['whole (complete, every byte kept) and ending inside a character: invalid', [0x61, 0xe2, 0x82], { bodyBytes: 3, complete: true }, 'a\uFFFD', true],
+    ['kept in part with invalid bytes before the cut: invalid', [0x61, 0xff, 0x62, 0xe2], { bodyBytes: 9000, complete: true }, 'a\uFFFDb', true],
+    ['a BOM is skipped for reading', [0xef, 0xbb, 0xbf, 0x61], { bodyBytes: 4, complete: true }, 'a', false],
+    ['empty', [], { bodyBytes: 0, complete: true }, '', false],
+  ])('%s', (_name, bytes, seen, text, invalidUtf8) => {
+    expect(keptBodyText(Buffer.from(bytes), seen)).toEqual({ text, invalidUtf8 });
   });
 });

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
-import { PG_SCHEMA_VERSION } from '../../src/store/postgres/pg-schema.js';
+import { migratePostgres, PG_SCHEMA_VERSION } from '../../src/store/postgres/pg-schema.js';
 import { StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { startThrowawayPostgres } from '../setup/postgres-global-setup.js';
@@ -111,7 +111,7 @@ describe('postgres store', () => {
     expect((await store.listDeliveries({ limit: 5, text: '\u00ff' })).items).toHaveLength(1);
   });
 
-  it('reads a relay try recorded before kept answers (schema 3) as not kept, beside one that kept its answer', async () => {
+  it('reads a relay try whose answer columns are null (no answer, or a row migration 4 found) as not kept, beside one that kept its answer', async () => {
     const url = await server.freshSchema();
     const store = await open(url, { outbox: true });
     const delivery = makeDelivery();
@@ -125,6 +125,73 @@ describe('postgres store', () => {
     await store.recordRelay({ deliverySeq, startedAt: 3, finishedAt: 4, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 2, answer, next: { state: 'done' } });
     const tries = (await store.relayHistory(delivery.id, { withAnswers: true })).attempts;
     expect(tries.map((a) => a.answer && { ...a.answer, body: Buffer.from(a.answer.body).toString('hex') })).toEqual([null, { ...answer, body: '00ff' }]);
+  });
+
+  it('reads a schema-3 database without migrating it (answers read as not kept), and a listen then migrates it to 4 with its rows intact', async () => {
+    const url = await server.freshSchema();
+    // A database as hookrelay left it before migration 4: only the first 3 migrations applied.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    onTestFinished(async () => {
+      client.release();
+      await pool.end();
+    });
+    await migratePostgres(client, 3);
+    const version = async () => (await client.query('SELECT version FROM hookrelay_schema')).rows;
+    expect(await version()).toEqual([{ version: 3 }]);
+    const delivery = makeDelivery({ id: 'evt-v3', rawHeaders: ['Content-Type', 'application/json', 'X-Service-Delivery', 'evt-v3'] });
+    const { rows } = await client.query<{ seq: number }>(
+      `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body, last_attempt_at)
+       VALUES ($1, $2, $3, true, $4, 'valid', 0, $5, $6, $7, $4) RETURNING seq`,
+      [delivery.id, delivery.trigger, delivery.apiVersion, delivery.receivedAt, delivery.signatureTimestamp, delivery.rawHeaders, delivery.rawBody],
+    );
+    const seq = rows[0]!.seq;
+    const accepted = attemptFor(delivery, { attemptHeader: 2, receivedAt: delivery.receivedAt });
+    // Attempt 1 was refused (what it sent kept, migration 3), attempt 2 accepted.
+    await client.query(
+      `INSERT INTO attempts (delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, hints, request_headers, request_body)
+       VALUES ($1, $2, $3, $4, 1, $5, $6, $7, 'rejected', 400, 'SIGNATURE_MISMATCH', $8, $9, $10)`,
+      [delivery.id, delivery.trigger, delivery.receivedAt - 1000, delivery.receivedAt - 999, accepted.signatureTimestamp, accepted.bodySha256, accepted.bodyBytes,
+        JSON.stringify(['the signature matches secret #1 with a trailing newline added']), ['X-Service-Delivery', 'evt-v3'], delivery.rawBody],
+    );
+    await client.query(
+      `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status)
+       VALUES ($1, $2, $3, $4, $5, 2, $6, $7, $8, 'accepted', 200)`,
+      [seq, delivery.id, delivery.trigger, accepted.receivedAt, accepted.finishedAt, accepted.signatureTimestamp, accepted.bodySha256, accepted.bodyBytes],
+    );
+    await client.query("INSERT INTO relay_jobs (delivery_seq, state, tries, next_at, last_status, last_error, updated_at) VALUES ($1, 'pending', 1, 5, 503, 'responded 503', 3)", [seq]);
+    await client.query("INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES ($1, 1, 3, 503, 'responded 503', false, 'http://127.0.0.1:1/h', 1)", [seq]);
+
+    // A reading command (events show, check, db stats) reads it as it is.
+    const reader = await open(url, { readOnly: true });
+    expect((await reader.getDelivery('evt-v3'))!.rawBody.equals(delivery.rawBody)).toBe(true);
+    const attempts = await reader.listAttempts({ deliveryId: 'evt-v3', limit: 10, withRequest: true });
+    expect(attempts.map((a) => [a.outcome, a.hints, a.request?.body?.equals(delivery.rawBody) ?? null])).toEqual([
+      ['accepted', undefined, null],
+      ['rejected', ['the signature matches secret #1 with a trailing newline added'], true],
+    ]);
+    const read = await reader.relayHistory('evt-v3', { withAnswers: true });
+    expect(read.job).toMatchObject({ state: 'pending', tries: 1, lastStatus: 503 });
+    expect(read.attempts.map((a) => [a.status, a.answer])).toEqual([[503, null]]);
+    expect((await reader.relayHistory('evt-v3')).attempts).toHaveLength(1);
+    expect(await version()).toEqual([{ version: 3 }]);
+
+    // An older schema than that is still refused, and says how to migrate it.
+    await client.query('UPDATE hookrelay_schema SET version = 2');
+    await expect(createPostgresStore(url, { readOnly: true })).rejects.toThrow(/schema version 2, older than this hookrelay reads \(3 to \d+\); start `hookrelay listen --store` once/);
+    await client.query('UPDATE hookrelay_schema SET version = 3');
+
+    // The next listen migrates it: the rows stay, the old try still reads as not kept, a new one keeps its answer.
+    const writer = await open(url, { outbox: true });
+    expect(await version()).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    const answer = { headers: [['Content-Type', 'text/plain']] as Array<[string, string]>, headerLines: 1, body: Buffer.from('ok'), bodyBytes: 2, complete: true };
+    await writer.recordRelay({ deliverySeq: seq, startedAt: 6, finishedAt: 7, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 2, answer, next: { state: 'done' } });
+    for (const store of [writer, await open(url, { readOnly: true })]) {
+      const history = await store.relayHistory('evt-v3', { withAnswers: true });
+      expect(history.job).toMatchObject({ state: 'done', tries: 2 });
+      expect(history.attempts.map((a) => a.answer && Buffer.from(a.answer.body).toString())).toEqual([null, 'ok']);
+      expect((await store.listAttempts({ deliveryId: 'evt-v3', limit: 10 })).map((a) => a.outcome)).toEqual(['accepted', 'rejected']);
+    }
   });
 
   it('refuses a URL that is not postgres:// or has a bad hookrelay parameter', async () => {

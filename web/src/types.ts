@@ -84,8 +84,10 @@ export interface RelayView {
   error?: string;
   nextRetryAt?: number | null;
   target?: string;
-  /** Detail only: what the target answered; null when it was not kept (a try recorded before hookrelay kept answers, or no answer). */
+  /** Detail only: what the target answered; null when it was not kept (a try recorded before hookrelay kept answers, or no answer), or left out. */
   answer?: RelayAnswerView | null;
+  /** Detail only: the answer was kept but left out of the detail, which carries the newest tries' answers (at most 20, 1 MiB). */
+  answerLeftOut?: boolean;
 }
 
 export interface DeliverySummary {

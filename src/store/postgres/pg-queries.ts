@@ -48,6 +48,8 @@ export const SQL = {
   jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
   relayAttemptsOf: `SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
   relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
+  // A reader of a schema before migration 4 (no answer columns): every try reads as not kept.
+  relayAnswersOfSchema3: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ')} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
   jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',
   deleteDelivery: `WITH d AS (DELETE FROM deliveries WHERE id = $1 RETURNING seq),
       a1 AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM d)),

@@ -106,10 +106,17 @@ const MIGRATIONS: readonly string[] = [
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
- * Brings the current schema (the connection's search_path) up to PG_SCHEMA_VERSION under the
- * advisory lock; refuses a schema made by a newer hookrelay.
+ * The oldest schema a reading command reads without migrating it: 3 lacks only the relay tries'
+ * kept answers (migration 4), which then read as not kept, as on an older SQLite file.
  */
-export async function migratePostgres(client: PoolClient): Promise<void> {
+export const PG_OLDEST_READABLE_VERSION = 3;
+
+/**
+ * Brings the current schema (the connection's search_path) up to `through` (default
+ * PG_SCHEMA_VERSION; a test makes an older schema with a lower one) under the advisory lock;
+ * refuses a schema made by a newer hookrelay.
+ */
+export async function migratePostgres(client: PoolClient, through = PG_SCHEMA_VERSION): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
   try {
     await client.query('CREATE TABLE IF NOT EXISTS hookrelay_schema (version INTEGER NOT NULL)');
@@ -120,7 +127,7 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
         `the database is at schema version ${current}, newer than this hookrelay understands (${PG_SCHEMA_VERSION}); upgrade hookrelay or use another --store`,
       );
     }
-    for (let version = current; version < PG_SCHEMA_VERSION; version++) {
+    for (let version = current; version < Math.min(through, PG_SCHEMA_VERSION); version++) {
       await client.query('BEGIN');
       try {
         await client.query(MIGRATIONS[version]!);
@@ -139,12 +146,14 @@ export async function migratePostgres(client: PoolClient): Promise<void> {
 
 /**
  * For reading commands: checks the schema without changing anything (no table is created, no lock
- * taken), so a read-only role, a standby or a mistyped database is never written to.
+ * taken), so a read-only role, a standby or a mistyped database is never written to. Returns its
+ * version: PG_SCHEMA_VERSION, or as old as PG_OLDEST_READABLE_VERSION; refuses any other.
  */
-export async function checkPostgresSchema(client: PoolClient): Promise<void> {
+export async function checkPostgresSchema(client: PoolClient): Promise<number> {
   const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass('hookrelay_schema') IS NOT NULL AS exists");
   if (!rows[0]?.exists) throw new Error('this database holds no hookrelay store (no hookrelay_schema table): start `hookrelay listen --store` on it first, or check the URL');
   const version = (await client.query<{ version: number }>('SELECT version FROM hookrelay_schema')).rows[0]?.version ?? 0;
   if (version > PG_SCHEMA_VERSION) throw new Error(`the database is at schema version ${version}, newer than this hookrelay understands (${PG_SCHEMA_VERSION}); upgrade hookrelay`);
-  if (version < PG_SCHEMA_VERSION) throw new Error(`the database is at schema version ${version}, older than this hookrelay's (${PG_SCHEMA_VERSION}); start \`hookrelay listen --store\` once to migrate it`);
+  if (version < PG_OLDEST_READABLE_VERSION) throw new Error(`the database is at schema version ${version}, older than this hookrelay reads (${PG_OLDEST_READABLE_VERSION} to ${PG_SCHEMA_VERSION}); start \`hookrelay listen --store\` once to migrate it`);
+  return version;
 }

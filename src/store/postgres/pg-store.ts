@@ -26,7 +26,7 @@ import { checkBridgeCursorArgs, clampLimit } from '../bridge-cursors.js';
 import { createPool, describePgError, parsePostgresUrl } from './pg-connection.js';
 import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
 import { pgText, toAttemptWith, toDelivery, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
-import { checkPostgresSchema, migratePostgres } from './pg-schema.js';
+import { checkPostgresSchema, migratePostgres, PG_SCHEMA_VERSION } from './pg-schema.js';
 import { createSettledHorizon } from './pg-settled-horizon.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
 
@@ -79,10 +79,13 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   const instanceId = randomBytes(8).toString('hex');
   const outbox = options.outbox ?? false;
 
+  // A reader may find an older schema (it never migrates): the kept answers come with version 4.
+  let schemaVersion = PG_SCHEMA_VERSION;
   try {
     const client = await pool.connect();
     try {
-      await (options.readOnly ? checkPostgresSchema(client) : migratePostgres(client));
+      if (options.readOnly) schemaVersion = await checkPostgresSchema(client);
+      else await migratePostgres(client);
     } finally {
       client.release();
     }
@@ -281,7 +284,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
         if (seq === undefined) return { job: null, attempts: [] };
         const [job, attempts] = await Promise.all([
           pool.query<JobRow>(named('jobOf', [seq])),
-          withAnswers ? pool.query<AnswerRow>(named('relayAnswersOf', [seq])) : pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
+          withAnswers
+            ? pool.query<AnswerRow>(named(schemaVersion >= 4 ? 'relayAnswersOf' : 'relayAnswersOfSchema3', [seq]))
+            : pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
         ]);
         const tries = withAnswers
           ? (attempts.rows as AnswerRow[]).map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }))

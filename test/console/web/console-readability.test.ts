@@ -257,6 +257,25 @@ describe('detail order (issue 13, item 13)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows the answers of the newest 20 relay tries; an older one says where to read it', async () => {
+    await start({
+      relayHistory: async (_id, options) =>
+        Array.from({ length: 23 }, (_, i) => ({
+          at: Date.now() - (23 - i) * 1000, ok: false, status: 500, latencyMs: 3, replay: i >= 15, error: 'responded 500',
+          ...(options?.withAnswers ? { answer: { headers: [['Content-Type', 'text/plain']] as Array<[string, string]>, headerLines: 1, body: Buffer.from(`answer ${i + 1}`), bodyBytes: 9, complete: true } } : {}),
+        })),
+    });
+    await receive(fx!.store, fx!.hub, { id: 'evt_many_tries' });
+    const { page, errors } = await openPage({ path: '/#/d/evt_many_tries' });
+    await page.locator('[data-testid=relay]').waitFor();
+    expect(await page.locator('[data-testid=relay-try]').count()).toBe(23);
+    expect(await page.locator('[data-testid=relay-answer]').count()).toBe(20);
+    const leftOut = page.locator('[data-testid=relay-answer-left-out]');
+    expect(await leftOut.count()).toBe(3);
+    expect(await leftOut.first().textContent()).toMatch(/^Answer not shown here \(the page shows the newest answers\): hookrelay events show .* --json$/);
+    expect(errors).toEqual([]);
+  });
+
   it('shows the redirect hops of one attempt as one attempt listing its hops, numbered by the sender\'s attempt', async () => {
     await start();
     const body = envelopeBody('evt_hops', TRIGGERS[0]!, {});

@@ -90,7 +90,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
       kept.body,
       signatureSection(d),
       attemptsTimeline(d.attempts, d.attemptsTruncated),
-      relaySection(d.relay, state.status),
+      relaySection(d.relay, state.status, s.id),
       conformanceSection(d.conformance, state.status),
     );
   };

@@ -3,6 +3,7 @@ import { refusedAttempts } from '../attempt-groups.js';
 import { el, field, vtext } from '../dom.js';
 import { formatBytes, formatDateTime, formatSkew } from '../format.js';
 import { jsonTree } from '../json-tree.js';
+import { shellQuote } from '../shell.js';
 import type { DeliveryDetail, RelayAnswerView, RelayView, Status } from '../types.js';
 import { bodySection } from './body-section.js';
 
@@ -70,7 +71,12 @@ function answerSize(a: RelayAnswerView): string {
 }
 
 /** What the target answered to one try: headers and the kept start of the body, both hostile text. */
-function relayAnswer(r: RelayView, open: boolean): HTMLElement | null {
+function relayAnswer(r: RelayView, open: boolean, deliveryId: string | undefined): HTMLElement | null {
+  if (r.answerLeftOut === true) {
+    // Kept, but past the detail's bound (the newest tries' answers only): the CLI reads every one.
+    const command = `hookrelay events show ${deliveryId === undefined ? '<id>' : shellQuote(deliveryId)} --json`;
+    return el('p', { class: 'muted', attrs: { 'data-testid': 'relay-answer-left-out' } }, 'Answer not shown here (the page shows the newest answers): ', el('code', null, vtext(command, { max: 2000 })));
+  }
   if (r.answer === undefined) return null;
   if (r.answer === null) {
     // No status: no answer came, and the error says why. A status without an answer: an older record.
@@ -90,7 +96,8 @@ function relayAnswer(r: RelayView, open: boolean): HTMLElement | null {
   );
 }
 
-export function relaySection(relay: RelayView[] | null, status: Status): HTMLElement {
+/** `deliveryId`: the delivery's id, for the command that reads an answer the detail left out. */
+export function relaySection(relay: RelayView[] | null, status: Status, deliveryId?: string): HTMLElement {
   const title = el('h3', null, 'Relay');
   if (relay === null) {
     const why = status.forwardTo === null ? 'No --forward-to target is configured: deliveries are stored, not handed on.' : 'No relay history is available for this delivery.';
@@ -110,7 +117,7 @@ export function relaySection(relay: RelayView[] | null, status: Status): HTMLEle
         null,
         ...relay.flatMap((r, i) => {
           // The newest try, when it failed, is the one being debugged: its answer's body opens.
-          const answer = relayAnswer(r, i === relay.length - 1 && !r.ok);
+          const answer = relayAnswer(r, i === relay.length - 1 && !r.ok, deliveryId);
           return [
             el(
               'tr',
