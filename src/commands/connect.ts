@@ -1,7 +1,6 @@
 /** `hookrelay connect <url>`: a local hookrelay fed by a public one's bridge (docs/bridge.md). */
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { buildConnect } from '../app/build-connect.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
 import { secretRedactor } from '../core/secret-hint.js';
@@ -44,6 +43,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     for (const warning of resolved.warnings) process.stderr.write(`hookrelay: warning: ${warning}\n`);
     let app;
     try {
+      const { buildConnect } = await import('../app/build-connect.js'); // ws and the bridge client, on use
       app = await buildConnect(config);
     } catch (err) {
       process.stderr.write(`hookrelay: cannot start: ${(err as Error).message}\n`);

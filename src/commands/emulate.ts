@@ -1,6 +1,5 @@
 /** `hookrelay emulate`, `emulate keys`, `emulate fire`: the service's webhook API on localhost (docs/emulate.md). */
 import type { Command } from 'commander';
-import { buildEmulator } from '../app/build-emulator.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { DEFAULT_EMULATOR_DB, resolveEmulateConfig, resolveEmulatorDbPath, resolveFireConfig, type EmulateFlags, type EmulatorConfig, type FireFlags } from '../config/emulate-config.js';
 import type { EngineEvent } from '../emulator/delivery-engine.js';
@@ -98,6 +97,7 @@ export function registerEmulateCommand(program: Command): void {
 async function serve(config: EmulatorConfig): Promise<void> {
   let app;
   try {
+    const { buildEmulator } = await import('../app/build-emulator.js'); // fastify and the engine, on use
     app = await buildEmulator(config, { onEvent: (event) => process.stdout.write(formatEvent(event) + '\n') });
   } catch (err) {
     process.stderr.write(`hookrelay: cannot start the emulator: ${(err as Error).message}\n`);

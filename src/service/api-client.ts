@@ -9,7 +9,7 @@
  * - reads only the fields it knows (spec 9.2) and shows the error envelope verbatim (spec 7).
  * Every message it throws has the API key scrubbed out.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from '../core/retry-policy/retry-after.js';
 import { VERSION } from '../runtime/version.js';
 import { createPacer, headerInteger, type Budget, type Pacer } from './pacer.js';
@@ -95,7 +95,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const random = options.random ?? Math.random;
   const pacer = options.pacer ?? createPacer();
   const base = options.baseUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher = new Agent({ connect: { timeout: o.connectTimeoutMs }, headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs });
+  // undici is loaded on the first call: every command that can talk to the service would
+  // otherwise load it at start, listen included (cold start is measured in npm run bench).
+  let undici: Promise<{ dispatcher: Dispatcher; request: typeof import('undici').request }> | null = null;
+  const http = () =>
+    (undici ??= import('undici').then(({ Agent, request }) => ({
+      dispatcher: new Agent({ connect: { timeout: o.connectTimeoutMs }, headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs }),
+      request,
+    })));
   const key = options.apiKey;
   const scrub = (text: string) => (key.length > 0 && text.includes(key) ? text.split(key).join('[API key]') : text);
   const fail = (code: ConstructorParameters<typeof ServiceError>[0], message: string, status: number | null = null, envelope: ErrorEnvelope | null = null): never => {
@@ -195,6 +202,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'application/json', 'user-agent': `hookrelay/${VERSION}` };
       const payload = body === undefined ? undefined : JSON.stringify(body);
       if (payload !== undefined) headers['content-type'] = 'application/json';
+      const { dispatcher, request } = await http();
       const res = await request(url, { method, headers, body: payload, dispatcher, signal: controller.signal });
       const chunks: Buffer[] = [];
       let size = 0;
@@ -223,7 +231,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     call,
     scrub,
     async close() {
-      await dispatcher.close();
+      if (undici) await (await undici).dispatcher.close();
     },
   };
 }
