@@ -32,7 +32,7 @@ export interface Server {
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Runs `node <args>` on a core (server: 0, load and apps: 1) when taskset is available. */
-export function pinnedSpawn(core: number, args: string[], stdout: 'pipe' | 'ignore' = 'ignore'): ChildProcess {
+export function pinnedSpawn(core: number, args: string[], stdout: 'pipe' | 'ignore' | number = 'ignore'): ChildProcess {
   const nodeArgs = args[0]!.endsWith('.ts') ? ['--import', 'tsx', ...args] : args;
   const [cmd, argv] = PINNED ? ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   return spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', stdout, 'inherit'] });

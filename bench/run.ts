@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -228,16 +228,22 @@ async function drainBridge(publicDb: string, laptopDb: string): Promise<number> 
   }
 }
 
-/** `hookrelay connect` from the build, on core 0 beside the servers; resolves once it reports live. */
+/**
+ * `hookrelay connect` from the build, on core 0 beside the servers; resolves once it reports live.
+ * Its JSON log goes to a file, as listen's goes to /dev/null: read through a pipe, every line would
+ * cost this process (unpinned) CPU beside the servers.
+ */
 async function startConnect(bridgePort: number, laptopDb: string, appPort: number): Promise<Server> {
-  const child = pinnedSpawn(0, ['dist/cli.js', 'connect', `ws://127.0.0.1:${bridgePort}/bridge`, '--token', BRIDGE_TOKEN, '--name', 'bench', '--db', laptopDb, '--forward-to', `http://127.0.0.1:${appPort}/hook`, '--forward-secret', SECRET, '--no-console', '--log-format', 'json'], 'pipe');
-  const lines = createInterface({ input: child.stdout! });
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`connect exited ${code} before going live`)));
-    lines.on('line', (line) => {
-      if (line.includes('"msg":"live"')) resolve();
-    });
-  });
+  const logPath = `${laptopDb}.${Date.now()}.log`;
+  const logFd = openSync(logPath, 'w');
+  const child = pinnedSpawn(0, ['dist/cli.js', 'connect', `ws://127.0.0.1:${bridgePort}/bridge`, '--token', BRIDGE_TOKEN, '--name', 'bench', '--db', laptopDb, '--forward-to', `http://127.0.0.1:${appPort}/hook`, '--forward-secret', SECRET, '--no-console', '--log-format', 'json'], logFd);
+  closeSync(logFd);
+  const started = performance.now();
+  while (!readFileSync(logPath, 'utf8').includes('"msg":"live"')) {
+    if (child.exitCode !== null) throw new Error(`connect exited ${child.exitCode} before going live`);
+    if (performance.now() - started > 30_000) throw new Error('connect did not go live within 30 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
   return {
     url: '',
     port: 0,
