@@ -158,8 +158,9 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     lines.push('  SIGNATURES ARE NOT VERIFIED (--skip-verify): anyone who can reach this port can store deliveries');
   } else if (config.devSecret) {
     lines.push(
-      `  secret     development secret ${config.devSecret.created ? 'made now and ' : ''}kept in ${config.devSecret.file}:`,
-      `               ${config.secrets[0]}`,
+      // A hint only, as everywhere a secret is shown: the terminal's output ends up in logs and CI.
+      `  secret     development secret ${secretHint(config.secrets[0]!)} ${config.devSecret.created ? 'made now and ' : ''}kept in ${config.devSecret.file}`,
+      `             (your app reads it from there: \`cat ${shellQuote(config.devSecret.file)}\`)`,
       `             \`${sendCommand(app.receiverUrl, config.dbPath)}\` signs with it; pass --secret to use your own.`,
     );
   } else if (config.secretSet) {

@@ -77,8 +77,11 @@ describe('listen at start', () => {
     });
     const receiver = /POST (http:\/\/\S+)/.exec(out)![1]!;
     expect(out).toContain(`\`npx hookrelay send --to ${receiver} --db '${db}'\` signs with it`);
+    // The banner names the secret by its hint and its file, never in full (its output ends up in logs).
     const secret = readFileSync(join(db, '..', 'dev-secret'), 'utf8').trim();
-    expect(out).toContain(secret);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(`whsec_…${secret.slice(-4)}`);
+    expect(out).toContain(`cat '${join(db, '..', 'dev-secret')}'`);
     const sent = await runCli(['send', '--to', receiver, '--db', db]);
     expect(sent.code).toBe(0);
   }, 30_000);
