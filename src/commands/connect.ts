@@ -76,7 +76,8 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     process.once('SIGINT', () => void stop(0));
     process.once('SIGTERM', () => void stop(0));
     void app.refused.then(async (message) => {
-      process.stderr.write(`hookrelay: ${message}\n`);
+      // The terminal (pretty or JSON) has shown it as a warning already; silent shows nothing else.
+      if (config.logFormat === 'silent') process.stderr.write(`hookrelay: ${message}\n`);
       await stop(1);
     });
   });
