@@ -1,26 +1,20 @@
 /** What the composition root wires: the console on its own listener, the relay in both modes. */
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type AppHandle } from '../../src/app/build-app.js';
+import type { AppHandle } from '../../src/app/build-app.js';
 import type { ListenConfig } from '../../src/config/listen-config.js';
 import { verify } from '../../src/core/signature/verify.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { freePort, startTarget } from '../helpers/target-server.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { testListenConfig } from '../helpers/listen-config.js';
+import { startApp } from '../helpers/start-app.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  const app = await buildApp(testListenConfig(join(dir, 'app.db'), overrides));
-  cleanups.push(() => app.close());
-  return app;
+function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
+  return startApp(cleanups, { ...overrides });
 }
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -5,27 +5,21 @@
  */
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type AppHandle } from '../../src/app/build-app.js';
+import type { AppHandle } from '../../src/app/build-app.js';
 import type { ListenConfig } from '../../src/config/listen-config.js';
 import { parseFaultRule } from '../../src/core/faults/index.js';
-import { testListenConfig } from '../helpers/listen-config.js';
+import { startApp, TEST_CONSOLE } from '../helpers/start-app.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
-import { tempDir } from '../helpers/temp-dir.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  const app = await buildApp(testListenConfig(join(dir, 'app.db'), { console: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null }, ...overrides }));
-  cleanups.push(() => app.close());
-  return app;
+function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
+  return startApp(cleanups, { console: TEST_CONSOLE, ...overrides });
 }
 
 async function consoleGet(app: AppHandle, path: string) {

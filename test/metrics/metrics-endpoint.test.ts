@@ -1,28 +1,20 @@
 /** /metrics on the console listener after real traffic: every named series, parsed from the text. */
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type AppHandle } from '../../src/app/build-app.js';
+import type { AppHandle } from '../../src/app/build-app.js';
 import type { ListenConfig } from '../../src/config/listen-config.js';
 import { closed, tryUpgrade } from '../console/helpers/sockets.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { testListenConfig } from '../helpers/listen-config.js';
+import { startApp, TEST_CONSOLE } from '../helpers/start-app.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  const app = await buildApp(
-    testListenConfig(join(dir, 'app.db'), { console: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null }, ...overrides }),
-  );
-  cleanups.push(() => app.close());
-  return app;
+function start(overrides: Partial<ListenConfig>): Promise<AppHandle> {
+  return startApp(cleanups, { console: TEST_CONSOLE, ...overrides });
 }
 
 const now = () => Math.floor(Date.now() / 1000);
