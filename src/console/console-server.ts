@@ -21,6 +21,7 @@ import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
 import { clip, statusView } from './views.js';
 import { checkMetricsRequest } from './metrics-guard.js';
 import { METRICS_PATH, type Metrics } from '../metrics/metrics.js';
+import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
 
 /** Control API request bodies are rules and replay targets: small. */
 const API_BODY_LIMIT = 64 * 1024;
@@ -97,6 +98,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
     // Route parameters are delivery ids: the longest the receiver stores (MAX_ID_LENGTH UTF-16
     // units) percent-encoded is at most 9 bytes a unit. fastify's default, 100, hid longer ids.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 9 },
+    schemaController: lazySchemaControllers,
   });
 
   // Read lazily: with port 0 the bound port is known only once the composition root has listened.

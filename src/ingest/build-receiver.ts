@@ -12,6 +12,7 @@ import { ingestPlugin } from './ingest-plugin.js';
 import { JSON_TYPE } from './outcome.js';
 import { createIngestPipeline, type IngestOptions } from './pipeline.js';
 import { writeOutcome } from './reply-outcome.js';
+import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
 
 export type { IngestOptions } from './pipeline.js';
 
@@ -61,6 +62,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    schemaController: lazySchemaControllers,
   });
   app.server.headersTimeout = options.headersTimeoutMs ?? 10_000;
   // Node enforces the header and request timeouts on this tick (30 s by default): without a
