@@ -18,6 +18,7 @@ import {
   relayDetailViews,
   relayView,
   signatureView,
+  MAX_DETAIL_ANSWERS,
 } from './views.js';
 
 /** Attempts shown in one delivery's detail; a sender allows at most 10 (spec 8), so this is plenty. */
@@ -157,7 +158,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const status = ctx.status();
     const { attempts, attemptsTruncated } = await detailAttempts(d.id, d.headers);
     const { relayHistory, conformance } = ctx.options;
-    const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true })));
+    // The page shows the newest MAX_DETAIL_ANSWERS answers at most: no more are read.
+    const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS })));
     const verdict = await optional(conformance && (() => conformance(d.id)));
     return success(
       {

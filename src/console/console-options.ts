@@ -143,7 +143,7 @@ export interface ConsoleServerOptions {
   /** Retry conformance verdict of one delivery (issue 7), or null when there is none. */
   conformance?: (deliveryId: string) => Promise<unknown>;
   /** Relay tries of one delivery, oldest first (issue 5); `withAnswers` (the detail): with what the target answered to each. */
-  relayHistory?: (deliveryId: string, options?: { withAnswers?: boolean }) => Promise<RelayRecordView[]>;
+  relayHistory?: (deliveryId: string, options?: { withAnswers?: boolean; answersOfNewest?: number }) => Promise<RelayRecordView[]>;
   /** Deletes a stored delivery and its attempts; false when it did not exist. */
   remove?: (deliveryId: string) => Promise<boolean>;
   /** The bridge's state (`GET /api/bridge`); absent when this process has no bridge. */

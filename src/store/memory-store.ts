@@ -138,13 +138,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       }
     },
 
-    async relayHistory(deliveryId, { withAnswers = false } = {}) {
+    async relayHistory(deliveryId, { withAnswers = false, answersOfNewest } = {}) {
       const delivery = byId.get(deliveryId);
       if (!delivery) return { job: null, attempts: [] };
       const job = jobs.get(delivery.seq);
-      const attemptsOf = relayAttempts
-        .filter((a) => a.deliverySeq === delivery.seq)
-        .map(({ answer, ...a }) => (withAnswers ? { ...a, answer: keptAnswer(answer) } : a));
+      const tries = relayAttempts.filter((a) => a.deliverySeq === delivery.seq);
+      const firstAnswered = answersOfNewest === undefined ? 0 : tries.length - Math.max(0, answersOfNewest);
+      const attemptsOf = tries.map(({ answer, ...a }, i) => (withAnswers ? { ...a, answer: i >= firstAnswered ? keptAnswer(answer) : null } : a));
       return { job: job ? { ...job } : null, attempts: attemptsOf };
     },
 

@@ -62,6 +62,8 @@ export interface AttemptQuery {
 export interface RelayHistoryOptions {
   /** Also read what the target answered to each try (headers, the first 4 KiB of the body). */
   withAnswers?: boolean;
+  /** With `withAnswers`: only the newest this many tries carry their answer (the others read as null). */
+  answersOfNewest?: number;
 }
 
 /** What one relay try did, and what becomes of the job (null for replays: the job is untouched). */

@@ -251,6 +251,21 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.relayCounts()).toEqual({ pending: 0, done: 1, dead: 0 });
     });
 
+    it('reads the answers of the newest tries only, when asked to, and every try still in order', async () => {
+      const delivery = makeDelivery();
+      const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+      const t = delivery.receivedAt;
+      for (let i = 1; i <= 6; i++) {
+        const answer = { headers: [['x-try', String(i)]] as Array<[string, string]>, headerLines: 1, body: Buffer.from(`answer ${i}`), bodyBytes: 8, complete: true };
+        await store.recordRelay({ deliverySeq, replay: true, target: 'http://127.0.0.1:1/hook', startedAt: t + i, finishedAt: t + i, status: 200, error: null, try: i, answer, next: null });
+      }
+      const bounded = await store.relayHistory(delivery.id, { withAnswers: true, answersOfNewest: 2 });
+      expect(bounded.attempts.map((a) => a.try)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(bounded.attempts.map((a) => a.answer?.body.toString() ?? null)).toEqual([null, null, null, null, 'answer 5', 'answer 6']);
+      const all = await store.relayHistory(delivery.id, { withAnswers: true });
+      expect(all.attempts.map((a) => a.answer?.body.toString() ?? null)).toEqual([1, 2, 3, 4, 5, 6].map((i) => `answer ${i}`));
+    });
+
     it('keeps what the target answered to each try, byte for byte, reads it only withAnswers, and deletes it with the try', async () => {
       const delivery = makeDelivery();
       const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));

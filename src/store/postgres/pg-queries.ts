@@ -47,9 +47,10 @@ export const SQL = {
     WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
   jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
   relayAttemptsOf: `SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
-  relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
+  // The newest $2 tries with their answers, newest first (NULL: every one).
+  relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
   // A reader of a schema before migration 4 (no answer columns): every try reads as not kept.
-  relayAnswersOfSchema3: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ')} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
+  relayAnswersOfSchema3: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ')} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
   jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',
   deleteDelivery: `WITH d AS (DELETE FROM deliveries WHERE id = $1 RETURNING seq),
       a1 AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM d)),

@@ -278,19 +278,18 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
-    relayHistory(deliveryId, { withAnswers = false } = {}) {
+    relayHistory(deliveryId, { withAnswers = false, answersOfNewest } = {}) {
       return read(async () => {
         const seq = await seqOf(deliveryId);
         if (seq === undefined) return { job: null, attempts: [] };
-        const [job, attempts] = await Promise.all([
+        const [job, attempts, answers] = await Promise.all([
           pool.query<JobRow>(named('jobOf', [seq])),
-          withAnswers
-            ? pool.query<AnswerRow>(named(schemaVersion >= 4 ? 'relayAnswersOf' : 'relayAnswersOfSchema3', [seq]))
-            : pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
+          pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
+          // Only the newest tries' answers when bounded: a delivery replayed thousands of times reads no more.
+          withAnswers ? pool.query<AnswerRow>(named(schemaVersion >= 4 ? 'relayAnswersOf' : 'relayAnswersOfSchema3', [seq, answersOfNewest === undefined ? null : Math.max(0, answersOfNewest)])) : null,
         ]);
-        const tries = withAnswers
-          ? (attempts.rows as AnswerRow[]).map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }))
-          : attempts.rows.map(toRelayAttempt);
+        const answered = new Map((answers?.rows ?? []).map((row) => [Number(row.seq), toKeptAnswer(row)]));
+        const tries = attempts.rows.map((row) => (withAnswers ? { ...toRelayAttempt(row), answer: answered.get(Number(row.seq)) ?? null } : toRelayAttempt(row)));
         return { job: job.rows[0] ? toJob(seq, deliveryId, job.rows[0]) : null, attempts: tries };
       });
     },

@@ -110,9 +110,10 @@ export function createSqliteReader(db: Database.Database) {
   // try reads as recorded before answers were kept.
   const hasAnswers = db.prepare("SELECT 1 FROM pragma_table_info('relay_attempts') WHERE name = 'answer_headers'").get() !== undefined;
   const answerColumns = hasAnswers ? ANSWER_COLUMNS : ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ');
-  let relayAnswersOf: Database.Statement<[number], AnswerRow> | null = null;
+  let relayAnswersOf: Database.Statement<[number, number], AnswerRow> | null = null;
+  // The newest `limit` tries with their answers, newest first (-1: every one).
   const answersOf = () =>
-    (relayAnswersOf ??= db.prepare<[number], AnswerRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS}, ${answerColumns} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq`));
+    (relayAnswersOf ??= db.prepare<[number, number], AnswerRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS}, ${answerColumns} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq DESC LIMIT ?`));
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
   // The bridge: along the seq primary key, never a scan of the table.
@@ -177,16 +178,19 @@ export function createSqliteReader(db: Database.Database) {
       return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
     },
 
-    relayHistory(deliveryId: string, { withAnswers = false }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
+    relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
       const delivery = byId.get(deliveryKey(deliveryId), deliveryId);
       if (!delivery) return { job: null, attempts: [] };
       const job = jobOf.get(delivery.seq);
-      return {
-        job: job ? toJob(delivery.seq, deliveryId, job) : null,
-        attempts: withAnswers
-          ? answersOf().all(delivery.seq).map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }))
-          : relayAttemptsOf.all(delivery.seq).map(toRelayAttempt),
-      };
+      let attempts: RelayAttemptRecord[];
+      if (!withAnswers) attempts = relayAttemptsOf.all(delivery.seq).map(toRelayAttempt);
+      else if (answersOfNewest === undefined) attempts = answersOf().all(delivery.seq, -1).reverse().map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }));
+      else {
+        // Only the newest tries' answers are read: a delivery replayed thousands of times reads no more.
+        const answered = new Map(answersOf().all(delivery.seq, Math.max(0, answersOfNewest)).map((row) => [row.seq, toKeptAnswer(row)]));
+        attempts = relayAttemptsOf.all(delivery.seq).map((row) => ({ ...toRelayAttempt(row), answer: answered.get(row.seq) ?? null }));
+      }
+      return { job: job ? toJob(delivery.seq, deliveryId, job) : null, attempts };
     },
 
     relayCounts() {
