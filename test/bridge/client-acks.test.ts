@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { afterEach, expect, it } from 'vitest';
 import { startBridgeClient } from '../../src/bridge/bridge-client.js';
 import { BRIDGE_PROTOCOL } from '../../src/core/bridge-protocol.js';
@@ -24,8 +24,14 @@ it('sends one ack for a group committed together, and none before the commit', a
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => BRIDGE_PROTOCOL });
   await once(wss, 'listening');
   const acks: number[] = [];
+  let acked50!: () => void;
+  const fiftyAcked = new Promise<void>((resolve) => (acked50 = resolve));
+  const connected = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
   wss.once('connection', (ws) => {
-    ws.on('message', (data) => acks.push((JSON.parse(data.toString()) as { seq: number }).seq));
+    ws.on('message', (data) => {
+      acks.push((JSON.parse(data.toString()) as { seq: number }).seq);
+      if (acks.at(-1) === 50) acked50();
+    });
     ws.send(JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 50, credit: 64 }));
     for (let seq = 1; seq <= 50; seq++) ws.send(delivery(seq));
   });
@@ -33,9 +39,11 @@ it('sends one ack for a group committed together, and none before the commit', a
   let commit!: () => void;
   const committed = new Promise<void>((resolve) => (commit = resolve));
   let handed = 0;
+  let all!: () => void;
+  const allHanded = new Promise<void>((resolve) => (all = resolve));
   const pipeline: IngestPipeline = {
     async handle() {
-      handed++;
+      if (++handed === 50) all();
       await committed;
       return { action: { kind: 'answer', status: 200, body: '{}' }, recorded: Promise.resolve({} as never) };
     },
@@ -46,13 +54,16 @@ it('sends one ack for a group committed together, and none before the commit', a
     for (const ws of wss.clients) ws.terminate();
     await new Promise((r) => wss.close(r));
   });
-  const deadline = Date.now() + 5000;
-  while (handed < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  expect(handed).toBe(50);
-  await new Promise((r) => setTimeout(r, 100));
+  await allHanded;
+  // A ping's pong comes back after anything the client sent before it: an early ack would be here.
+  const server = await connected;
+  await new Promise<void>((resolve) => {
+    server.once('pong', () => resolve());
+    server.ping();
+  });
   expect(acks).toEqual([]); // nothing is acknowledged before its commit
   commit();
-  while (acks.at(-1) !== 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await fiftyAcked;
   expect(acks).toEqual([50]);
   expect(client.progress().ackedSeq).toBe(50);
 });

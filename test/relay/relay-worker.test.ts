@@ -39,6 +39,34 @@ function relayEvents(hub: EventHub) {
   };
 }
 
+/**
+ * A store whose outbox reads are counted, and a way to await the next `n` of them: what a poll
+ * would have sent, it has sent by then (the worker reads, then starts what it read, in one turn).
+ */
+function countingReads(store: DeliveryStore, overrides: Partial<DeliveryStore> = {}) {
+  let reads = 0;
+  let returned = 0;
+  const waiters: Array<{ at: number; resolve: () => void }> = [];
+  const counted: DeliveryStore = Object.assign(Object.create(store) as DeliveryStore, overrides, {
+    dueRelayJobs: async (...args: Parameters<DeliveryStore['dueRelayJobs']>) => {
+      const jobs = await store.dueRelayJobs(...args);
+      reads++;
+      returned += jobs.length;
+      for (const w of waiters.filter((w) => reads >= w.at)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        setImmediate(w.resolve); // after the worker has started what this read returned
+      }
+      return jobs;
+    },
+  });
+  return {
+    store: counted,
+    reads: () => reads,
+    returned: () => returned,
+    nextReads: (n: number) => new Promise<void>((resolve) => waiters.push({ at: reads + n, resolve })),
+  };
+}
+
 function setup(store: DeliveryStore, target: string, clock: () => number, retry = DEFAULT_RELAY_RETRY): { worker: RelayWorker; hub: EventHub; relay: ReturnType<typeof relayEvents> } {
   const hub = createEventHub();
   const relay = relayEvents(hub);
@@ -69,6 +97,8 @@ describe('relay worker', () => {
   it('does not start a job read ahead whose delivery was deleted meanwhile', async () => {
     const arrived: string[] = [];
     const held: Array<() => void> = [];
+    let fourHeld!: () => void;
+    const fourCommitsHeld = new Promise<void>((resolve) => (fourHeld = resolve));
     let holding = true;
     let allHeld!: () => void;
     const sixteenHeld = new Promise<void>((resolve) => (allHeld = resolve));
@@ -247,14 +277,24 @@ describe('relay worker', () => {
     const target = await startTarget(() => 200);
     cleanups.push(() => target.close());
     const memory = createMemoryStore({ outbox: true });
-    // Every outcome's commit is held until the test lets it go.
+    // Every outcome's commit is held until the test lets it go; after that, commits go through.
     const held: Array<() => void> = [];
+    let fourHeld!: () => void;
+    const fourCommitsHeld = new Promise<void>((resolve) => (fourHeld = resolve));
+    let holding = true;
     const releaseAll = () => {
+      holding = false;
       for (const release of held.splice(0)) release();
     };
-    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
-      recordRelay: (outcome: Parameters<DeliveryStore['recordRelay']>[0]) => new Promise<void>((resolve) => held.push(() => resolve(memory.recordRelay(outcome)))),
+    const counted = countingReads(memory, {
+      recordRelay: (outcome: Parameters<DeliveryStore['recordRelay']>[0]) =>
+        holding
+          ? new Promise<void>((resolve) => {
+              if (held.push(() => resolve(memory.recordRelay(outcome))) === 4) fourHeld();
+            })
+          : memory.recordRelay(outcome),
     });
+    const store = counted.store;
     const now = 1_763_719_200_000;
     const hub = createEventHub();
     const relay = relayEvents(hub);
@@ -263,19 +303,15 @@ describe('relay worker', () => {
     cleanups.push(releaseAll);
     await acceptAll(store, Array.from({ length: 6 }, (_, i) => Buffer.from(`{"n":${i}}`)), now);
     worker.poke();
-    // Two slots: four are posted while the first outcomes' commits are held (twice the slots), no more.
-    await Promise.race([target.waitFor(4), new Promise((_, reject) => setTimeout(() => reject(new Error(`${target.received.length} of 4 posted: the slots wait for the commits`)), 5000))]);
+    // Two slots: four are posted and answered while their commits are held (twice the slots). With
+    // four outcomes uncommitted the worker starts nothing more: the other two wait.
+    await fourCommitsHeld;
     expect(relay.events).toEqual([]);
-    // Polls every 20 ms meanwhile find all six still pending in the outbox: none is sent again, none beyond the bound.
-    await new Promise((r) => setTimeout(r, 200));
     expect(target.received.length).toBe(4);
     releaseAll();
-    while (relay.events.length < 6) {
-      await new Promise((r) => setTimeout(r, 10));
-      releaseAll();
-    }
+    await relay.waitFor(6);
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 6, dead: 0 });
-    await new Promise((r) => setTimeout(r, 100));
+    await counted.nextReads(2);
     expect(target.received.length).toBe(6);
     expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(6);
   });
@@ -284,22 +320,15 @@ describe('relay worker', () => {
     const target = await startTarget(() => 200);
     cleanups.push(() => target.close());
     const memory = createMemoryStore({ outbox: true });
-    let outboxReads = 0;
-    let returned = 0;
-    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
-      dueRelayJobs: async (...args: Parameters<DeliveryStore['dueRelayJobs']>) => {
-        outboxReads++;
-        const jobs = await memory.dueRelayJobs(...args);
-        returned += jobs.length;
-        return jobs;
-      },
-    });
+    const counted = countingReads(memory);
+    const store = counted.store;
     const now = 1_763_719_200_000;
     const hub = createEventHub();
     const relay = relayEvents(hub);
+    const firstRead = counted.nextReads(1);
     const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 5 });
     cleanups.push(() => worker.stop());
-    await new Promise((r) => setTimeout(r, 30)); // the first read (a restart's resume) finds nothing
+    await firstRead; // the first read (a restart's resume) finds nothing
     const bodies = Array.from({ length: 40 }, (_, i) => Buffer.from(`{"n":${i}}`));
     for (const [i, rawBody] of bodies.entries()) {
       const d = makeDelivery({ id: `fresh-${i}`, rawBody, receivedAt: now });
@@ -307,12 +336,12 @@ describe('relay worker', () => {
       worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
     }
     await relay.waitFor(40);
-    await new Promise((r) => setTimeout(r, 50));
+    await counted.nextReads(2);
     expect(target.received.length).toBe(40);
     expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(40);
     expect(target.received.map((r) => r.body.toString()).sort()).toEqual(bodies.map(String).sort());
-    expect(outboxReads).toBeGreaterThan(1); // the polls ran…
-    expect(returned).toBe(0); // …and never returned a job held in memory
+    expect(counted.reads()).toBeGreaterThan(1); // the polls ran…
+    expect(counted.returned()).toBe(0); // …and never returned a job held in memory
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
   });
 
@@ -321,11 +350,12 @@ describe('relay worker', () => {
     cleanups.push(() => target.close());
     const memory = createMemoryStore({ outbox: true });
     // Reads work, writes fail: a full disk, or a writer that timed out.
-    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, {
+    const counted = countingReads(memory, {
       recordRelay: async () => {
         throw new Error('the store could not write: disk full');
       },
     });
+    const store = counted.store;
     const now = 1_763_719_200_000;
     const hub = createEventHub();
     const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 10 });
@@ -333,7 +363,8 @@ describe('relay worker', () => {
     await acceptAll(store, [Buffer.from('{"n":1}')], now);
     worker.poke();
     await target.waitFor(1);
-    await new Promise((r) => setTimeout(r, 400));
+    // Twenty polls (10 ms apart, well within the 1 s hold) find the job pending: none sends it again.
+    await counted.nextReads(20);
     expect(target.received.length).toBe(1);
   });
 
