@@ -7,7 +7,7 @@
  */
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
-import { BRIDGE_PROTOCOL, CLOSE, closeReason, encodeClientFrame, parseServerFrame, type BridgeDelivery } from '../core/bridge-protocol.js';
+import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrame, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -72,7 +72,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   function connect(): void {
     if (stopped) return;
     setState('connecting', `connecting to ${host} as ${options.name}`);
-    const socket = new WebSocket(options.url, BRIDGE_PROTOCOL, {
+    const socket = new WebSocket(options.url, [...BRIDGE_PROTOCOLS], {
       headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name },
       maxPayload: options.maxFrameBytes ?? 96 * 1024 * 1024,
       handshakeTimeout: 10_000,
@@ -126,7 +126,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     socket.on('message', (data, isBinary) => {
       heard();
       try {
-        session.frame(isBinary ? null : data.toString());
+        session.frame(data as Buffer, isBinary);
       } catch (err) {
         session.lost(`a frame could not be handled: ${(err as Error).message}`);
       }
@@ -203,14 +203,20 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       }
     }
 
-    function frame(text: string | null): void {
+    // The version the server chose among those offered: 2 sends deliveries as binary frames.
+    let version: BridgeVersion | null = null;
+
+    function frame(data: Buffer, isBinary: boolean): void {
       if (ended) return;
-      if (text === null) return fail('binary frames are not part of the protocol');
-      const parsed = parseServerFrame(text);
+      version ??= bridgeVersion(socket.protocol);
+      if (version === null) return fail(`the server chose subprotocol ${JSON.stringify(socket.protocol.slice(0, 40))}, which was not offered`);
+      if (isBinary && version === 1) return fail('binary frames are not part of protocol version 1');
+      const parsed = isBinary ? parseDeliveryFrame(data) : parseServerFrame(data.toString());
       if (!parsed.ok) return fail(parsed.message);
       const f = parsed.frame;
       if (f.type === 'hello') {
         if (helloSeen) return fail('a second hello');
+        if (f.protocol !== version) return fail(`hello says protocol ${f.protocol}, but version ${version} was negotiated`);
         helloSeen = true;
         credit = f.credit;
         lastSeq = f.cursor;

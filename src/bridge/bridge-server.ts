@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { BRIDGE_PATH, BRIDGE_PROTOCOL, CLOSE, closeReason, encodeServerFrame, isSubscriberName, parseClientFrame } from '../core/bridge-protocol.js';
+import { BRIDGE_PATH, BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeDeliveryFrame, encodeServerFrame, fitsDeliveryFrame, isSubscriberName, parseClientFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
 import type { StoredDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { urlHost } from '../runtime/hosts.js';
@@ -91,10 +91,11 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const refreshMs = options.refreshMs ?? 600_000;
   const sessions = new Map<string, Session>();
   const answer: RequestListener = (_req, res) => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOL}) at ${BRIDGE_PATH}\n`);
+    res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOLS.join(' or ')}) at ${BRIDGE_PATH}\n`);
   };
   const http: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, answer) : createServer(answer);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, handleProtocols: (offered) => (offered.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false) });
+  // The newest version the client offers (BRIDGE_PROTOCOLS is newest first).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, handleProtocols: (offered) => BRIDGE_PROTOCOLS.find((p) => offered.has(p)) ?? false });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => {});
@@ -106,7 +107,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     const name = req.headers['x-hookrelay-subscriber'];
     if (typeof name !== 'string' || !isSubscriberName(name)) return refuseUpgrade(socket, 400, 'x-hookrelay-subscriber must be a name of letters, digits, dots, dashes and underscores');
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-    if (!protocols.includes(BRIDGE_PROTOCOL)) return refuseUpgrade(socket, 400, `this bridge speaks ${BRIDGE_PROTOCOL}`);
+    if (!BRIDGE_PROTOCOLS.some((p) => protocols.includes(p))) return refuseUpgrade(socket, 400, `this bridge speaks ${BRIDGE_PROTOCOLS.join(' or ')}`);
     // A subscriber belongs to its token: the same name under another token is another subscriber,
     // so no token can move a cursor it was not given.
     const key = `${token.name}/${name}`;
@@ -181,6 +182,8 @@ class Session {
   private inFlight = 0;
   private bytesInFlight = 0;
   private frameEstimate = FIRST_FRAME_ESTIMATE;
+  /** The negotiated version: 2 sends each delivery as one binary frame, 1 as JSON. */
+  private readonly version: BridgeVersion;
   /** Sent, not yet acknowledged, in order. */
   private readonly sent: Array<{ seq: number; bytes: number }> = [];
   private live = false;
@@ -203,6 +206,7 @@ class Session {
     private readonly deps: SessionDeps,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
+    this.version = bridgeVersion(ws.protocol) ?? 1;
   }
 
   stopped(): Promise<void> {
@@ -238,7 +242,7 @@ class Session {
       this.sentUpTo = this.scannedUpTo = this.acked = cursor.ackedSeq;
       this.writtenAt = cursor.updatedAt;
       if (this.closed) return;
-      ws.send(encodeServerFrame({ type: 'hello', protocol: 1, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit }));
+      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit }));
       deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${Math.max(0, latest - cursor.ackedSeq)} behind` });
       this.wake();
     } catch (err) {
@@ -363,8 +367,9 @@ class Session {
       }
       for (const d of batch) {
         if (this.closed) return;
-        const frame = encodeServerFrame({ type: 'delivery', delivery: { seq: d.seq, id: d.id, trigger: d.trigger, receivedAt: d.receivedAt, headers: d.headers, body: Buffer.from(d.rawBody), signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp } });
-        const bytes = Buffer.byteLength(frame);
+        const delivery: BridgeDelivery = { seq: d.seq, id: d.id, trigger: d.trigger, receivedAt: d.receivedAt, headers: d.headers, body: Buffer.from(d.rawBody.buffer, d.rawBody.byteOffset, d.rawBody.byteLength), signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp };
+        const frame = this.version === 2 && fitsDeliveryFrame(delivery) ? encodeDeliveryFrame(delivery) : encodeServerFrame({ type: 'delivery', delivery });
+        const bytes = typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
         this.frameEstimate = bytes;
         // Over the budget: it waits for an ack, and is read again then.
         if (this.inFlight > 0 && this.bytesInFlight + bytes > maxBytes) return;

@@ -1,10 +1,22 @@
 /**
- * The bridge protocol, version 1 (docs/bridge.md): JSON text frames over one WebSocket, the body
- * as base64 of its exact bytes. Pure: every frame that crosses is checked here, field by field,
- * and a frame that is not exactly right is refused with a message that names what is wrong.
+ * The bridge protocol (docs/bridge.md) over one WebSocket. Version 1: JSON text frames, the body as
+ * base64 of its exact bytes. Version 2: the same, except that a delivery is one binary frame
+ * (delivery-frame.ts), so neither side builds or parses JSON or base64 per delivery. Pure: every
+ * frame that crosses is checked here, field by field, and a frame that is not exactly right is
+ * refused with a message that names what is wrong.
  */
+import { isUtf8 } from 'node:buffer';
 
 export const BRIDGE_PROTOCOL = 'hookrelay-bridge.1';
+export const BRIDGE_PROTOCOL_2 = 'hookrelay-bridge.2';
+/** The subprotocols this side speaks, newest first: the client offers them in this order, and the server picks the first of them it is offered. */
+export const BRIDGE_PROTOCOLS = [BRIDGE_PROTOCOL_2, BRIDGE_PROTOCOL] as const;
+export type BridgeVersion = 1 | 2;
+
+/** The version a negotiated subprotocol names, or null for one this side does not speak. */
+export function bridgeVersion(subprotocol: string): BridgeVersion | null {
+  return subprotocol === BRIDGE_PROTOCOL_2 ? 2 : subprotocol === BRIDGE_PROTOCOL ? 1 : null;
+}
 export const BRIDGE_PATH = '/bridge';
 
 /** Close codes (4000–4999 are the application's). */
@@ -32,7 +44,7 @@ export interface BridgeDelivery {
 }
 
 export type ServerFrame =
-  | { type: 'hello'; protocol: 1; subscriber: string; cursor: number; latest: number; credit: number }
+  | { type: 'hello'; protocol: BridgeVersion; subscriber: string; cursor: number; latest: number; credit: number }
   | { type: 'delivery'; delivery: BridgeDelivery }
   | { type: 'live' };
 
@@ -84,11 +96,11 @@ export function parseServerFrame(text: string): Parsed<ServerFrame> {
   if (typeof f === 'string') return { ok: false, message: f };
   switch (f.type) {
     case 'hello':
-      if (f.protocol !== 1) return { ok: false, message: `hello: protocol ${JSON.stringify(f.protocol)} is not 1` };
+      if (f.protocol !== 1 && f.protocol !== 2) return { ok: false, message: `hello: protocol ${JSON.stringify(f.protocol)?.slice(0, 40)} is not 1 or 2` };
       if (typeof f.subscriber !== 'string' || f.subscriber.length === 0 || f.subscriber.length > MAX_TEXT) return { ok: false, message: 'hello: subscriber must be a name' };
       if (!isSeq(f.cursor) || !isSeq(f.latest)) return { ok: false, message: 'hello: cursor and latest must be sequence numbers' };
       if (!Number.isSafeInteger(f.credit) || (f.credit as number) < 1) return { ok: false, message: 'hello: credit must be a positive integer' };
-      return { ok: true, frame: { type: 'hello', protocol: 1, subscriber: f.subscriber, cursor: f.cursor, latest: f.latest, credit: f.credit as number } };
+      return { ok: true, frame: { type: 'hello', protocol: f.protocol, subscriber: f.subscriber, cursor: f.cursor, latest: f.latest, credit: f.credit as number } };
     case 'live':
       return { ok: true, frame: { type: 'live' } };
     case 'delivery':
@@ -96,6 +108,12 @@ export function parseServerFrame(text: string): Parsed<ServerFrame> {
     default:
       return { ok: false, message: `unknown frame type ${JSON.stringify(f.type)?.slice(0, 40)}` };
   }
+}
+
+function headerProblem(name: string, value: string): string | null {
+  if (!HEADER_NAME.test(name)) return 'delivery: a header name is not a valid token';
+  if (/[\r\n\0]/.test(value)) return 'delivery: a header value holds CR, LF or NUL';
+  return null;
 }
 
 function parseDelivery(f: Record<string, unknown>): Parsed<ServerFrame> {
@@ -110,8 +128,8 @@ function parseDelivery(f: Record<string, unknown>): Parsed<ServerFrame> {
   const headers: Array<[string, string]> = [];
   for (const pair of f.headers as unknown[]) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return { ok: false, message: 'delivery: each header must be a [name, value] pair of strings' };
-    if (!HEADER_NAME.test(pair[0])) return { ok: false, message: 'delivery: a header name is not a valid token' };
-    if (/[\r\n\0]/.test(pair[1])) return { ok: false, message: 'delivery: a header value holds CR, LF or NUL' };
+    const problem = headerProblem(pair[0], pair[1]);
+    if (problem) return { ok: false, message: problem };
     headers.push([pair[0], pair[1]]);
   }
   if (typeof f.body !== 'string' || f.body.length % 4 !== 0 || !BASE64.test(f.body)) return { ok: false, message: 'delivery: body must be base64' };
@@ -154,4 +172,157 @@ export function closeReason(text: string): string {
 /** A subscriber name as the client sends it: what a host name or a person's handle holds. */
 export function isSubscriberName(name: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name);
+}
+
+/*
+ * Version 2's delivery frame: one binary WebSocket frame, integers big-endian.
+ *
+ *   u8  1 (a delivery)
+ *   u8  flags: 1 the signature was valid (else skipped), 2 secretIndex is present, 4 signatureTimestamp is present
+ *   u64 seq · u64 receivedAt · u32 secretIndex · u64 signatureTimestamp   (0 where absent)
+ *   u16 n, then n bytes: the id (UTF-8)
+ *   u16 n, then n bytes: the trigger (UTF-8)
+ *   u32 n, then n bytes: the header lines, `name: value\n` each, in arrival order (UTF-8)
+ *   u32 n, then n bytes: the body; the frame ends there
+ */
+const DELIVERY = 1;
+const FLAG_VALID = 1;
+const FLAG_SECRET_INDEX = 2;
+const FLAG_TIMESTAMP = 4;
+const FIXED = 30;
+/** A u64 field must hold a safe integer: its high word stays under 2^21. */
+const SAFE_HIGH = 0x200000;
+
+/** `isWellFormed` (ES2024), which Node 20 has and the ES2023 lib does not declare. */
+const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * Whether every string of the delivery survives UTF-8 exactly. One that does not (a lone surrogate,
+ * which HTTP cannot carry but a JSON body can) travels as version 1's JSON frame, which version 2 also allows.
+ */
+export function fitsDeliveryFrame(d: BridgeDelivery): boolean {
+  if (!wellFormed(d.id) || !wellFormed(d.trigger)) return false;
+  for (const [name, value] of d.headers) if (!wellFormed(name) || !wellFormed(value)) return false;
+  return true;
+}
+
+export function encodeDeliveryFrame(d: BridgeDelivery): Buffer {
+  let lines = '';
+  for (const [name, value] of d.headers) lines += `${name}: ${value}\n`;
+  const idBytes = Buffer.byteLength(d.id);
+  const triggerBytes = Buffer.byteLength(d.trigger);
+  const linesBytes = Buffer.byteLength(lines);
+  const out = Buffer.allocUnsafe(FIXED + 2 + idBytes + 2 + triggerBytes + 4 + linesBytes + 4 + d.body.length);
+  out[0] = DELIVERY;
+  out[1] = (d.signature === 'valid' ? FLAG_VALID : 0) | (d.secretIndex !== null ? FLAG_SECRET_INDEX : 0) | (d.signatureTimestamp !== null ? FLAG_TIMESTAMP : 0);
+  writeU64(out, 2, d.seq);
+  writeU64(out, 10, d.receivedAt);
+  out.writeUInt32BE(d.secretIndex ?? 0, 18);
+  writeU64(out, 22, d.signatureTimestamp ?? 0);
+  let at = FIXED;
+  out.writeUInt16BE(idBytes, at);
+  at += 2 + out.write(d.id, at + 2, 'utf8');
+  out.writeUInt16BE(triggerBytes, at);
+  at += 2 + out.write(d.trigger, at + 2, 'utf8');
+  out.writeUInt32BE(linesBytes, at);
+  at += 4 + out.write(lines, at + 4, 'utf8');
+  out.writeUInt32BE(d.body.length, at);
+  d.body.copy(out, at + 4);
+  return out;
+}
+
+function writeU64(out: Buffer, at: number, value: number): void {
+  out.writeUInt32BE(Math.floor(value / 0x1_0000_0000), at);
+  out.writeUInt32BE(value >>> 0, at + 4);
+}
+
+/** A version 2 delivery frame, checked as strictly as version 1's JSON (the same limits, the same messages). */
+export function parseDeliveryFrame(frame: Buffer): Parsed<ServerFrame> {
+  const bad = (message: string): Parsed<ServerFrame> => ({ ok: false, message: `delivery: ${message}` });
+  if (frame.length < FIXED + 12) return frame.length > 0 && frame[0] !== DELIVERY ? { ok: false, message: `unknown binary frame type ${frame[0]}` } : bad(`a frame of ${frame.length} bytes is too short`);
+  if (frame[0] !== DELIVERY) return { ok: false, message: `unknown binary frame type ${frame[0]}` };
+  const flags = frame[1]!;
+  if (flags > 7) return bad(`unknown flags ${flags}`);
+  const seq = readU64(frame, 2);
+  if (seq === null || seq === 0) return bad('seq must be a positive integer');
+  const receivedAt = readU64(frame, 10);
+  if (receivedAt === null) return bad('receivedAt must be a time in ms');
+  const secretIndex = frame.readUInt32BE(18);
+  const signatureTimestamp = readU64(frame, 22);
+  if (signatureTimestamp === null) return bad('secretIndex and signatureTimestamp must be integers or null');
+  if (!(flags & FLAG_SECRET_INDEX) && secretIndex !== 0) return bad('secretIndex is absent but not 0');
+  if (!(flags & FLAG_TIMESTAMP) && signatureTimestamp !== 0) return bad('signatureTimestamp is absent but not 0');
+  let at = FIXED;
+  const field = (lengthBytes: 2 | 4, what: string): Buffer | string => {
+    if (at + lengthBytes > frame.length) return `delivery: the frame ends inside ${what}`;
+    const n = lengthBytes === 2 ? frame.readUInt16BE(at) : frame.readUInt32BE(at);
+    const start = at + lengthBytes;
+    if (start + n > frame.length) return `delivery: ${what} runs past the end of the frame`;
+    at = start + n;
+    return frame.subarray(start, at);
+  };
+  const id = text(field(2, 'the id'), 'id');
+  if (typeof id !== 'object') return { ok: false, message: id };
+  const trigger = text(field(2, 'the trigger'), 'trigger');
+  if (typeof trigger !== 'object') return { ok: false, message: trigger };
+  const lines = field(4, 'the headers');
+  if (typeof lines === 'string') return { ok: false, message: lines };
+  if (!isUtf8(lines)) return bad('the headers are not UTF-8');
+  const headers = headerLines(lines.toString('utf8'));
+  if (typeof headers === 'string') return { ok: false, message: headers };
+  const body = field(4, 'the body');
+  if (typeof body === 'string') return { ok: false, message: body };
+  if (at !== frame.length) return bad(`${frame.length - at} bytes follow the body`);
+  return {
+    ok: true,
+    frame: {
+      type: 'delivery',
+      delivery: {
+        seq,
+        id: id.value,
+        trigger: trigger.value,
+        receivedAt,
+        headers,
+        // A copy: the frame may be a view of a larger socket buffer, which the delivery must not keep alive.
+        body: Buffer.from(body),
+        signature: flags & FLAG_VALID ? 'valid' : 'skipped',
+        secretIndex: flags & FLAG_SECRET_INDEX ? secretIndex : null,
+        signatureTimestamp: flags & FLAG_TIMESTAMP ? signatureTimestamp : null,
+      },
+    },
+  };
+}
+
+function readU64(frame: Buffer, at: number): number | null {
+  const high = frame.readUInt32BE(at);
+  return high >= SAFE_HIGH ? null : high * 0x1_0000_0000 + frame.readUInt32BE(at + 4);
+}
+
+/** An id or trigger: UTF-8 of 1 to 256 characters, as version 1 allows. */
+function text(bytes: Buffer | string, name: string): { value: string } | string {
+  if (typeof bytes === 'string') return bytes;
+  const problem = `delivery: ${name} must be a string of 1 to 256 characters`;
+  if (bytes.length === 0 || bytes.length > MAX_TEXT * 4 || !isUtf8(bytes)) return problem;
+  const value = bytes.toString('utf8');
+  return value.length > MAX_TEXT ? problem : { value };
+}
+
+/** The header lines of a version 2 frame, each checked as version 1 checks a pair. */
+function headerLines(block: string): Array<[string, string]> | string {
+  const headers: Array<[string, string]> = [];
+  let start = 0;
+  while (start < block.length) {
+    const end = block.indexOf('\n', start);
+    if (end < 0) return 'delivery: the header lines must each end with a line feed';
+    if (headers.length === MAX_HEADERS) return `delivery: headers must be a list of at most ${MAX_HEADERS} [name, value] pairs`;
+    const colon = block.indexOf(': ', start);
+    if (colon < 0 || colon > end) return 'delivery: a header line has no ": " after its name';
+    const name = block.slice(start, colon);
+    const value = block.slice(colon + 2, end);
+    const problem = headerProblem(name, value);
+    if (problem) return problem;
+    headers.push([name, value]);
+    start = end + 1;
+  }
+  return headers;
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridgeClient, type BridgeClient } from '../../src/bridge/bridge-client.js';
-import { BRIDGE_PROTOCOL, parseServerFrame } from '../../src/core/bridge-protocol.js';
+import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrame, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
 import type { Arrival } from '../../src/ingest/arrival.js';
 import type { IngestPipeline } from '../../src/ingest/pipeline.js';
 
@@ -23,9 +23,13 @@ const body = Buffer.from('{"id":"d1"}');
 const delivery = (seq: number, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ type: 'delivery', seq, id: `d${seq}`, trigger: 'vendor.rating_dropped', receivedAt: 1, headers: [['x-service-delivery', `d${seq}`]], body: body.toString('base64'), signature: 'valid', secretIndex: 0, signatureTimestamp: 1, ...extra });
 
-/** A fake server that sends `frames` to each connection, and the client's pipeline that records what it was handed. */
-async function scenario(frames: Array<string | Buffer>) {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => BRIDGE_PROTOCOL });
+const HELLO_2 = JSON.stringify({ type: 'hello', protocol: 2, subscriber: 'ana', cursor: 0, latest: 0, credit: 64 });
+const binary = (seq: number, extra: Partial<BridgeDelivery> = {}): Buffer =>
+  encodeDeliveryFrame({ seq, id: `d${seq}`, trigger: 'vendor.rating_dropped', receivedAt: 1, headers: [['x-service-delivery', `d${seq}`]], body, signature: 'valid', secretIndex: 0, signatureTimestamp: 1, ...extra });
+
+/** A fake server that sends `frames` to each connection (speaking `protocol`), and the client's pipeline that records what it was handed. */
+async function scenario(frames: Array<string | Buffer>, protocol: string = BRIDGE_PROTOCOL) {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => protocol });
   await once(wss, 'listening');
   const closes: Array<{ code: number; reason: string }> = [];
   const connected = new Promise<WebSocket>((resolve) =>
@@ -76,13 +80,14 @@ describe('the bridge client against hostile frames', () => {
     ['an unknown type', [HELLO, '{"type":"surprise"}'], /unknown frame type "surprise"/],
     ['an unknown type of 50 euro signs (a close reason over 123 bytes once quoted)', [HELLO, JSON.stringify({ type: '€'.repeat(50) })], /unknown frame type/],
     ['more deliveries than the credit', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), delivery(1), delivery(2)], /more than 1 unacknowledged deliveries/],
-    ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of the protocol/],
+    ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of protocol version 1/],
     ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/],
     ['a body that is not base64', [HELLO, delivery(1, { body: '%%%' })], /body must be base64/],
     ['a header value with CR LF', [HELLO, delivery(1, { headers: [['x-a', 'v\r\nx-b: injected']] })], /a header value holds CR, LF or NUL/],
     ['an id of 300 characters', [HELLO, delivery(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/],
     ['a second hello', [HELLO, HELLO], /a second hello/],
-    ['protocol 2', [JSON.stringify({ type: 'hello', protocol: 2, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 2 is not 1/],
+    ['a hello of protocol 2 on version 1', [HELLO_2], /hello says protocol 2, but version 1 was negotiated/],
+    ['a hello of protocol 3', [JSON.stringify({ type: 'hello', protocol: 3, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 3 is not 1 or 2/],
   ])('closes the connection on %s, says why, and stores none of it', async (_name, frames, why) => {
     const run = await scenario(frames as Array<string | Buffer>);
     await until(() => run.closes.length > 0, 'the close');
@@ -91,6 +96,54 @@ describe('the bridge client against hostile frames', () => {
     // Only well-formed deliveries before the bad frame reach the pipeline.
     expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
     expect(run.states.some((s) => /retrying in \d+ s/.test(s))).toBe(true);
+  });
+
+  it.each([
+    ['a hello of protocol 1 on version 2', [HELLO], /hello says protocol 1, but version 2 was negotiated/],
+    ['a JSON delivery out of order after a binary one', [HELLO_2, binary(2), delivery(2)], /delivery 2 is out of order/],
+    ['a binary delivery cut short', [HELLO_2, binary(1).subarray(0, 60)], /delivery: the frame ends inside the headers/],
+    ['a binary frame too short to be a delivery', [HELLO_2, binary(1).subarray(0, 20)], /delivery: a frame of 20 bytes is too short/],
+    ['bytes after the body', [HELLO_2, Buffer.concat([binary(1), Buffer.from([0])])], /1 bytes follow the body/],
+    ['an unknown binary frame type', [HELLO_2, Buffer.from([9, 0, 0])], /unknown binary frame type 9/],
+    ['a binary delivery out of order', [HELLO_2, binary(2), binary(2)], /delivery 2 is out of order/],
+    ['a header value with CR LF', [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] })], /a header value holds CR, LF or NUL/],
+    ['an id of 300 characters', [HELLO_2, binary(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/],
+  ])('on protocol version 2, closes the connection on %s, says why, and stores none of it', async (_name, frames, why) => {
+    const run = await scenario(frames as Array<string | Buffer>, BRIDGE_PROTOCOL_2);
+    await until(() => run.closes.length > 0, 'the close');
+    expect(run.closes[0]!.code).toBe(4400);
+    expect(run.states.some((s) => why.test(s))).toBe(true);
+    expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
+  });
+
+  it('never throws on fuzzed binary frames: random bytes, and a valid frame cut, grown or with a byte changed', () => {
+    const valid = binary(7, { headers: [['content-type', 'application/json'], ['x-service-delivery', 'd7']] });
+    const spoiled = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+      fc.nat({ max: valid.length }).map((n) => valid.subarray(0, n)),
+      fc.tuple(fc.nat({ max: valid.length - 1 }), fc.integer({ min: 0, max: 255 })).map(([at, byte]) => {
+        const copy = Buffer.from(valid);
+        copy[at] = byte;
+        return copy;
+      }),
+      fc.uint8Array({ minLength: 1, maxLength: 20 }).map((tail) => Buffer.concat([valid, tail])),
+    );
+    fc.assert(
+      fc.property(spoiled, (frame) => {
+        const parsed = parseDeliveryFrame(frame);
+        return parsed.ok || (typeof parsed.message === 'string' && parsed.message.length > 0);
+      }),
+      { seed: 16, numRuns: 5000 },
+    );
+  });
+
+  it('on protocol version 2, hands a binary delivery to the pipeline with the exact bytes, headers and verdict, and acknowledges it', async () => {
+    const run = await scenario([HELLO_2, binary(1, { headers: [['X-Service-Delivery', 'd1'], ['X-Note', 'caf\u00e9 : x']] })], BRIDGE_PROTOCOL_2);
+    await until(() => run.client.progress().ackedSeq === 1, 'the ack');
+    expect(run.handed).toHaveLength(1);
+    expect(run.handed[0]!.rawBody.equals(body)).toBe(true);
+    expect(run.handed[0]!.rawHeaders).toEqual(['X-Service-Delivery', 'd1', 'X-Note', 'caf\u00e9 : x']);
+    expect(run.handed[0]!.upstream).toEqual({ signature: 'valid', secretIndex: 0, signatureTimestamp: 1, acceptedAt: 1 });
   });
 
   it('never throws on fuzzed frames: every one is parsed or refused with a message', () => {

@@ -8,6 +8,11 @@ import {
   isSubscriberName,
   parseClientFrame,
   parseServerFrame,
+  bridgeVersion,
+  BRIDGE_PROTOCOLS,
+  encodeDeliveryFrame,
+  fitsDeliveryFrame,
+  parseDeliveryFrame,
   type BridgeDelivery,
   type ServerFrame,
 } from '../../src/core/bridge-protocol.js';
@@ -92,10 +97,10 @@ describe('parseServerFrame: hello', () => {
   });
 
   it.each([
-    ['protocol', 2, 'hello: protocol 2 is not 1'],
-    ['protocol', '1', 'hello: protocol "1" is not 1'],
-    ['protocol', null, 'hello: protocol null is not 1'],
-    ['protocol', undefined, 'hello: protocol undefined is not 1'],
+    ['protocol', 3, 'hello: protocol 3 is not 1 or 2'],
+    ['protocol', '1', 'hello: protocol "1" is not 1 or 2'],
+    ['protocol', null, 'hello: protocol null is not 1 or 2'],
+    ['protocol', undefined, 'hello: protocol undefined is not 1 or 2'],
     ['subscriber', '', 'hello: subscriber must be a name'],
     ['subscriber', 'x'.repeat(257), 'hello: subscriber must be a name'],
     ['subscriber', 5, 'hello: subscriber must be a name'],
@@ -292,7 +297,7 @@ describe('encodeServerFrame → parseServerFrame', () => {
   it('gives back every generated hello and live', () => {
     const helloArb = fc.record({
       type: fc.constant('hello' as const),
-      protocol: fc.constant(1 as const),
+      protocol: fc.constantFrom(1 as const, 2 as const),
       subscriber: fc.string({ unit: 'binary', minLength: 1, maxLength: 128 }),
       cursor: fc.nat(),
       latest: fc.nat(),
@@ -434,5 +439,93 @@ describe('isSubscriberName', () => {
 describe('close codes', () => {
   it('puts the application codes in 4000–4999 and keeps 1001 for going away', () => {
     expect(CLOSE).toEqual({ badFrame: 4400, goingAway: 1001, silent: 4408 });
+  });
+});
+
+describe('protocol version 2: a delivery as one binary frame', () => {
+  const sample = (): BridgeDelivery => ({
+    seq: 7, id: 'evt_1', trigger: 'trustcenter.access_requested', receivedAt: 1_780_000_000_000,
+    headers: [['Content-Type', 'application/json'], ['X-Service-Delivery', 'evt_1'], ['X-Empty', '']],
+    body: Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0xff, 0x00, 0x7d]), signature: 'valid', secretIndex: 2, signatureTimestamp: 1_780_000_000,
+  });
+
+  it('names the versions newest first, and reads them back from the subprotocol', () => {
+    expect(BRIDGE_PROTOCOLS).toEqual(['hookrelay-bridge.2', 'hookrelay-bridge.1']);
+    expect(BRIDGE_PROTOCOLS.map(bridgeVersion)).toEqual([2, 1]);
+    expect(bridgeVersion('hookrelay-bridge.3')).toBeNull();
+  });
+
+  it('gives back every generated delivery exactly, body bytes included', () => {
+    fc.assert(
+      fc.property(deliveryArb, (delivery) => {
+        expect(fitsDeliveryFrame(delivery)).toBe(true);
+        const parsed = parseDeliveryFrame(encodeDeliveryFrame(delivery));
+        expect(parsed).toEqual({ ok: true, frame: { type: 'delivery', delivery } });
+        if (parsed.ok && parsed.frame.type === 'delivery') expect(parsed.frame.delivery.body.equals(delivery.body)).toBe(true);
+      }),
+      { seed: 23, numRuns: 400 },
+    );
+  });
+
+  it('lays out the frame as docs/bridge.md says', () => {
+    const frame = encodeDeliveryFrame(sample());
+    expect(frame[0]).toBe(1);
+    expect(frame[1]).toBe(1 | 2 | 4);
+    expect(frame.readBigUInt64BE(2)).toBe(7n);
+    expect(frame.readBigUInt64BE(10)).toBe(1_780_000_000_000n);
+    expect(frame.readUInt32BE(18)).toBe(2);
+    expect(frame.readBigUInt64BE(22)).toBe(1_780_000_000n);
+    expect(frame.readUInt16BE(30)).toBe(5);
+    expect(frame.toString('utf8', 32, 37)).toBe('evt_1');
+    const lines = 'Content-Type: application/json\nX-Service-Delivery: evt_1\nX-Empty: \n';
+    const linesAt = 37 + 2 + 28;
+    expect(frame.readUInt32BE(linesAt)).toBe(lines.length);
+    expect(frame.toString('utf8', linesAt + 4, linesAt + 4 + lines.length)).toBe(lines);
+    expect(frame.readUInt32BE(linesAt + 4 + lines.length)).toBe(7);
+    expect(frame.length).toBe(linesAt + 4 + lines.length + 4 + 7);
+    const skipped = encodeDeliveryFrame({ ...sample(), signature: 'skipped', secretIndex: null, signatureTimestamp: null });
+    expect(skipped[1]).toBe(0);
+  });
+
+  it('says when a delivery cannot travel as UTF-8 (a lone surrogate), so the server sends it as JSON', () => {
+    expect(fitsDeliveryFrame({ ...sample(), id: 'evt_\ud800' })).toBe(false);
+    expect(fitsDeliveryFrame({ ...sample(), headers: [['x-a', '\udc00']] })).toBe(false);
+    const json = parseServerFrame(encodeServerFrame({ type: 'delivery', delivery: { ...sample(), id: 'evt_\ud800' } }));
+    expect(json.ok && json.frame.type === 'delivery' && json.frame.delivery.id).toBe('evt_\ud800');
+  });
+
+  const spoil = (change: (frame: Buffer) => Buffer | void): Buffer => {
+    const frame = Buffer.from(encodeDeliveryFrame(sample()));
+    return change(frame) ?? frame;
+  };
+  it.each([
+    ['seq 0', spoil((f) => void f.writeBigUInt64BE(0n, 2)), 'delivery: seq must be a positive integer'],
+    ['seq past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 53n, 2)), 'delivery: seq must be a positive integer'],
+    ['receivedAt past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 60n, 10)), 'delivery: receivedAt must be a time in ms'],
+    ['unknown flags', spoil((f) => void (f[1] = 8)), 'delivery: unknown flags 8'],
+    ['a secretIndex said absent but set', spoil((f) => void (f[1] = 1 | 4)), 'delivery: secretIndex is absent but not 0'],
+    ['a timestamp said absent but set', spoil((f) => void (f[1] = 1 | 2)), 'delivery: signatureTimestamp is absent but not 0'],
+    ['an empty id', encodeDeliveryFrame({ ...sample(), id: '' }), 'delivery: id must be a string of 1 to 256 characters'],
+    ['an id of invalid UTF-8', spoil((f) => void (f[32] = 0xff)), 'delivery: id must be a string of 1 to 256 characters'],
+    ['a trigger of 257 characters', encodeDeliveryFrame({ ...sample(), trigger: 't'.repeat(257) }), 'delivery: trigger must be a string of 1 to 256 characters'],
+    ['a header name that is not a token', encodeDeliveryFrame({ ...sample(), headers: [['bad name', 'v']] }), 'delivery: a header name is not a valid token'],
+    ['a header value with NUL', encodeDeliveryFrame({ ...sample(), headers: [['x-a', 'v\0']] }), 'delivery: a header value holds CR, LF or NUL'],
+    ['a header line without ": "', encodeDeliveryFrame({ ...sample(), headers: [['x-a:v', '']] }), 'delivery: a header name is not a valid token'],
+    ['201 headers', encodeDeliveryFrame({ ...sample(), headers: Array.from({ length: 201 }, (_, i) => [`x-${i}`, 'v'] as [string, string]) }), 'delivery: headers must be a list of at most 200 [name, value] pairs'],
+    ['a body longer than the frame', spoil((f) => void f.writeUInt32BE(8, f.length - 11)), 'delivery: the body runs past the end of the frame'],
+    ['bytes after the body', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'delivery: 1 bytes follow the body'],
+    ['an unknown frame type', spoil((f) => void (f[0] = 2)), 'unknown binary frame type 2'],
+  ])('refuses %s', (_name, frame, message) => {
+    expect(parseDeliveryFrame(frame)).toEqual({ ok: false, message });
+  });
+
+  it('never throws on random bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const parsed = parseDeliveryFrame(Buffer.from(bytes));
+        return parsed.ok || parsed.message.length > 0;
+      }),
+      { seed: 24, numRuns: 2000 },
+    );
   });
 });

@@ -72,14 +72,19 @@ export function splitHeaders(block: string): Array<[string, string]> {
   return pairs;
 }
 
+/** Strings up to this long are written by a loop while they are ASCII: cheaper than a call into Buffer's encoder. */
+const ASCII_LOOP_MAX = 96;
+
 class Writer {
   buf = Buffer.allocUnsafe(16 * 1024);
+  view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   at = 0;
   private reserve(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(next, 0, 0, this.at);
     this.buf = next;
+    this.view = new DataView(next.buffer, next.byteOffset, next.length);
   }
   u8(v: number): void {
     this.reserve(1);
@@ -87,19 +92,32 @@ class Writer {
   }
   f64(v: number | null): void {
     this.reserve(8);
-    this.buf.writeDoubleLE(v === null ? NaN : v, this.at);
+    this.view.setFloat64(this.at, v === null ? NaN : v, true);
     this.at += 8;
   }
   str(v: string | null): void {
     if (v === null) return this.f64(null);
-    this.reserve(8 + v.length * 3);
-    const written = this.buf.write(v, this.at + 8, 'utf8');
-    this.buf.writeDoubleLE(written, this.at);
-    this.at += 8 + written;
+    const n = v.length;
+    this.reserve(8 + n * 3);
+    const start = this.at + 8;
+    let written = -1;
+    if (n <= ASCII_LOOP_MAX) {
+      const buf = this.buf;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = v.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[start + i] = c;
+      }
+      if (i === n) written = n;
+    }
+    if (written < 0) written = this.buf.write(v, start, 'utf8');
+    this.view.setFloat64(this.at, written, true);
+    this.at = start + written;
   }
   bytes(v: Uint8Array): void {
     this.reserve(8 + v.length);
-    this.buf.writeDoubleLE(v.length, this.at);
+    this.view.setFloat64(this.at, v.length, true);
     this.buf.set(v, this.at + 8);
     this.at += 8 + v.length;
   }
@@ -190,24 +208,59 @@ function readExtras(r: Reader): Pick<AttemptInput, 'hints' | 'request'> {
   };
 }
 
-function writeRelay(w: Writer, ticket: number, outcome: RelayOutcome): void {
-  const { answer, ...rest } = outcome;
+/** A relay job's next state, as one byte. */
+const NEXT_STATES = [null, 'done', 'pending', 'dead'] as const;
+
+/** Field by field, not as JSON: one is written for every hand-off. */
+function writeRelay(w: Writer, ticket: number, o: RelayOutcome): void {
   w.u8(RELAY);
   w.f64(ticket);
-  w.str(JSON.stringify(rest));
+  w.f64(o.deliverySeq);
+  w.f64(o.startedAt);
+  w.f64(o.finishedAt);
+  w.f64(o.status);
+  w.str(o.error);
+  w.u8(o.replay ? 1 : 0);
+  w.str(o.target);
+  w.f64(o.try);
+  w.u8(o.next === null ? 0 : NEXT_STATES.indexOf(o.next.state));
+  w.f64(o.next?.state === 'pending' ? o.next.nextAt : null);
+  const answer = o.answer;
   if (!answer) return w.u8(0);
   w.u8(1);
   w.f64(answer.headerLines);
   w.f64(answer.bodyBytes);
   w.u8(answer.complete ? 1 : 0);
-  w.str(JSON.stringify(answer.headers));
+  w.f64(answer.headers.length);
+  for (const [name, value] of answer.headers) {
+    w.str(name);
+    w.str(value);
+  }
   w.bytes(answer.body);
 }
 
 function readRelay(r: Reader, ticket: number): DecodedRequest {
-  const outcome = JSON.parse(r.str()!) as Omit<RelayOutcome, 'answer'>;
+  const outcome: Omit<RelayOutcome, 'answer'> = {
+    deliverySeq: r.num(),
+    startedAt: r.num(),
+    finishedAt: r.num(),
+    status: r.f64(),
+    error: r.str(),
+    replay: r.u8() === 1,
+    target: r.str()!,
+    try: r.num(),
+    next: null,
+  };
+  const state = NEXT_STATES[r.u8()] ?? null;
+  const nextAt = r.f64();
+  outcome.next = state === null ? null : state === 'pending' ? { state, nextAt: nextAt! } : { state };
   if (r.u8() === 0) return { kind: 'relay', ticket, outcome, answer: null };
-  const answer: PackedAnswer = { headerLines: r.num(), bodyBytes: r.num(), complete: r.u8() === 1, headersJson: r.str()!, body: r.bytes() };
+  const headerLines = r.num();
+  const bodyBytes = r.num();
+  const complete = r.u8() === 1;
+  const headers: Array<[string, string]> = [];
+  for (let i = r.num(); i > 0; i--) headers.push([r.str()!, r.str()!]);
+  const answer: PackedAnswer = { headerLines, bodyBytes, complete, headersJson: JSON.stringify(headers), body: r.bytes() };
   return { kind: 'relay', ticket, outcome, answer };
 }
 

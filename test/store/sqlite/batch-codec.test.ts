@@ -40,6 +40,41 @@ describe('batch codec', () => {
     expect(without).toEqual({ kind: 'relay', ticket: 6, outcome, answer: null });
   });
 
+  it('round-trips any relay outcome field by field: each next state, nulls, any strings and header pairs', () => {
+    const next = fc.oneof(
+      fc.constant(null),
+      fc.constant({ state: 'done' as const }),
+      fc.constant({ state: 'dead' as const }),
+      fc.record({ state: fc.constant('pending' as const), nextAt: fc.nat() }),
+    );
+    const answer = fc.option(fc.record({
+      headers: fc.array(fc.tuple(fc.string({ unit: 'grapheme', maxLength: 120 }), fc.string({ maxLength: 200 })), { maxLength: 5 }),
+      headerLines: fc.nat(),
+      body: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+      bodyBytes: fc.nat(),
+      complete: fc.boolean(),
+    }));
+    fc.assert(
+      fc.property(
+        fc.record({
+          deliverySeq: fc.nat(), startedAt: fc.nat(), finishedAt: fc.nat(), status: fc.option(fc.integer({ min: 100, max: 599 })),
+          error: fc.option(fc.string({ unit: 'grapheme', maxLength: 150 })), replay: fc.boolean(), target: fc.string({ unit: 'grapheme' }), try: fc.nat(), next, answer,
+        }),
+        (o) => {
+          const [decoded] = decodeBatch(encodeBatch([{ kind: 'op', ticket: 9, name: 'recordRelay', args: [o] }]));
+          if (decoded?.kind !== 'relay') return false;
+          const { answer: a, ...outcome } = o;
+          expect(decoded.outcome).toEqual(outcome);
+          if (a === null) return decoded.answer === null;
+          expect(decoded.answer).toMatchObject({ headerLines: a.headerLines, bodyBytes: a.bodyBytes, complete: a.complete });
+          expect(JSON.parse(decoded.answer!.headersJson)).toEqual(a.headers);
+          return decoded.answer!.body.equals(a.body);
+        },
+      ),
+      { seed: 11, numRuns: 300 },
+    );
+  });
+
   it('round-trips any strings and bodies', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), fc.string(), fc.uint8Array({ maxLength: 2000 }), (id, reason, body) => {
