@@ -5,7 +5,7 @@
  * receiver's --body-limit: a larger body is never read); the announcement leaves that out, as
  * every list of attempts does.
  */
-import type { AttemptInput, AttemptRecord, KeptRequest, NewDelivery } from '../core/records.js';
+import type { AttemptInput, AttemptOutcome, AttemptRecord, KeptRequest, NewDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { AcceptResult, DeliveryStore } from '../store/store.js';
 import { pairHeaders } from '../store/store.js';
@@ -35,8 +35,8 @@ export interface AttemptLogOptions {
 
 export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions): AttemptLog {
   // seq is the stored row's (0 when the store could not write it): the console merges live attempts by it.
-  const announce = ({ request: _kept, ...attempt }: AttemptInput, seq: number, requestId: string | undefined): AttemptRecord => {
-    const recorded: AttemptRecord = { ...attempt, seq };
+  const announce = (attempt: AttemptInput, outcome: AttemptOutcome, seq: number, requestId: string | undefined): AttemptRecord => {
+    const recorded = recordOf(attempt, outcome, seq);
     hub.emit('attempt', { attempt: recorded, skipVerify, requestId });
     return recorded;
   };
@@ -44,16 +44,30 @@ export function createAttemptLog({ store, hub, skipVerify }: AttemptLogOptions):
     async accept(delivery, attempt, requestId) {
       const result = await store.accept(delivery, attempt);
       // The store decides accepted or duplicate and writes that outcome: announce the same.
-      return { result, recorded: announce({ ...attempt, outcome: result.outcome }, result.attemptSeq, requestId) };
+      return { result, recorded: announce(attempt, result.outcome, result.attemptSeq, requestId) };
     },
     async record(attempt, requestId, arrival) {
       const seq = await store.recordAttempt(arrival ? { ...attempt, request: keptRequest(arrival) } : attempt).catch(() => {
         /* the store is down: the answer says so; nothing was acknowledged */
         return 0;
       });
-      return announce(attempt, seq, requestId);
+      return announce(attempt, attempt.outcome, seq, requestId);
     },
   };
+}
+
+/**
+ * The record as stored, less the kept request (which no announcement carries): one object of one
+ * shape, built field by field. Spreads made three copies of it per attempt.
+ */
+function recordOf(a: AttemptInput, outcome: AttemptOutcome, seq: number): AttemptRecord {
+  const recorded: AttemptRecord = {
+    deliveryId: a.deliveryId, trigger: a.trigger, receivedAt: a.receivedAt, finishedAt: a.finishedAt, attemptHeader: a.attemptHeader,
+    signatureTimestamp: a.signatureTimestamp, bodySha256: a.bodySha256, bodyBytes: a.bodyBytes, outcome, status: a.status, reason: a.reason,
+    retryAfter: a.retryAfter, seq,
+  };
+  if (a.hints !== undefined) recorded.hints = a.hints;
+  return recorded;
 }
 
 /**

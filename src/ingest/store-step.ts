@@ -70,8 +70,9 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       }
       // In sync mode the sender gets the app's own 2xx (no body where the status forbids one).
       const status = attempt.status ?? 200;
+      // A bridged delivery's answer goes to no sender: only its status is read (the client acknowledges a 2xx).
       const action =
-        status === 204 || status === 205
+        status === 204 || status === 205 || arrival.source === 'bridge'
           ? { kind: 'answer' as const, status, body: null }
           : jsonAnswer(status, successBody({ deliveryId: envelope.id, duplicate, ...(apiVersionKnown ? {} : { apiVersionUnknown: envelope.apiVersion }) }, now));
       return { action, recorded: Promise.resolve(recorded) };

@@ -44,15 +44,27 @@ const PID = process.pid;
 
 /** One attempt as the JSON line pino would write for it (`level`, `time`, `pid`, fields, `msg`). */
 export function attemptLine(attempt: AttemptRecord, requestId: string | undefined, skipVerify: boolean): string {
-  const { seq: _seq, ...fields } = attempt;
+  // Field by field, not by spreading the record (one line per request): JSON leaves out the undefined ones.
   return JSON.stringify({
     level: OUTCOME_LEVEL[attempt.outcome] ?? 'info',
     time: new Date().toISOString(),
     pid: PID,
     event: 'attempt',
     requestId,
-    ...fields,
-    ...(skipVerify ? { verified: false } : {}),
+    deliveryId: attempt.deliveryId,
+    trigger: attempt.trigger,
+    receivedAt: attempt.receivedAt,
+    finishedAt: attempt.finishedAt,
+    attemptHeader: attempt.attemptHeader,
+    signatureTimestamp: attempt.signatureTimestamp,
+    bodySha256: attempt.bodySha256,
+    bodyBytes: attempt.bodyBytes,
+    outcome: attempt.outcome,
+    status: attempt.status,
+    reason: attempt.reason,
+    retryAfter: attempt.retryAfter,
+    hints: attempt.hints,
+    verified: skipVerify ? false : undefined,
     msg: `${attempt.status ?? '---'} ${attempt.outcome}`,
   });
 }
