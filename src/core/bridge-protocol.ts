@@ -1,7 +1,7 @@
 /**
  * The bridge protocol (docs/bridge.md) over one WebSocket. Version 1: JSON text frames, the body as
  * base64 of its exact bytes. Version 2: the same, except that a delivery is one binary frame
- * (delivery-frame.ts), so neither side builds or parses JSON or base64 per delivery. Pure: every
+ * (encodeDeliveryFrame below), so neither side builds or parses JSON or base64 per delivery. Pure: every
  * frame that crosses is checked here, field by field, and a frame that is not exactly right is
  * refused with a message that names what is wrong.
  */
@@ -197,10 +197,13 @@ const SAFE_HIGH = 0x200000;
 const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /**
- * Whether every string of the delivery survives UTF-8 exactly. One that does not (a lone surrogate,
- * which HTTP cannot carry but a JSON body can) travels as version 1's JSON frame, which version 2 also allows.
+ * Whether the delivery fits the binary frame exactly: every string survives UTF-8 (a lone surrogate,
+ * which HTTP cannot carry but a JSON body can, does not) and secretIndex fits 32 bits. One that does
+ * not travels as version 1's JSON frame, which version 2 also allows.
  */
 export function fitsDeliveryFrame(d: BridgeDelivery): boolean {
+  // Version 1 allows any safe integer; the binary field holds 32 bits.
+  if (d.secretIndex !== null && d.secretIndex > 0xffff_ffff) return false;
   if (!wellFormed(d.id) || !wellFormed(d.trigger)) return false;
   for (const [name, value] of d.headers) if (!wellFormed(name) || !wellFormed(value)) return false;
   return true;

@@ -75,44 +75,46 @@ async function until(check: () => boolean, what: string): Promise<void> {
 
 describe('the bridge client against hostile frames', () => {
   it.each([
-    ['not JSON', ['{oops'], /the frame is not JSON/],
-    ['a delivery before hello', [delivery(1)], /a delivery frame before hello/],
-    ['an unknown type', [HELLO, '{"type":"surprise"}'], /unknown frame type "surprise"/],
-    ['an unknown type of 50 euro signs (a close reason over 123 bytes once quoted)', [HELLO, JSON.stringify({ type: '€'.repeat(50) })], /unknown frame type/],
-    ['more deliveries than the credit', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), delivery(1), delivery(2)], /more than 1 unacknowledged deliveries/],
-    ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of protocol version 1/],
-    ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/],
-    ['a body that is not base64', [HELLO, delivery(1, { body: '%%%' })], /body must be base64/],
-    ['a header value with CR LF', [HELLO, delivery(1, { headers: [['x-a', 'v\r\nx-b: injected']] })], /a header value holds CR, LF or NUL/],
-    ['an id of 300 characters', [HELLO, delivery(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/],
-    ['a second hello', [HELLO, HELLO], /a second hello/],
-    ['a hello of protocol 2 on version 1', [HELLO_2], /hello says protocol 2, but version 1 was negotiated/],
-    ['a hello of protocol 3', [JSON.stringify({ type: 'hello', protocol: 3, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 3 is not 1 or 2/],
-  ])('closes the connection on %s, says why, and stores none of it', async (_name, frames, why) => {
+    ['not JSON', ['{oops'], /the frame is not JSON/, []],
+    ['a delivery before hello', [delivery(1)], /a delivery frame before hello/, []],
+    ['an unknown type', [HELLO, '{"type":"surprise"}'], /unknown frame type "surprise"/, []],
+    ['an unknown type of 50 euro signs (a close reason over 123 bytes once quoted)', [HELLO, JSON.stringify({ type: '€'.repeat(50) })], /unknown frame type/, []],
+    ['more deliveries than the credit', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), delivery(1), delivery(2)], /more than 1 unacknowledged deliveries/, ['bridge-1']],
+    ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of protocol version 1/, []],
+    ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/, ['bridge-2']],
+    ['a body that is not base64', [HELLO, delivery(1, { body: '%%%' })], /body must be base64/, []],
+    ['a header value with CR LF', [HELLO, delivery(1, { headers: [['x-a', 'v\r\nx-b: injected']] })], /a header value holds CR, LF or NUL/, []],
+    ['an id of 300 characters', [HELLO, delivery(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/, []],
+    ['a second hello', [HELLO, HELLO], /a second hello/, []],
+    ['a hello of protocol 2 on version 1', [HELLO_2], /hello says protocol 2, but version 1 was negotiated/, []],
+    ['a hello of protocol 3', [JSON.stringify({ type: 'hello', protocol: 3, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 3 is not 1 or 2/, []],
+  ])('closes the connection on %s, says why, and stores none of it', async (_name, frames, why, handed) => {
     const run = await scenario(frames as Array<string | Buffer>);
     await until(() => run.closes.length > 0, 'the close');
     expect(run.closes[0]!.code).toBe(4400);
     expect(run.states.some((s) => why.test(s))).toBe(true);
-    // Only well-formed deliveries before the bad frame reach the pipeline.
+    // Only the well-formed deliveries before the bad frame reach the pipeline.
+    expect(run.handed.map((a) => a.requestId)).toEqual(handed);
     expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
     expect(run.states.some((s) => /retrying in \d+ s/.test(s))).toBe(true);
   });
 
   it.each([
-    ['a hello of protocol 1 on version 2', [HELLO], /hello says protocol 1, but version 2 was negotiated/],
-    ['a JSON delivery out of order after a binary one', [HELLO_2, binary(2), delivery(2)], /delivery 2 is out of order/],
-    ['a binary delivery cut short', [HELLO_2, binary(1).subarray(0, 60)], /delivery: the frame ends inside the headers/],
-    ['a binary frame too short to be a delivery', [HELLO_2, binary(1).subarray(0, 20)], /delivery: a frame of 20 bytes is too short/],
-    ['bytes after the body', [HELLO_2, Buffer.concat([binary(1), Buffer.from([0])])], /1 bytes follow the body/],
-    ['an unknown binary frame type', [HELLO_2, Buffer.from([9, 0, 0])], /unknown binary frame type 9/],
-    ['a binary delivery out of order', [HELLO_2, binary(2), binary(2)], /delivery 2 is out of order/],
-    ['a header value with CR LF', [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] })], /a header value holds CR, LF or NUL/],
-    ['an id of 300 characters', [HELLO_2, binary(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/],
-  ])('on protocol version 2, closes the connection on %s, says why, and stores none of it', async (_name, frames, why) => {
+    ['a hello of protocol 1 on version 2', [HELLO], /hello says protocol 1, but version 2 was negotiated/, []],
+    ['a JSON delivery out of order after a binary one', [HELLO_2, binary(2), delivery(2)], /delivery 2 is out of order/, ['bridge-2']],
+    ['a binary delivery cut short', [HELLO_2, binary(1).subarray(0, 60)], /delivery: the frame ends inside the headers/, []],
+    ['a binary frame too short to be a delivery', [HELLO_2, binary(1).subarray(0, 20)], /delivery: a frame of 20 bytes is too short/, []],
+    ['bytes after the body', [HELLO_2, Buffer.concat([binary(1), Buffer.from([0])])], /1 bytes follow the body/, []],
+    ['an unknown binary frame type', [HELLO_2, Buffer.from([9, 0, 0])], /unknown binary frame type 9/, []],
+    ['a binary delivery out of order', [HELLO_2, binary(2), binary(2)], /delivery 2 is out of order/, ['bridge-2']],
+    ['a header value with CR LF', [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] })], /a header value holds CR, LF or NUL/, []],
+    ['an id of 300 characters', [HELLO_2, binary(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/, []],
+  ])('on protocol version 2, closes the connection on %s, says why, and stores none of it', async (_name, frames, why, handed) => {
     const run = await scenario(frames as Array<string | Buffer>, BRIDGE_PROTOCOL_2);
     await until(() => run.closes.length > 0, 'the close');
     expect(run.closes[0]!.code).toBe(4400);
     expect(run.states.some((s) => why.test(s))).toBe(true);
+    expect(run.handed.map((a) => a.requestId)).toEqual(handed);
     expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
   });
 

@@ -490,10 +490,21 @@ describe('protocol version 2: a delivery as one binary frame', () => {
   it('says when a delivery cannot travel as UTF-8 (a lone surrogate), so the server sends it as JSON', () => {
     expect(fitsDeliveryFrame({ ...sample(), id: 'evt_\ud800' })).toBe(false);
     expect(fitsDeliveryFrame({ ...sample(), headers: [['x-a', '\udc00']] })).toBe(false);
+    expect(fitsDeliveryFrame({ ...sample(), secretIndex: 2 ** 32 })).toBe(false);
+    expect(fitsDeliveryFrame({ ...sample(), secretIndex: 2 ** 32 - 1 })).toBe(true);
     const json = parseServerFrame(encodeServerFrame({ type: 'delivery', delivery: { ...sample(), id: 'evt_\ud800' } }));
     expect(json.ok && json.frame.type === 'delivery' && json.frame.delivery.id).toBe('evt_\ud800');
   });
 
+  /** The sample's frame with its header lines replaced by `block`, byte for byte. */
+  const withLines = (block: Buffer): Buffer => {
+    const frame = encodeDeliveryFrame({ ...sample(), headers: [] });
+    const linesAt = 30 + 2 + frame.readUInt16BE(30);
+    const at = linesAt + 2 + frame.readUInt16BE(linesAt);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(block.length);
+    return Buffer.concat([frame.subarray(0, at), length, block, frame.subarray(at + 4)]);
+  };
   const spoil = (change: (frame: Buffer) => Buffer | void): Buffer => {
     const frame = Buffer.from(encodeDeliveryFrame(sample()));
     return change(frame) ?? frame;
@@ -510,7 +521,9 @@ describe('protocol version 2: a delivery as one binary frame', () => {
     ['a trigger of 257 characters', encodeDeliveryFrame({ ...sample(), trigger: 't'.repeat(257) }), 'delivery: trigger must be a string of 1 to 256 characters'],
     ['a header name that is not a token', encodeDeliveryFrame({ ...sample(), headers: [['bad name', 'v']] }), 'delivery: a header name is not a valid token'],
     ['a header value with NUL', encodeDeliveryFrame({ ...sample(), headers: [['x-a', 'v\0']] }), 'delivery: a header value holds CR, LF or NUL'],
-    ['a header line without ": "', encodeDeliveryFrame({ ...sample(), headers: [['x-a:v', '']] }), 'delivery: a header name is not a valid token'],
+    ['a header line without ": "', withLines(Buffer.from('x-a\n')), 'delivery: a header line has no ": " after its name'],
+    ['a header line without its line feed', withLines(Buffer.from('x-a: v')), 'delivery: the header lines must each end with a line feed'],
+    ['header lines that are not UTF-8', withLines(Buffer.from([0x78, 0x3a, 0x20, 0xff, 0x0a])), 'delivery: the headers are not UTF-8'],
     ['201 headers', encodeDeliveryFrame({ ...sample(), headers: Array.from({ length: 201 }, (_, i) => [`x-${i}`, 'v'] as [string, string]) }), 'delivery: headers must be a list of at most 200 [name, value] pairs'],
     ['a body longer than the frame', spoil((f) => void f.writeUInt32BE(8, f.length - 11)), 'delivery: the body runs past the end of the frame'],
     ['bytes after the body', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'delivery: 1 bytes follow the body'],

@@ -95,6 +95,7 @@ class Writer {
     this.view.setFloat64(this.at, v === null ? NaN : v, true);
     this.at += 8;
   }
+  /** As UTF-8, which has no lone surrogate: none reaches here (header strings are Latin-1, the rest come from them or from UTF-8). */
   str(v: string | null): void {
     if (v === null) return this.f64(null);
     const n = v.length;
