@@ -155,7 +155,8 @@ function resolveSecret(flags: SendFlags): { ok: true; secret: string | null; sig
   const dataDir = dataDirOf(db.dbPath);
   const secret = readDevSecret(dataDir);
   if (secret === undefined) {
-    return { ok: false, message: 'no secret: pass --secret, or start `hookrelay listen` once on this machine so it creates a development secret' };
+    // The development secret belongs to a data folder, not to the machine: say which one was read.
+    return { ok: false, message: `no secret: no development secret in ${dataDir}; pass --secret, or run send in the folder where \`hookrelay listen\` runs (or with its --db)` };
   }
   return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}` };
 }

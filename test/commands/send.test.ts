@@ -153,7 +153,7 @@ describe('send: the secret', () => {
   it('refuses to send without a secret when no development secret exists', async () => {
     const result = await send('--to', 'http://127.0.0.1:9/', ...noDevSecret());
     expect(result.exitCode).toBe(2);
-    expect(result.err).toContain('no secret: pass --secret, or start `hookrelay listen` once on this machine so it creates a development secret');
+    expect(result.err).toMatch(/no secret: no development secret in .+; pass --secret, or run send in the folder where `hookrelay listen` runs \(or with its --db\)/);
   });
 
   it("uses listen's development secret from the data folder of --db, showing only its hint", async () => {
