@@ -7,7 +7,7 @@
  */
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
-import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrame, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
+import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -211,7 +211,8 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       version ??= bridgeVersion(socket.protocol);
       if (version === null) return fail(`the server chose subprotocol ${JSON.stringify(socket.protocol.slice(0, 40))}, which was not offered`);
       if (isBinary && version === 1) return fail('binary frames are not part of protocol version 1');
-      const parsed = isBinary ? parseDeliveryFrame(data) : parseServerFrame(data.toString());
+      if (isBinary) return deliveries(data);
+      const parsed = parseServerFrame(data.toString());
       if (!parsed.ok) return fail(parsed.message);
       const f = parsed.frame;
       if (f.type === 'hello') {
@@ -231,9 +232,32 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         setState('live', 'live');
         return;
       }
-      const { delivery } = f;
-      if (delivery.seq <= lastSeq) return fail(`delivery ${delivery.seq} is out of order (after ${lastSeq})`);
-      if (pending.length >= credit) return fail(`more than ${credit} unacknowledged deliveries (the credit of hello)`);
+      const problem = refusal([f.delivery]);
+      if (problem) return fail(problem);
+      take(f.delivery);
+    }
+
+    /** A binary frame of version 2: every delivery in it is checked before any is taken. */
+    function deliveries(data: Buffer): void {
+      const parsed = parseDeliveryFrames(data);
+      if (!parsed.ok) return fail(parsed.message);
+      if (!helloSeen) return fail('a delivery frame before hello');
+      const problem = refusal(parsed.deliveries);
+      if (problem) return fail(problem);
+      for (const delivery of parsed.deliveries) take(delivery);
+    }
+
+    /** Why these deliveries, next in line, break the order or the credit; null when they do not. */
+    function refusal(next: readonly BridgeDelivery[]): string | null {
+      let last = lastSeq;
+      for (const delivery of next) {
+        if (delivery.seq <= last) return `delivery ${delivery.seq} is out of order (after ${last})`;
+        last = delivery.seq;
+      }
+      return pending.length + next.length > credit ? `more than ${credit} unacknowledged deliveries (the credit of hello)` : null;
+    }
+
+    function take(delivery: BridgeDelivery): void {
       lastSeq = delivery.seq;
       receivedSeq = delivery.seq;
       latest = Math.max(latest, delivery.seq);

@@ -175,7 +175,8 @@ export function isSubscriberName(name: string): boolean {
 }
 
 /*
- * Version 2's delivery frame: one binary WebSocket frame, integers big-endian.
+ * Version 2's delivery record, integers big-endian. A binary WebSocket frame holds one or more
+ * records back to back (the server sends the deliveries of one read in one frame).
  *
  *   u8  1 (a delivery)
  *   u8  flags: 1 the signature was valid (else skipped), 2 secretIndex is present, 4 signatureTimestamp is present
@@ -183,7 +184,7 @@ export function isSubscriberName(name: string): boolean {
  *   u16 n, then n bytes: the id (UTF-8)
  *   u16 n, then n bytes: the trigger (UTF-8)
  *   u32 n, then n bytes: the header lines, `name: value\n` each, in arrival order (UTF-8)
- *   u32 n, then n bytes: the body; the frame ends there
+ *   u32 n, then n bytes: the body; the record ends there (and the next one, if any, starts)
  */
 const DELIVERY = 1;
 const FLAG_VALID = 1;
@@ -239,30 +240,57 @@ function writeU64(out: Buffer, at: number, value: number): void {
   out.writeUInt32BE(value >>> 0, at + 4);
 }
 
-/** A version 2 delivery frame, checked as strictly as version 1's JSON (the same limits, the same messages). */
+type DeliveryRecord = { ok: true; delivery: BridgeDelivery; end: number } | { ok: false; message: string };
+
+/** A version 2 frame of exactly one delivery, checked as strictly as version 1's JSON (the same limits, the same messages). */
 export function parseDeliveryFrame(frame: Buffer): Parsed<ServerFrame> {
-  const bad = (message: string): Parsed<ServerFrame> => ({ ok: false, message: `delivery: ${message}` });
-  if (frame.length < FIXED + 12) return frame.length > 0 && frame[0] !== DELIVERY ? { ok: false, message: `unknown binary frame type ${frame[0]}` } : bad(`a frame of ${frame.length} bytes is too short`);
-  if (frame[0] !== DELIVERY) return { ok: false, message: `unknown binary frame type ${frame[0]}` };
-  const flags = frame[1]!;
+  const record = parseRecord(frame, 0);
+  if (!record.ok) return record;
+  if (record.end !== frame.length) return { ok: false, message: `delivery: ${frame.length - record.end} bytes follow the body` };
+  return { ok: true, frame: { type: 'delivery', delivery: record.delivery } };
+}
+
+/**
+ * A version 2 binary frame: one or more delivery records back to back, all of them checked before
+ * any is given back (a frame with one bad record gives nothing). A record after the first says which it is.
+ */
+export function parseDeliveryFrames(frame: Buffer): { ok: true; deliveries: BridgeDelivery[] } | { ok: false; message: string } {
+  const deliveries: BridgeDelivery[] = [];
+  let at = 0;
+  do {
+    const record = parseRecord(frame, at);
+    if (!record.ok) return deliveries.length === 0 ? record : { ok: false, message: `record ${deliveries.length + 1} of the frame: ${record.message}` };
+    deliveries.push(record.delivery);
+    at = record.end;
+  } while (at < frame.length);
+  return { ok: true, deliveries };
+}
+
+/** One delivery record starting at `start`; `end` is where the next one would start. */
+function parseRecord(frame: Buffer, start: number): DeliveryRecord {
+  const bad = (message: string): DeliveryRecord => ({ ok: false, message: `delivery: ${message}` });
+  const size = frame.length - start;
+  if (size > 0 && frame[start] !== DELIVERY) return { ok: false, message: `unknown binary frame type ${frame[start]}` };
+  if (size < FIXED + 12) return bad(`a frame of ${size} bytes is too short`);
+  const flags = frame[start + 1]!;
   if (flags > 7) return bad(`unknown flags ${flags}`);
-  const seq = readU64(frame, 2);
+  const seq = readU64(frame, start + 2);
   if (seq === null || seq === 0) return bad('seq must be a positive integer');
-  const receivedAt = readU64(frame, 10);
+  const receivedAt = readU64(frame, start + 10);
   if (receivedAt === null) return bad('receivedAt must be a time in ms');
-  const secretIndex = frame.readUInt32BE(18);
-  const signatureTimestamp = readU64(frame, 22);
+  const secretIndex = frame.readUInt32BE(start + 18);
+  const signatureTimestamp = readU64(frame, start + 22);
   if (signatureTimestamp === null) return bad('secretIndex and signatureTimestamp must be integers or null');
   if (!(flags & FLAG_SECRET_INDEX) && secretIndex !== 0) return bad('secretIndex is absent but not 0');
   if (!(flags & FLAG_TIMESTAMP) && signatureTimestamp !== 0) return bad('signatureTimestamp is absent but not 0');
-  let at = FIXED;
+  let at = start + FIXED;
   const field = (lengthBytes: 2 | 4, what: string): Buffer | string => {
     if (at + lengthBytes > frame.length) return `delivery: the frame ends inside ${what}`;
     const n = lengthBytes === 2 ? frame.readUInt16BE(at) : frame.readUInt32BE(at);
-    const start = at + lengthBytes;
-    if (start + n > frame.length) return `delivery: ${what} runs past the end of the frame`;
-    at = start + n;
-    return frame.subarray(start, at);
+    const from = at + lengthBytes;
+    if (from + n > frame.length) return `delivery: ${what} runs past the end of the frame`;
+    at = from + n;
+    return frame.subarray(from, at);
   };
   const id = text(field(2, 'the id'), 'id');
   if (typeof id !== 'object') return { ok: false, message: id };
@@ -275,23 +303,20 @@ export function parseDeliveryFrame(frame: Buffer): Parsed<ServerFrame> {
   if (typeof headers === 'string') return { ok: false, message: headers };
   const body = field(4, 'the body');
   if (typeof body === 'string') return { ok: false, message: body };
-  if (at !== frame.length) return bad(`${frame.length - at} bytes follow the body`);
   return {
     ok: true,
-    frame: {
-      type: 'delivery',
-      delivery: {
-        seq,
-        id: id.value,
-        trigger: trigger.value,
-        receivedAt,
-        headers,
-        // A copy: the frame may be a view of a larger socket buffer, which the delivery must not keep alive.
-        body: Buffer.from(body),
-        signature: flags & FLAG_VALID ? 'valid' : 'skipped',
-        secretIndex: flags & FLAG_SECRET_INDEX ? secretIndex : null,
-        signatureTimestamp: flags & FLAG_TIMESTAMP ? signatureTimestamp : null,
-      },
+    end: at,
+    delivery: {
+      seq,
+      id: id.value,
+      trigger: trigger.value,
+      receivedAt,
+      headers,
+      // A copy: the frame may be a view of a larger socket buffer, which the delivery must not keep alive.
+      body: Buffer.from(body),
+      signature: flags & FLAG_VALID ? 'valid' : 'skipped',
+      secretIndex: flags & FLAG_SECRET_INDEX ? secretIndex : null,
+      signatureTimestamp: flags & FLAG_TIMESTAMP ? signatureTimestamp : null,
     },
   };
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridgeClient, type BridgeClient } from '../../src/bridge/bridge-client.js';
-import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrame, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
+import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
 import type { Arrival } from '../../src/ingest/arrival.js';
 import type { IngestPipeline } from '../../src/ingest/pipeline.js';
 
@@ -104,7 +104,10 @@ describe('the bridge client against hostile frames', () => {
     ['a JSON delivery out of order after a binary one', [HELLO_2, binary(2), delivery(2)], /delivery 2 is out of order/, ['bridge-2']],
     ['a binary delivery cut short', [HELLO_2, binary(1).subarray(0, 60)], /delivery: the frame ends inside the headers/, []],
     ['a binary frame too short to be a delivery', [HELLO_2, binary(1).subarray(0, 20)], /delivery: a frame of 20 bytes is too short/, []],
-    ['bytes after the body', [HELLO_2, Buffer.concat([binary(1), Buffer.from([0])])], /1 bytes follow the body/, []],
+    ['bytes after the body', [HELLO_2, Buffer.concat([binary(1), Buffer.from([0])])], /record 2 of the frame: unknown binary frame type 0/, []],
+    ['a good record then a bad one in one frame', [HELLO_2, Buffer.concat([binary(1), binary(2).subarray(0, 60)])], /record 2 of the frame: delivery: the frame ends inside the headers/, []],
+    ['records out of order within one frame', [HELLO_2, Buffer.concat([binary(2), binary(2)])], /delivery 2 is out of order \(after 2\)/, []],
+    ['one frame of more records than the credit', [JSON.stringify({ type: 'hello', protocol: 2, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), Buffer.concat([binary(1), binary(2)])], /more than 1 unacknowledged deliveries/, []],
     ['an unknown binary frame type', [HELLO_2, Buffer.from([9, 0, 0])], /unknown binary frame type 9/, []],
     ['a binary delivery out of order', [HELLO_2, binary(2), binary(2)], /delivery 2 is out of order/, ['bridge-2']],
     ['a header value with CR LF', [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] })], /a header value holds CR, LF or NUL/, []],
@@ -116,6 +119,13 @@ describe('the bridge client against hostile frames', () => {
     expect(run.states.some((s) => why.test(s))).toBe(true);
     expect(run.handed.map((a) => a.requestId)).toEqual(handed);
     expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
+  });
+
+  it('on protocol version 2, takes every delivery of a frame of several records, in order, and acknowledges them', async () => {
+    const run = await scenario([HELLO_2, Buffer.concat([binary(1), binary(2), binary(5)])], BRIDGE_PROTOCOL_2);
+    await until(() => run.client.progress().ackedSeq === 5, 'the ack');
+    expect(run.handed.map((a) => a.requestId)).toEqual(['bridge-1', 'bridge-2', 'bridge-5']);
+    expect(run.handed.every((a) => a.rawBody.equals(body))).toBe(true);
   });
 
   it('never throws on fuzzed binary frames: random bytes, and a valid frame cut, grown or with a byte changed', () => {
@@ -133,7 +143,8 @@ describe('the bridge client against hostile frames', () => {
     fc.assert(
       fc.property(spoiled, (frame) => {
         const parsed = parseDeliveryFrame(frame);
-        return parsed.ok || (typeof parsed.message === 'string' && parsed.message.length > 0);
+        const all = parseDeliveryFrames(Buffer.concat([valid, frame]));
+        return (parsed.ok || parsed.message.length > 0) && (all.ok || all.message.length > 0);
       }),
       { seed: 16, numRuns: 5000 },
     );

@@ -13,6 +13,7 @@ import {
   encodeDeliveryFrame,
   fitsDeliveryFrame,
   parseDeliveryFrame,
+  parseDeliveryFrames,
   type BridgeDelivery,
   type ServerFrame,
 } from '../../src/core/bridge-protocol.js';
@@ -464,6 +465,15 @@ describe('protocol version 2: a delivery as one binary frame', () => {
         if (parsed.ok && parsed.frame.type === 'delivery') expect(parsed.frame.delivery.body.equals(delivery.body)).toBe(true);
       }),
       { seed: 23, numRuns: 400 },
+    );
+  });
+
+  it('gives back every delivery of a frame of several records, in order', () => {
+    fc.assert(
+      fc.property(fc.array(deliveryArb, { minLength: 1, maxLength: 6 }), (list) => {
+        expect(parseDeliveryFrames(Buffer.concat(list.map(encodeDeliveryFrame)))).toEqual({ ok: true, deliveries: list });
+      }),
+      { seed: 25, numRuns: 200 },
     );
   });
 
