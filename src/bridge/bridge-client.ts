@@ -239,9 +239,9 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
 
     /** A binary frame of version 2: every delivery in it is checked before any is taken. */
     function deliveries(data: Buffer): void {
-      const parsed = parseDeliveryFrames(data);
-      if (!parsed.ok) return fail(parsed.message);
       if (!helloSeen) return fail('a delivery frame before hello');
+      const parsed = parseDeliveryFrames(data, Math.max(0, credit - pending.length));
+      if (!parsed.ok) return fail(parsed.overMost ? overCredit() : parsed.message);
       const problem = refusal(parsed.deliveries);
       if (problem) return fail(problem);
       for (const delivery of parsed.deliveries) take(delivery);
@@ -254,8 +254,10 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         if (delivery.seq <= last) return `delivery ${delivery.seq} is out of order (after ${last})`;
         last = delivery.seq;
       }
-      return pending.length + next.length > credit ? `more than ${credit} unacknowledged deliveries (the credit of hello)` : null;
+      return pending.length + next.length > credit ? overCredit() : null;
     }
+
+    const overCredit = () => `more than ${credit} unacknowledged deliveries (the credit of hello)`;
 
     function take(delivery: BridgeDelivery): void {
       lastSeq = delivery.seq;

@@ -181,11 +181,11 @@ class Session {
   private scannedUpTo = 0;
   /** The cursor as this session has moved it (acks, and skips over rows this subscriber cannot see). */
   private acked = 0;
-  /** Sent and not yet freed by a stored ack: frames and their encoded bytes. */
+  /** Sent and not yet freed by a stored ack: deliveries and their encoded bytes. */
   private inFlight = 0;
   private bytesInFlight = 0;
   private frameEstimate = FIRST_FRAME_ESTIMATE;
-  /** The negotiated version: 2 sends each delivery as one binary frame, 1 as JSON. */
+  /** The negotiated version: 2 sends deliveries as binary records, those of one read in one frame; 1 as a JSON frame each. */
   private readonly version: BridgeVersion;
   /** Sent, not yet acknowledged, in order. */
   private readonly sent: Array<{ seq: number; bytes: number }> = [];
@@ -345,9 +345,9 @@ class Session {
   }
 
   /**
-   * Sends what is stored after what was read, within the credit (frames) and the byte budget
-   * (encoded bytes; one frame always goes, however big). Reads no more rows than the budget's room
-   * at the size of the last frame, so big bodies are not read `credit` at a time.
+   * Sends what is stored after what was read, within the credit (deliveries) and the byte budget
+   * (their encoded bytes; one delivery always goes, however big). Reads no more rows than the
+   * budget's room at the size of the last delivery, so big bodies are not read `credit` at a time.
    */
   private async pump(): Promise<void> {
     const { store, credit, maxBytes } = this.deps;
@@ -377,8 +377,8 @@ class Session {
         records.length = 0;
         recordBytes = 0;
       };
+      if (this.closed) return;
       for (const d of batch) {
-        if (this.closed) return;
         const delivery: BridgeDelivery = { seq: d.seq, id: d.id, trigger: d.trigger, receivedAt: d.receivedAt, headers: d.headers, body: Buffer.from(d.rawBody.buffer, d.rawBody.byteOffset, d.rawBody.byteLength), signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp };
         const record = this.version === 2 && fitsDeliveryFrame(delivery) ? encodeDeliveryFrame(delivery) : null;
         const frame = record ?? encodeServerFrame({ type: 'delivery', delivery });

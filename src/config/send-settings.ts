@@ -156,7 +156,7 @@ function resolveSecret(flags: SendFlags): { ok: true; secret: string | null; sig
   const secret = readDevSecret(dataDir);
   if (secret === undefined) {
     // The development secret belongs to a data folder, not to the machine: say which one was read.
-    return { ok: false, message: `no secret: no development secret in ${dataDir}; pass --secret, or run send in the folder where \`hookrelay listen\` runs (or with its --db)` };
+    return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret, or run send in that listen's folder (or with its --db)` };
   }
   return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}` };
 }

@@ -253,11 +253,14 @@ export function parseDeliveryFrame(frame: Buffer): Parsed<ServerFrame> {
 /**
  * A version 2 binary frame: one or more delivery records back to back, all of them checked before
  * any is given back (a frame with one bad record gives nothing). A record after the first says which it is.
+ * `most`: more records than this refuse the frame (`overMost`) before the rest is read.
  */
-export function parseDeliveryFrames(frame: Buffer): { ok: true; deliveries: BridgeDelivery[] } | { ok: false; message: string } {
+export function parseDeliveryFrames(frame: Buffer, most = Infinity): { ok: true; deliveries: BridgeDelivery[] } | { ok: false; message: string; overMost?: true } {
   const deliveries: BridgeDelivery[] = [];
   let at = 0;
   do {
+    // Past `most` (the client's credit left), nothing more of a hostile frame is decoded or copied.
+    if (deliveries.length === most) return { ok: false, message: `the frame holds more than ${most} deliveries`, overMost: true };
     const record = parseRecord(frame, at);
     if (!record.ok) return deliveries.length === 0 ? record : { ok: false, message: `record ${deliveries.length + 1} of the frame: ${record.message}` };
     deliveries.push(record.delivery);
@@ -271,7 +274,7 @@ function parseRecord(frame: Buffer, start: number): DeliveryRecord {
   const bad = (message: string): DeliveryRecord => ({ ok: false, message: `delivery: ${message}` });
   const size = frame.length - start;
   if (size > 0 && frame[start] !== DELIVERY) return { ok: false, message: `unknown binary frame type ${frame[start]}` };
-  if (size < FIXED + 12) return bad(`a frame of ${size} bytes is too short`);
+  if (size < FIXED + 12) return bad(`a ${start === 0 ? 'frame' : 'record'} of ${size} bytes is too short`);
   const flags = frame[start + 1]!;
   if (flags > 7) return bad(`unknown flags ${flags}`);
   const seq = readU64(frame, start + 2);

@@ -7,7 +7,7 @@ import { EventEmitter, once } from 'node:events';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridgeServer, type BridgeServer, type BridgeServerOptions } from '../../src/bridge/bridge-server.js';
-import { BRIDGE_PROTOCOL } from '../../src/core/bridge-protocol.js';
+import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrames } from '../../src/core/bridge-protocol.js';
 import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
@@ -52,12 +52,25 @@ interface Frame {
   bytes: number;
 }
 
-/** A raw subscriber: every frame it got, in order. */
-async function subscribe(url: string, token: string, name: string, onFrame: (frame: Frame, ws: WebSocket) => void = () => {}) {
-  const ws = new WebSocket(url, BRIDGE_PROTOCOL, { headers: { authorization: `Bearer ${token}`, 'x-hookrelay-subscriber': name }, maxPayload: 64 * 1024 * 1024 });
+/**
+ * A raw subscriber: every frame it got, in order. On version 2 each delivery record of a binary
+ * frame counts as one delivery `Frame`, with its record's bytes (what the budget counts).
+ */
+async function subscribe(url: string, token: string, name: string, onFrame: (frame: Frame, ws: WebSocket) => void = () => {}, protocol: string = BRIDGE_PROTOCOL) {
+  const ws = new WebSocket(url, protocol, { headers: { authorization: `Bearer ${token}`, 'x-hookrelay-subscriber': name }, maxPayload: 64 * 1024 * 1024 });
   cleanups.push(() => ws.terminate());
   const frames: Frame[] = [];
-  ws.on('message', (data) => {
+  ws.on('message', (data: Buffer, binary) => {
+    if (binary) {
+      const parsed = parseDeliveryFrames(data);
+      if (!parsed.ok) throw new Error(parsed.message);
+      for (const d of parsed.deliveries) {
+        const frame = { type: 'delivery', seq: d.seq, bytes: encodeDeliveryFrame(d).length };
+        frames.push(frame);
+        onFrame(frame, ws);
+      }
+      return;
+    }
     const text = data.toString();
     const f = JSON.parse(text) as Frame;
     const frame = { type: f.type, bytes: Buffer.byteLength(text), ...(f.seq === undefined ? {} : { seq: f.seq }), ...(f.cursor === undefined ? {} : { cursor: f.cursor }) };
@@ -77,7 +90,7 @@ async function until(check: () => Promise<boolean> | boolean, what: string, ms =
 }
 
 describe('bridge flow control', () => {
-  it('keeps the encoded bytes in flight within the budget, and always sends one delivery however big', async () => {
+  it.each([BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2])('keeps the encoded bytes in flight within the budget, and always sends one delivery however big (%s)', async (protocol) => {
     const store = createMemoryStore();
     const hub = createEventHub();
     const budget = 1024 * 1024;
@@ -97,7 +110,7 @@ describe('bridge flow control', () => {
       const bytes = unacked.reduce((n, f) => n + f.bytes, 0);
       if (unacked.length > 1 && bytes > budget) worst = { frames: unacked.length, bytes };
       socket.ping();
-    });
+    }, protocol);
     ws.on('pong', () => {
       const next = unacked.shift();
       if (next) ws.send(JSON.stringify({ type: 'ack', seq: next.seq }));

@@ -153,7 +153,7 @@ describe('send: the secret', () => {
   it('refuses to send without a secret when no development secret exists', async () => {
     const result = await send('--to', 'http://127.0.0.1:9/', ...noDevSecret());
     expect(result.exitCode).toBe(2);
-    expect(result.err).toMatch(/no secret: no development secret in .+; pass --secret, or run send in the folder where `hookrelay listen` runs \(or with its --db\)/);
+    expect(result.err).toMatch(/no secret: no development secret in \/.+ \(listen makes one there when it starts without --secret\); pass --secret, or run send in that listen's folder \(or with its --db\)/);
   });
 
   it("uses listen's development secret from the data folder of --db, showing only its hint", async () => {
