@@ -79,15 +79,40 @@ function afterFrames(ws: WebSocket, done: () => boolean, what: string, ms = 45_0
 }
 
 /**
- * Polls `check`: only for what another process knows (its /metrics), where this one has no event
- * to wait on. Bounded by `ms`.
+ * Resolves once `check` holds, asked again each time `child` writes output: its log lines are the
+ * events (a laptop whose app is down logs a failed relay try for every delivery, after the commit
+ * and the acknowledgement of that delivery). The timer only bounds the wait.
  */
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 45_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+function afterOutput(child: ChildProcess, check: () => Promise<boolean>, what: string, ms = 45_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let asking = false;
+    let again = false;
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      child.stdout!.off('data', onOutput);
+      if (err) reject(err);
+      else resolve();
+    };
+    const ask = async (): Promise<void> => {
+      if (asking) return void (again = true);
+      asking = true;
+      try {
+        if (await check()) return finish();
+      } catch (err) {
+        return finish(err as Error);
+      } finally {
+        asking = false;
+      }
+      if (again) {
+        again = false;
+        await ask();
+      }
+    };
+    const onOutput = () => void ask();
+    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${what}`)), ms);
+    child.stdout!.on('data', onOutput);
+    void ask();
+  });
 }
 
 const count = (db: string, sql: string) => {
@@ -113,7 +138,7 @@ describe('the bridge as processes', () => {
     cleanups.push(() => pub.child.kill('SIGKILL'));
     const pubMetrics = `${/"console":"(http:\/\/[^"?]+)/.exec(pub.output())![1]!.replace(/\/$/, '')}/metrics`;
     // The laptop's app is down: nothing listens on its port.
-    await startConnect([`ws://127.0.0.1:${bridgePort}/bridge`, '--token', TOKEN, '--name', 'desk', '--db', lapDb, '--forward-to', `http://127.0.0.1:${refused}/webhooks`, '--forward-secret', 'whsec_proc_local_0123456789', '--console-port', String(lapConsole)]);
+    const laptop = await startConnect([`ws://127.0.0.1:${bridgePort}/bridge`, '--token', TOKEN, '--name', 'desk', '--db', lapDb, '--forward-to', `http://127.0.0.1:${refused}/webhooks`, '--forward-secret', 'whsec_proc_local_0123456789', '--console-port', String(lapConsole)]);
     const lapMetrics = `http://127.0.0.1:${lapConsole}/metrics`;
 
     // A subscriber that acknowledges nothing and, past its credit, stops reading its socket.
@@ -149,14 +174,14 @@ describe('the bridge as processes', () => {
     const laptopCaughtUp = async () => (await scrape(lapMetrics)).get('hookrelay_bridge_acked_seq') === posted;
 
     await postMany(300); // warm up both processes
-    await until(laptopCaughtUp, 'the laptop to acknowledge the warm-up');
+    await afterOutput(laptop, laptopCaughtUp, 'the laptop to acknowledge the warm-up');
     await afterFrames(stuck, () => got.length === credit && credit > 0, 'the stuck subscriber to fill its credit');
     stuck.pause();
     const pubBefore = memory(await scrape(pubMetrics));
     const lapBefore = memory(await scrape(lapMetrics));
 
     await postMany(10_000);
-    await until(laptopCaughtUp, 'the laptop to acknowledge all of them', 90_000);
+    await afterOutput(laptop, laptopCaughtUp, 'the laptop to acknowledge all of them', 90_000);
     const pubAfter = memory(await scrape(pubMetrics));
     const lapAfter = memory(await scrape(lapMetrics));
     console.log(
