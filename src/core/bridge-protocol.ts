@@ -6,6 +6,7 @@
  * refused with a message that names what is wrong.
  */
 import { isUtf8 } from 'node:buffer';
+import { joinHeaderPairs } from './header-lines.js';
 
 export const BRIDGE_PROTOCOL = 'hookrelay-bridge.1';
 export const BRIDGE_PROTOCOL_2 = 'hookrelay-bridge.2';
@@ -211,8 +212,7 @@ export function fitsDeliveryFrame(d: BridgeDelivery): boolean {
 }
 
 export function encodeDeliveryFrame(d: BridgeDelivery): Buffer {
-  let lines = '';
-  for (const [name, value] of d.headers) lines += `${name}: ${value}\n`;
+  const lines = joinHeaderPairs(d.headers);
   const idBytes = Buffer.byteLength(d.id);
   const triggerBytes = Buffer.byteLength(d.trigger);
   const linesBytes = Buffer.byteLength(lines);

@@ -89,6 +89,9 @@ export const RELAY_ATTEMPT_COLUMNS = 'seq, delivery_seq, started_at, finished_at
 /** The kept answer's columns (schema 5 on SQLite, 4 on PostgreSQL), read only `withAnswers`. */
 export const ANSWER_COLUMNS = 'answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body';
 
+/** The same columns as NULLs, for a reader of a schema from before answers were kept: every try reads as not kept. */
+export const ANSWER_COLUMNS_ABSENT = ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ');
+
 /** A relay try row read with its kept answer. */
 export interface AnswerRow extends RelayAttemptRow {
   answer_header_lines: number | null;

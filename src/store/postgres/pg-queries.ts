@@ -1,6 +1,6 @@
 /** The PostgreSQL store's statements, each prepared once per connection under its name. */
 import type pg from 'pg';
-import { ANSWER_COLUMNS, RELAY_ATTEMPT_COLUMNS } from '../rows.js';
+import { ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, RELAY_ATTEMPT_COLUMNS } from '../rows.js';
 
 export const DELIVERY_COLUMNS =
   'd.seq, d.id, d.trigger, d.api_version, d.api_version_known, d.received_at, d.signature, d.secret_index, d.signature_t, d.headers, d.raw_body, d.duplicate_count, d.last_attempt_at';
@@ -50,7 +50,7 @@ export const SQL = {
   // The newest $2 tries with their answers, newest first (NULL: every one).
   relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
   // A reader of a schema before migration 4 (no answer columns): every try reads as not kept.
-  relayAnswersOfSchema3: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ')} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
+  relayAnswersOfSchema3: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS_ABSENT} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
   jobCounts: 'SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state',
   deleteDelivery: `WITH d AS (DELETE FROM deliveries WHERE id = $1 RETURNING seq),
       a1 AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM d)),

@@ -3,6 +3,7 @@
  * cloned. Cloning was the largest cost of the hand-off: a body Buffer is often a view into a
  * larger socket buffer, and structured clone copies the whole of it.
  */
+import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/header-lines.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
 
@@ -53,24 +54,6 @@ function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
 }
 /** Attempt records cap the id and trigger they carry (arrival.ts `identify`). */
 const capped = (text: string) => (text.length > 256 ? text.slice(0, 256) : text);
-
-/** Header lines `name: value\n`; HTTP forbids CR/LF inside names and values, so this is lossless. */
-export function joinHeaders(raw: readonly string[]): string {
-  let out = '';
-  for (let i = 0; i + 1 < raw.length; i += 2) out += `${raw[i]}: ${raw[i + 1]}\n`;
-  return out;
-}
-
-/** The pairs of joinHeaders' lines (a name holds no colon, so the first ": " ends it). */
-export function splitHeaders(block: string): Array<[string, string]> {
-  const pairs: Array<[string, string]> = [];
-  for (const line of block.split('\n')) {
-    if (line === '') continue;
-    const colon = line.indexOf(': ');
-    pairs.push(colon < 0 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 2)]);
-  }
-  return pairs;
-}
 
 /** Strings up to this long are written by a loop while they are ASCII: cheaper than a call into Buffer's encoder. */
 const ASCII_LOOP_MAX = 96;
@@ -173,7 +156,7 @@ function writeAttempt(w: Writer, a: AttemptInput): void {
   w.str(hintsColumn(a.hints));
   // An accepted attempt keeps nothing of its own (its delivery holds the request); a duplicate's headers are its delivery's.
   const request = a.outcome === 'accepted' ? null : (a.request ?? null);
-  w.str(request === null ? null : joinHeaders(request.headers.flat()));
+  w.str(request === null ? null : joinHeaderPairs(request.headers));
   if (request?.body) {
     w.u8(1);
     w.bytes(request.body);

@@ -2,9 +2,9 @@
 import type Database from 'better-sqlite3';
 import { clampLimit, triggerFilter } from '../bridge-cursors.js';
 import { deliveryKey } from '../delivery-key.js';
-import { splitHeaders } from './batch-codec.js';
+import { splitHeaders } from '../../core/header-lines.js';
 import {
-  ANSWER_COLUMNS, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
+  ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
 } from '../rows.js';
 import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, RelayAttemptRecord, RelayHistoryOptions, RelayJob, StoredDelivery } from '../store.js';
 
@@ -109,7 +109,7 @@ export function createSqliteReader(db: Database.Database) {
   // The kept answers come with schema version 5: on an older file (a reader never migrates) every
   // try reads as recorded before answers were kept.
   const hasAnswers = db.prepare("SELECT 1 FROM pragma_table_info('relay_attempts') WHERE name = 'answer_headers'").get() !== undefined;
-  const answerColumns = hasAnswers ? ANSWER_COLUMNS : ANSWER_COLUMNS.split(', ').map((c) => `NULL AS ${c}`).join(', ');
+  const answerColumns = hasAnswers ? ANSWER_COLUMNS : ANSWER_COLUMNS_ABSENT;
   let relayAnswersOf: Database.Statement<[number, number], AnswerRow> | null = null;
   // The newest `limit` tries with their answers, newest first (-1: every one).
   const answersOf = () =>

@@ -7,7 +7,8 @@ import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_
 import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, RelayOutcome } from '../store.js';
-import { decodeBatch, joinHeaders, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
+import { joinHeaderPairs } from '../../core/header-lines.js';
+import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
@@ -144,7 +145,7 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
   ).lastInsertRowid);
 }
 
-const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaders(attempt.request.headers.flat()) : null);
+const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaderPairs(attempt.request.headers) : null);
 
 /** Applies one request: pushes its ticket, its outcome code (OUTCOME) and its delivery seq (or an op's value) onto `results`. */
 function apply(request: DecodedRequest, results: WriteResults): void {

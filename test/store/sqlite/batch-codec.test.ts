@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeBatch, encodeBatch, joinHeaders, type WriteRequest } from '../../../src/store/sqlite/batch-codec.js';
+import { joinHeaders } from '../../../src/core/header-lines.js';
+import { decodeBatch, encodeBatch, type WriteRequest } from '../../../src/store/sqlite/batch-codec.js';
 import { attemptFor, makeDelivery } from '../../helpers/fixtures.js';
 
 describe('batch codec', () => {
