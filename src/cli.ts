@@ -10,21 +10,21 @@ type Register = (program: Command) => Promise<unknown>;
  * the root help, `help`, or a name that needs a suggestion), so `listen` does not load the sender,
  * the service client or the emulator (cold start is measured in npm run bench).
  */
-const COMMANDS: Array<[names: readonly string[], register: Register]> = [
-  [['listen'], async (p) => (await import('./commands/listen.js')).registerListenCommand(p)],
-  [['verify'], async (p) => (await import('./commands/verify.js')).registerVerifyCommand(p)],
-  [['events'], async (p) => (await import('./commands/events-wait.js')).registerEventsWaitCommand((await import('./commands/events.js')).registerEventsCommand(p))],
-  [['send'], async (p) => (await import('./commands/send.js')).registerSendCommand(p)],
-  [['schedule'], async (p) => (await import('./commands/schedule.js')).registerScheduleCommand(p)],
-  [['triggers'], async (p) => (await import('./commands/triggers.js')).registerTriggersCommand(p)],
-  [['check'], async (p) => (await import('./commands/check.js')).registerCheckCommand(p)],
-  [['db'], async (p) => (await import('./commands/db.js')).registerDbCommand(p)],
-  [['connect'], async (p) => (await import('./commands/connect.js')).registerConnectCommand(p)],
-  [['bridge'], async (p) => (await import('./commands/connect.js')).registerBridgeCommand(p)],
-  [['emulate'], async (p) => (await import('./commands/emulate.js')).registerEmulateCommand(p)],
-  [['webhooks'], async (p) => (await import('./commands/webhooks.js')).registerWebhooksCommand(p)],
-  [['secrets'], async (p) => (await import('./commands/secrets.js')).registerSecretsCommand(p)],
-  [['reconcile'], async (p) => (await import('./commands/reconcile.js')).registerReconcileCommand(p)],
+const COMMANDS: Array<[name: string, register: Register]> = [
+  ['listen', async (p) => (await import('./commands/listen.js')).registerListenCommand(p)],
+  ['verify', async (p) => (await import('./commands/verify.js')).registerVerifyCommand(p)],
+  ['events', async (p) => (await import('./commands/events-wait.js')).registerEventsWaitCommand((await import('./commands/events.js')).registerEventsCommand(p))],
+  ['send', async (p) => (await import('./commands/send.js')).registerSendCommand(p)],
+  ['schedule', async (p) => (await import('./commands/schedule.js')).registerScheduleCommand(p)],
+  ['triggers', async (p) => (await import('./commands/triggers.js')).registerTriggersCommand(p)],
+  ['check', async (p) => (await import('./commands/check.js')).registerCheckCommand(p)],
+  ['db', async (p) => (await import('./commands/db.js')).registerDbCommand(p)],
+  ['connect', async (p) => (await import('./commands/connect.js')).registerConnectCommand(p)],
+  ['bridge', async (p) => (await import('./commands/connect.js')).registerBridgeCommand(p)],
+  ['emulate', async (p) => (await import('./commands/emulate.js')).registerEmulateCommand(p)],
+  ['webhooks', async (p) => (await import('./commands/webhooks.js')).registerWebhooksCommand(p)],
+  ['secrets', async (p) => (await import('./commands/secrets.js')).registerSecretsCommand(p)],
+  ['reconcile', async (p) => (await import('./commands/reconcile.js')).registerReconcileCommand(p)],
 ];
 
 export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
@@ -34,7 +34,7 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .exitOverride(); // inherited by every command registered below
-  const named = COMMANDS.find(([names]) => names.includes(argv[2] ?? ''));
+  const named = COMMANDS.find(([name]) => name === argv[2]);
   for (const [, register] of named ? [named] : COMMANDS) await register(program);
   return program;
 }

@@ -149,9 +149,7 @@ function relayTryLines(r: RelayAttemptRecord): string[] {
   lines.push(`      answer headers (${a.headerLines}${left > 0 ? `, the first ${a.headers.length} kept` : ''})`, ...a.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
   const body = Buffer.from(a.body);
   const size = a.complete ? `${a.bodyBytes} bytes` : `at least ${a.bodyBytes} bytes: hookrelay stopped reading, or the answer was cut`;
-  const cut = body.length < a.bodyBytes || !a.complete;
-  // A cut inside a character is not invalid UTF-8: that character's first bytes are left out of the text.
-  const { text, invalidUtf8 } = keptBodyText(body, a);
+  const { text, invalidUtf8, cut } = keptBodyText(body, a);
   lines.push(`      answer body (${size}${cut ? `, the first ${body.length} kept` : ''}${invalidUtf8 ? '; not UTF-8: shown as \ufffd, --json has the exact bytes' : ''})`);
   if (body.length > 0) lines.push(...printable(text, 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
   return lines;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
-import { decodeBodyLeniently, keptBodyText } from '../core/envelope.js';
+import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
 import type { AttemptRecord, KeptAnswer, StoredDelivery } from '../store/store.js';
 import type { ConsoleStatus, RelayRecordView } from './console-options.js';
 
@@ -259,8 +259,12 @@ const MAX_ANSWER_BODY = 4096;
 
 export function answerView(a: KeptAnswer): RelayAnswerView {
   const kept = Buffer.from(a.body.subarray(0, MAX_ANSWER_BODY));
+  const body = bodyView(kept);
   // Kept in part: a cut inside a character is not invalid UTF-8 (keptBodyText, as `events show` reads it).
-  const body = { ...bodyView(kept), ...keptBodyText(kept, a) };
+  if (keptInPart(kept, a)) {
+    const { text, invalidUtf8 } = keptBodyText(kept, a);
+    Object.assign(body, { text, invalidUtf8 });
+  }
   return {
     headers: a.headers.slice(0, MAX_ANSWER_HEADERS).map(([n, v]) => [clip(String(n), 256)!, clip(String(v), 8192)!]),
     headerLines: a.headerLines,
@@ -309,22 +313,21 @@ function answerBytes(a: KeptAnswer): number {
 export function relayDetailViews(oldestFirst: readonly RelayRecordView[], maxAnswers = MAX_DETAIL_ANSWERS, maxBytes = MAX_DETAIL_ANSWER_BYTES): RelayView[] {
   let answers = maxAnswers;
   let budget = maxBytes;
-  let full = false;
-  const leftOut = new Set<number>();
+  // Every answered try at or before `cutoff` is left out: once one is, so is every older one (the
+  // page shows the newest answers, none skipped).
+  let cutoff = -1;
   for (let i = oldestFirst.length - 1; i >= 0; i--) {
     const answer = oldestFirst[i]!.answer;
     if (!answer) continue;
     const bytes = answerBytes(answer);
-    // Once one is left out, so is every older one: the page shows the newest answers, none skipped.
-    full ||= answers === 0 || bytes > budget;
-    if (full) {
-      leftOut.add(i);
-    } else {
-      answers -= 1;
-      budget -= bytes;
+    if (answers === 0 || bytes > budget) {
+      cutoff = i;
+      break;
     }
+    answers -= 1;
+    budget -= bytes;
   }
-  return oldestFirst.map((r, i) => (leftOut.has(i) ? { ...relayView({ ...r, answer: null }), answerLeftOut: true } : relayView(r)));
+  return oldestFirst.map((r, i) => (i <= cutoff && r.answer ? { ...relayView({ ...r, answer: null }), answerLeftOut: true } : relayView(r)));
 }
 
 /** A file name for a downloaded body: the id's safe characters only. */
