@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { resolveReplaySettings } from '../config/replay-settings.js';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
-import { decodeBodyLeniently, keptBodyText } from '../core/envelope.js';
+import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
 import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
@@ -149,7 +149,8 @@ function relayTryLines(r: RelayAttemptRecord): string[] {
   lines.push(`      answer headers (${a.headerLines}${left > 0 ? `, the first ${a.headers.length} kept` : ''})`, ...a.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
   const body = Buffer.from(a.body);
   const size = a.complete ? `${a.bodyBytes} bytes` : `at least ${a.bodyBytes} bytes: hookrelay stopped reading, or the answer was cut`;
-  const { text, invalidUtf8, cut } = keptBodyText(body, a);
+  const cut = keptInPart(body, a);
+  const { text, invalidUtf8 } = keptBodyText(body, a);
   lines.push(`      answer body (${size}${cut ? `, the first ${body.length} kept` : ''}${invalidUtf8 ? '; not UTF-8: shown as \ufffd, --json has the exact bytes' : ''})`);
   if (body.length > 0) lines.push(...printable(text, 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`));
   return lines;

@@ -41,10 +41,9 @@ export function wholeUtf8Length(bytes: Uint8Array): number {
  * both, so a valid UTF-8 body is never called invalid for where it was cut. The exact bytes are
  * still the kept ones. The one rule of the console's detail and of `events show`, text and JSON.
  */
-export function keptBodyText(kept: Buffer, seen: { bodyBytes: number; complete: boolean }): { text: string; invalidUtf8: boolean; cut: boolean } {
-  const cut = keptInPart(kept, seen);
-  const whole = cut ? kept.subarray(0, wholeUtf8Length(kept)) : kept;
-  return { text: decodeBodyLeniently(whole), invalidUtf8: !isUtf8(whole), cut };
+export function keptBodyText(kept: Buffer, seen: { bodyBytes: number; complete: boolean }): { text: string; invalidUtf8: boolean } {
+  const whole = keptInPart(kept, seen) ? kept.subarray(0, wholeUtf8Length(kept)) : kept;
+  return { text: decodeBodyLeniently(whole), invalidUtf8: !isUtf8(whole) };
 }
 
 /** Whether the kept bytes are only the start of the body: fewer than were seen, or the body was not read to its end. */
