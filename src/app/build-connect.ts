@@ -126,7 +126,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       ...(deps.pingMs ? { pingMs: deps.pingMs } : {}),
       ...(deps.deadMs ? { deadMs: deps.deadMs } : {}),
       ...(config.bridgeCa ? { ca: config.bridgeCa.pem } : {}),
-      onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'lost' || state === 'refused' ? 'warn' : 'info', message }),
+      onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'refused' ? 'error' : state === 'lost' ? 'warn' : 'info', message }),
       onRefused: (message) => refuse(message),
     });
     bridge = client;

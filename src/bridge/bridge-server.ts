@@ -82,6 +82,9 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: ${reason.length}\r\n\r\n${reason}`);
 }
 
+/** At most one notice of refused tokens this often. */
+const REFUSAL_NOTICE_MS = 10_000;
+
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
   const { store, hub, clock } = options;
   const credit = options.credit ?? 64;
@@ -90,6 +93,21 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const deadMs = options.deadMs ?? pingMs * 3;
   const refreshMs = options.refreshMs ?? 600_000;
   const sessions = new Map<string, Session>();
+  // A refused token is worth an operator's notice, but a client retrying (or a scan) must not flood the
+  // log: one notice per REFUSAL_NOTICE_MS, which counts the refusals it did not print.
+  let refusalNoticeAt = -Infinity;
+  let refusalsUnnoticed = 0;
+  const noticeRefusal = (req: IncomingMessage) => {
+    const now = performance.now();
+    if (now - refusalNoticeAt < REFUSAL_NOTICE_MS) {
+      refusalsUnnoticed++;
+      return;
+    }
+    const more = refusalsUnnoticed > 0 ? ` (and ${refusalsUnnoticed} more since the last notice)` : '';
+    refusalNoticeAt = now;
+    refusalsUnnoticed = 0;
+    hub.emit('notice', { level: 'warn', message: `bridge: refused a client from ${req.socket.remoteAddress ?? 'an unknown address'}: no valid bridge token${more}` });
+  };
   const answer: RequestListener = (_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOLS.join(' or ')}) at ${BRIDGE_PATH}\n`);
   };
@@ -103,7 +121,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     if (path !== BRIDGE_PATH) return refuseUpgrade(socket, 404, `the bridge is at ${BRIDGE_PATH}`);
     const auth = req.headers.authorization;
     const token = findToken(options.tokens, typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : undefined);
-    if (!token) return refuseUpgrade(socket, 401, 'a valid bridge token is required');
+    if (!token) {
+      noticeRefusal(req);
+      return refuseUpgrade(socket, 401, 'a valid bridge token is required');
+    }
     const name = req.headers['x-hookrelay-subscriber'];
     if (typeof name !== 'string' || !isSubscriberName(name)) return refuseUpgrade(socket, 400, 'x-hookrelay-subscriber must be a name of letters, digits, dots, dashes and underscores');
     const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());

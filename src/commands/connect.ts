@@ -1,5 +1,6 @@
 /** `hookrelay connect <url>`: a local hookrelay fed by a public one's bridge (docs/bridge.md). */
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
@@ -26,7 +27,7 @@ Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-toke
   npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks
 
 Routes: the first --route whose glob matches the trigger wins; --forward-to takes the rest:
-  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks \
+  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks \\
     --route 'vendor.*=https://localhost:3443/vendor' --forward-ca ./dev-ca.pem
 
 A public side serving its own self-signed certificate (listen --tls-cert): trust it with --bridge-ca cert.pem`,
@@ -58,7 +59,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
         [
           'hookrelay is connecting',
           `  bridge     ${printable(config.url, 200)} as ${config.name} (token ${secretHint(config.token)})`,
-          `  database   ${config.storeUrl ? 'PostgreSQL' : config.dbPath}`,
+          `  database   ${config.storeUrl ? 'PostgreSQL' : resolve(config.dbPath)}`,
           ...(config.forward ? [`  forward    ${printable(config.forward.to, 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
           ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),
           'Ctrl-C to stop.',

@@ -27,14 +27,15 @@ export function registerListenCommand(program: Command): void {
     `
 Every flag can also come from its HOOKRELAY_* variable or from hookrelay.config.json
 (keys: ${LISTEN_OPTIONS.map((s) => s.key).join(', ')}); a flag wins over the variable, the variable over the file.
-With no --secret, hookrelay makes a development secret in the data folder and prints it.
+With no --secret, hookrelay makes a development secret in the data folder and prints its hint (the
+secret itself stays in that file).
 
 Fault rules (docs/faults.md) are tried in order, first match wins:
   npx hookrelay listen --fault '503 retry-after=120 attempt=1' --fault 'hang attempt=2'
 
 Routes (docs/relay.md) are tried in order, the first whose glob matches the trigger wins;
 --forward-to takes every delivery no route matches:
-  npx hookrelay listen --forward-to http://127.0.0.1:3000/webhooks \
+  npx hookrelay listen --forward-to http://127.0.0.1:3000/webhooks \\
     --route 'vendor.*=http://127.0.0.1:3001/vendor' --route 'trustcenter.*=https://localhost:3443/tc' --forward-insecure
 
 Without a TLS proxy in front (docs/deploy.md), the receiver and the bridge listener serve HTTPS:

@@ -51,7 +51,15 @@ const BRIDGE_CA: OptionSpec = {
   kind: { type: 'path' },
   description: 'PEM certificate(s) trusted for a wss:// bridge besides the usual roots (a public side started with a self-signed --tls-cert)',
 };
-export const CONNECT_LOCAL_OPTIONS = [...LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key)), BRIDGE_CA];
+/** connect has no --secret: its hand-offs are signed with --forward-secret or its own development secret. */
+const CONNECT_DESCRIPTIONS: Partial<Record<string, string>> = {
+  forwardSecret: 'secret that signs deliveries handed to your app (default: the development secret of the data folder)',
+};
+
+export const CONNECT_LOCAL_OPTIONS = [
+  ...LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key)).map((s) => (CONNECT_DESCRIPTIONS[s.key] ? { ...s, description: CONNECT_DESCRIPTIONS[s.key]! } : s)),
+  BRIDGE_CA,
+];
 
 export type ConnectConfigResult = { ok: true; config: ConnectConfig; warnings: string[] } | { ok: false; problems: string[] };
 
@@ -61,7 +69,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   const target = bridgeUrl(url, flags.insecure === true);
   if (!target.ok) problems.push(target.message);
   const token = flags.token ?? env.HOOKRELAY_CONNECT_TOKEN;
-  if (!token) problems.push('--token: the bridge token the public hookrelay was given (--bridge-token NAME:TOKEN); or set HOOKRELAY_CONNECT_TOKEN');
+  if (!token) problems.push('--token is missing: give the bridge token the public hookrelay was given (its --bridge-token NAME:TOKEN), or set HOOKRELAY_CONNECT_TOKEN');
   const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();
   if (!isSubscriberName(name)) problems.push(`--name: ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores (at most 64)`);
 

@@ -122,10 +122,18 @@ describe('the bridge', () => {
   it('refuses a wrong token before sending anything, and a token limited to triggers never receives others', async () => {
     const app = await publicSide();
     await post(app);
+    const notices: string[] = [];
+    app.hub.on('notice', ({ message }) => notices.push(message));
     const wrong = await laptop(laptopConfig(app, null, { token: 'x'.repeat(40), name: 'intruder' }));
     const message = await wrong.refused;
     expect(message).toMatch(/refused this client: 401 a valid bridge token is required/);
     expect(message).not.toContain('x'.repeat(40));
+    // The public side says so too, without the token.
+    const refusals = notices.filter((n) => n.includes('refused a client'));
+    expect(refusals).toEqual([expect.stringMatching(/^bridge: refused a client from 127\.0\.0\.1: no valid bridge token$/)]);
+    // A client retrying with a wrong token does not flood the log: one notice per 10 s.
+    await (await laptop(laptopConfig(app, null, { token: 'y'.repeat(40), name: 'intruder' }))).refused;
+    expect(notices.filter((n) => n.includes('refused a client'))).toHaveLength(1);
     expect((await wrong.store.listDeliveries({ limit: 10 })).items).toEqual([]);
 
     const vendor = await laptop(laptopConfig(app, null, { token: VENDOR_TOKEN, name: 'vendor-desk' }));
