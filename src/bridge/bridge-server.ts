@@ -106,7 +106,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
     const more = refusalsUnnoticed > 0 ? ` (and ${refusalsUnnoticed} more since the last notice)` : '';
     refusalNoticeAt = now;
     refusalsUnnoticed = 0;
-    hub.emit('notice', { level: 'warn', message: `bridge: refused a client from ${req.socket.remoteAddress ?? 'an unknown address'}: no valid bridge token${more}` });
+    // Behind the TLS proxy of docs/deploy.md the socket's address is the proxy's: its X-Forwarded-For too (sender-supplied, shown as text).
+    const forwarded = req.headers['x-forwarded-for'];
+    const via = typeof forwarded === 'string' ? ` (forwarded for ${forwarded.slice(0, 100).replace(/[^\x20-\x7e]/g, '?')})` : '';
+    hub.emit('notice', { level: 'warn', message: `bridge: refused a client from ${req.socket.remoteAddress ?? 'an unknown address'}${via}: no valid bridge token${more}` });
   };
   const answer: RequestListener = (_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`the bridge speaks WebSocket (${BRIDGE_PROTOCOLS.join(' or ')}) at ${BRIDGE_PATH}\n`);

@@ -23,11 +23,13 @@ export function registerConnectCommand(program: Command): void {
   command.addHelpText(
     'after',
     `
-Example (the public side runs: hookrelay listen --bridge-port 4002 --bridge-token laptop:$TOKEN):
-  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks
+Example (the public side runs: HOOKRELAY_BRIDGE_TOKEN="laptop:$TOKEN" hookrelay listen --bridge-port 4002).
+The token is best given in the environment: on the command line, ps shows it to every user.
+  export HOOKRELAY_CONNECT_TOKEN="$TOKEN"
+  npx hookrelay connect wss://hooks.example.com/bridge --forward-to http://127.0.0.1:3000/webhooks
 
 Routes: the first --route whose glob matches the trigger wins; --forward-to takes the rest:
-  npx hookrelay connect wss://hooks.example.com/bridge --token "$TOKEN" --forward-to http://127.0.0.1:3000/webhooks \\
+  npx hookrelay connect wss://hooks.example.com/bridge --forward-to http://127.0.0.1:3000/webhooks \\
     --route 'vendor.*=https://localhost:3443/vendor' --forward-ca ./dev-ca.pem
 
 A public side serving its own self-signed certificate (listen --tls-cert): trust it with --bridge-ca cert.pem`,
@@ -77,7 +79,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     process.once('SIGINT', () => void stop(0));
     process.once('SIGTERM', () => void stop(0));
     void app.refused.then(async (message) => {
-      // The terminal (pretty or JSON) has shown it as a warning already; silent shows nothing else.
+      // The terminal (pretty or JSON) has shown it as an error already; silent shows nothing else.
       if (config.logFormat === 'silent') process.stderr.write(`hookrelay: ${message}\n`);
       await stop(1);
     });

@@ -141,7 +141,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     `  retention  ${config.retainMs ? `${formatRetainDuration(config.retainMs)} (pruned at start and hourly; never a delivery whose relay is pending)` : 'off: everything is kept'}`,
   ];
   if (app.bridgeUrl) {
-    lines.push(`  bridge     ${app.bridgeUrl}   (${config.bridge!.tokens.map((t) => `${t.name}${t.triggers.length ? ` [${t.triggers.join(',')}]` : ''}`).join(', ')}; laptops: hookrelay connect <public wss:// URL> --token …)`);
+    lines.push(`  bridge     ${app.bridgeUrl}   (${config.bridge!.tokens.map((t) => `${t.name}${t.triggers.length ? ` [${t.triggers.join(',')}]` : ''}`).join(', ')}; laptops: HOOKRELAY_CONNECT_TOKEN=… hookrelay connect <public wss:// URL>)`);
   }
   if (app.consoleUrl) {
     lines.push(`  console    ${app.consoleUrl}${app.consoleToken && !config.console?.token ? '   (token generated for this run: the console is not on loopback)' : ''}`);

@@ -2,6 +2,7 @@
  * The bridge end to end, in one process over real sockets: a public `listen` with a bridge
  * listener, a laptop `connect` with its own store and relay, and a local app.
  */
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -118,6 +119,24 @@ describe('the bridge', () => {
     const live = await post(app);
     await until(async () => (await again.store.getDelivery(live.id)) !== undefined, 'the live delivery');
   }, 60_000);
+
+  it("names a refused client's X-Forwarded-For (behind a proxy the socket is the proxy's), as text", async () => {
+    const app = await publicSide();
+    const notices: string[] = [];
+    app.hub.on('notice', ({ message }) => notices.push(message));
+    const url = new URL(app.bridgeUrl!.replace(/^ws/, 'http'));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(url, {
+        headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', authorization: 'Bearer wrong-token', 'x-forwarded-for': '203.0.113.9, \u00e9vil' },
+      });
+      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('upgrade', () => reject(new Error('upgraded with a wrong token')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(401);
+    expect(notices).toEqual(['bridge: refused a client from 127.0.0.1 (forwarded for 203.0.113.9, ?vil): no valid bridge token']);
+  });
 
   it('refuses a wrong token before sending anything, and a token limited to triggers never receives others', async () => {
     const app = await publicSide();
