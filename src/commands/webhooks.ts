@@ -345,6 +345,6 @@ export function deliveryLines(d: Delivery, mark?: 'new' | 'changed'): string[] {
     d.nextAttemptAt ? `next ${printable(d.nextAttemptAt, 30)}` : '',
     d.isReplay ? `replay of ${printable(d.replayOfDeliveryId ?? '?', 64)}` : '',
   ].filter(Boolean).join('  ');
-  return [head, ...d.attempts.map((a) => `    #${a.attemptNumber}  ${printable(a.startedAt ?? '', 30)}  ${a.responseStatus ?? '---'}  ${printable(a.failureClass ?? 'ok', 20)}${a.errorMessage ? `  ${printable(a.errorMessage, 80)}` : ''}`)];
+  return [head, ...d.attempts.map((a) => `    #${a.attemptNumber}  ${printable(a.startedAt ?? '', 30)}  ${a.responseStatus ?? '---'}  ${printable(a.failureClass ?? (a.responseStatus === null ? 'in progress' : 'ok'), 20)}${a.errorMessage ? `  ${printable(a.errorMessage, 80)}` : ''}`)];
 }
 

@@ -8,3 +8,9 @@ export function printable(text: string, max = 120): string {
   const safe = text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length > max ? `${safe.slice(0, max - 1)}…` : safe;
 }
+
+/**
+ * How much of a relay try's error a line shows: long enough for the longest hookrelay writes (a TLS
+ * failure and how to fix it, post-to-target.ts), short enough to bound one a target could stretch.
+ */
+export const RELAY_ERROR_CHARS = 260;

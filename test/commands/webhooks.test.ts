@@ -135,10 +135,11 @@ it('update sends only the fields given, partial policies included; enable and di
 });
 
 it('deliveries prints each with every attempt; --json prints exactly the API\'s data', async () => {
-  const items = [delivery('d-2', { status: 'failed', attempts: [{ attemptNumber: 1, startedAt: 't1', responseStatus: 503, failureClass: 'http_5xx' }], futureField: 1 }), delivery('d-1')];
+  // d-2's second attempt has no answer yet: not "ok".
+  const items = [delivery('d-2', { status: 'failed', attempts: [{ attemptNumber: 1, startedAt: 't1', responseStatus: 503, failureClass: 'http_5xx' }, { attemptNumber: 2, startedAt: 't2', responseStatus: null, failureClass: null }], futureField: 1 }), delivery('d-1')];
   const { env } = await serve(() => ok(items, { cursor: { nextCursor: null, hasMore: false, limit: 100 } }));
   const text = await runService(['webhooks', 'deliveries', 'wh-1', '--status', 'failed'], env);
-  expect(text.out).toMatch(/d-2 {2}sod.violation_detected {2}failed {2}attempts 1\n {4}#1 {2}t1 {2}503 {2}http_5xx/);
+  expect(text.out).toMatch(/d-2 {2}sod.violation_detected {2}failed {2}attempts 1\n {4}#1 {2}t1 {2}503 {2}http_5xx\n {4}#2 {2}t2 {2}--- {2}in progress\n/);
   expect(text.out).not.toContain('d-1');
   const asJson = await runService(['webhooks', 'deliveries', 'wh-1', '--json'], env);
   expect(JSON.parse(asJson.out)).toEqual(items);

@@ -90,6 +90,20 @@ describe('JSON logs (pino)', () => {
     expect(Number.isNaN(Date.parse(ok!.time as string))).toBe(false);
   });
 
+  it('prints a relay try\'s longest error whole, its fix included (a TLS failure), and cuts a longer one', () => {
+    const hub = createEventHub();
+    const sink = capture();
+    const reporter = attachTerminalReporter(hub, { format: 'pretty', out: sink.out, color: false });
+    const tls = "TLS error: the target's certificate is not trusted: its certificate chain ends in a self-signed root that is not trusted (SELF_SIGNED_CERT_IN_CHAIN); trust it with --forward-ca FILE, or pass --forward-insecure for a local app";
+    hub.emit('relay', { deliveryId: 'd-1', status: null, ok: false, latencyMs: 3, replay: false, error: tls });
+    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 3, replay: false, error: 'x'.repeat(1000) });
+    reporter.flush();
+    reporter.detach();
+    expect(sink.text()).toContain(`${tls}\n`);
+    expect(sink.text()).toContain(`${'x'.repeat(259)}…`);
+    expect(sink.text()).not.toContain('x'.repeat(260));
+  });
+
   it('keeps the pretty format as plain lines', () => {
     const hub = createEventHub();
     const sink = capture();
