@@ -256,6 +256,12 @@ describe('detail order (issue 13, item 13)', () => {
     expect(raw).toContain('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\\u0000\\u001B[31m\\u202E\uFFFD\uFFFD');
     await answer.locator('[data-testid=relay-body-tab-bytes]').click();
     expect(await answer.locator('[data-testid=relay-hex-body]').textContent()).toContain('ff fe');
+    // A live refresh (a relay try of this delivery) rebuilds the relay section: the body stays on Bytes.
+    await answer.evaluate((node) => ((node as unknown as { beforeRefresh: boolean }).beforeRefresh = true));
+    fx!.hub.emit('relay', { deliveryId: 'evt_answers', status: 500, ok: false, latencyMs: 12, replay: false });
+    await page.waitForFunction(() => !(document.querySelector('[data-testid=relay-answer]') as unknown as { beforeRefresh?: boolean } | null)?.beforeRefresh);
+    expect(await answer.locator('[data-testid=relay-hex-body]').textContent()).toContain('ff fe');
+    expect(await answer.locator('[data-testid=relay-body-tab-bytes]').getAttribute('aria-selected')).toBe('true');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('[data-testid=detail] img, [data-testid=detail] script').count()).toBe(0);
     expect(errors).toEqual([]);

@@ -22,6 +22,13 @@ export function hexDump(base64: string, max = HEX_MAX_BYTES): string {
   return lines.join('\n');
 }
 
+/**
+ * The view last chosen for each kind of body (by test id and title). A live refresh rebuilds a
+ * detail's attempts and relay tries: without this, each refresh put a body the user had switched to
+ * Bytes back on its first view.
+ */
+const chosenViews = new Map<string, string>();
+
 export interface BodySectionOptions {
   /** The heading (default "Body"). */
   title?: string;
@@ -59,11 +66,13 @@ export function bodySection(body: BodyView, options: BodySectionOptions = {}): H
     for (const tab of tabs.children) tab.setAttribute('aria-selected', tab.textContent === name ? 'true' : 'false');
     replaceChildren(pane, views[name]!());
   };
+  const kind = `${prefix}|${title}`;
   for (const name of Object.keys(views)) {
-    const tab = button(name, () => select(name), { class: 'tab', testid: `${prefix}body-tab-${name.toLowerCase()}` });
+    const tab = button(name, () => (chosenViews.set(kind, name), select(name)), { class: 'tab', testid: `${prefix}body-tab-${name.toLowerCase()}` });
     tab.setAttribute('role', 'tab');
     tabs.appendChild(tab);
   }
-  select(parsed.ok ? 'Tree' : 'Raw');
+  const chosen = chosenViews.get(kind);
+  select(chosen && (chosen !== 'Tree' || parsed.ok) ? chosen : parsed.ok ? 'Tree' : 'Raw');
   return el('section', { class: 'block' }, el('h3', null, title), flags, tabs, pane);
 }
