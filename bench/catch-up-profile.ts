@@ -15,8 +15,7 @@ import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer } from './lib.js';
+import { freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer, storeCounts } from './lib.js';
 
 const BACKLOG = Number(process.env.BACKLOG ?? 10_000);
 const WARM = Number(process.env.WARM ?? 5);
@@ -24,16 +23,10 @@ const CLI = process.env.CLI ?? 'dist/cli.js';
 const TOKEN = 'bench-bridge-token-0123456789abcdef0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-catch-up-'));
 
+/** storeCounts, or "nothing yet" before the laptop's store exists. */
 function counts(path: string): { stored: number; pending: number } {
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      const stored = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()!.n;
-      const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'").get()!.n;
-      return { stored, pending };
-    } finally {
-      db.close();
-    }
+    return storeCounts(path);
   } catch {
     return { stored: -1, pending: 1 };
   }

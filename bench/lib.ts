@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SECRET = 'whsec_bench_secret_value_0123456789';
@@ -103,4 +104,16 @@ export function load(url: string, durationMs: number, connections: number, rate 
 /** `hookrelay listen` from the compiled build, as users run it. */
 export function listenArgs(port: number, db: string, extra: string[] = []): string[] {
   return ['dist/cli.js', 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
+}
+
+/** Deliveries stored in a SQLite store, and relay jobs still pending there. */
+export function storeCounts(dbPath: string): { stored: number; pending: number } {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const stored = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()!.n;
+    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'").get()!.n;
+    return { stored, pending };
+  } finally {
+    db.close();
+  }
 }

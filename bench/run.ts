@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { simulateDeliveries } from '../src/core/retry-policy/simulate.js';
 import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retry-policy/policy.js';
 import { mulberry32 } from '../src/core/seeded-random.js';
-import { freePort, listenArgs, load, median, PINNED, pinnedSpawn, ROOT, runPinnedScript, SECRET, startServer, waitReady, type Load, type Server } from './lib.js';
+import { freePort, listenArgs, load, median, PINNED, pinnedSpawn, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries } from './seed-store.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -199,18 +199,6 @@ async function relay(work: string): Promise<void> {
 
 const BRIDGE_TOKEN = 'bench-bridge-token-0123456789abcdef0123456789abcdef';
 const BRIDGE_BACKLOG = QUICK ? 2_000 : 10_000;
-
-/** Deliveries stored in a SQLite store, and relay jobs still pending there. */
-function storeCounts(dbPath: string): { stored: number; pending: number } {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    const stored = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries').get()!.n;
-    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'").get()!.n;
-    return { stored, pending };
-  } finally {
-    db.close();
-  }
-}
 
 /** Waits until the laptop holds every delivery the public side holds and has handed each on (bounded at 120 s). */
 async function drainBridge(publicDb: string, laptopDb: string): Promise<number> {

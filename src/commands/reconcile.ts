@@ -9,6 +9,7 @@ import { resolveStoreLocation } from '../config/db-path.js';
 import { resolveServiceSettings } from '../config/service-settings.js';
 import { parseDuration } from '../core/duration.js';
 import { printable } from '../reporter/printable.js';
+import { serviceAttemptLine } from './service-attempt-line.js';
 import { EXIT_USAGE, outputOf } from '../sender/cli-output.js';
 import { BUDGET_PER_MINUTE, pacedDurationMs } from '../service/pacer.js';
 import { reconcile, type ReconcileReport } from '../service/reconcile.js';
@@ -123,7 +124,7 @@ export function reportLines(r: ReconcileReport): string[] {
     const replay = m.replay === undefined ? '' : 'error' in m.replay ? `  replay refused: ${printable(m.replay.error, 200)}` : `  replay ${printable(m.replay.replayId, 64)} ${m.replay.arrived ? 'arrived' : 'NOT arrived'}`;
     lines.push(`  ${printable(m.deliveryId, 64)}  ${printable(m.trigger, 60)}  ${printable(m.status, 12)}${m.lastFailureClass ? ` (${printable(m.lastFailureClass, 20)})` : ''}${replay}`);
     for (const a of m.attempts) {
-      lines.push(`      ${a.deliveryId === m.deliveryId ? '' : `replay ${printable(a.deliveryId, 64)} `}#${a.attemptNumber}  ${printable(a.startedAt ?? '', 30)}  ${a.responseStatus ?? '---'}  ${printable(a.failureClass ?? (a.responseStatus === null ? 'in progress' : 'ok'), 20)}${a.errorMessage ? `  ${printable(a.errorMessage, 80)}` : ''}`);
+      lines.push(`      ${a.deliveryId === m.deliveryId ? '' : `replay ${printable(a.deliveryId, 64)} `}${serviceAttemptLine(a)}`);
     }
   }
   lines.push(`acknowledged but not known to the service as delivered: ${r.acknowledgedNotKnown.length}${r.acknowledgedNotKnown.length > 0 ? ' (stored here, yet the service says failed or retrying: our 2xx was lost, or the service is behind)' : ''}`);

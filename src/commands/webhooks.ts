@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { secretHint } from '../core/secret-hint.js';
 import { validateFailureHandling, validateRetryPolicy, type FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { printable } from '../reporter/printable.js';
+import { serviceAttemptLine } from './service-attempt-line.js';
 import { reportProblems as reportFieldProblems } from '../sender/cli-output.js';
 import { addPolicyOptions, integerOrText, policyFromFlags, type PolicyFlags } from '../sender/policy-options.js';
 import type { Delivery, Webhook } from '../service/resources.js';
@@ -345,6 +346,6 @@ export function deliveryLines(d: Delivery, mark?: 'new' | 'changed'): string[] {
     d.nextAttemptAt ? `next ${printable(d.nextAttemptAt, 30)}` : '',
     d.isReplay ? `replay of ${printable(d.replayOfDeliveryId ?? '?', 64)}` : '',
   ].filter(Boolean).join('  ');
-  return [head, ...d.attempts.map((a) => `    #${a.attemptNumber}  ${printable(a.startedAt ?? '', 30)}  ${a.responseStatus ?? '---'}  ${printable(a.failureClass ?? (a.responseStatus === null ? 'in progress' : 'ok'), 20)}${a.errorMessage ? `  ${printable(a.errorMessage, 80)}` : ''}`)];
+  return [head, ...d.attempts.map((a) => `    ${serviceAttemptLine(a)}`)];
 }
 
