@@ -44,6 +44,8 @@ async function serve(): Promise<void> {
   });
   app.get('/healthz', async (_request, reply) => reply.code(200).send('{"success":true}'));
   await app.listen({ port: Number(portArg ?? 0), host: '127.0.0.1' });
+  // A clean exit, so `node --cpu-prof` writes its profile (bench/receive-profile.ts).
+  process.once('SIGTERM', () => process.exit(0));
 }
 
 /** Header lines `name: value\n`, as any receiver that keeps the headers must store them. */

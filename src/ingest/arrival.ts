@@ -6,6 +6,7 @@
 import { hash } from 'node:crypto';
 import { MAX_ID_LENGTH } from '../core/envelope.js';
 import type { HopRef } from '../core/faults/index.js';
+import type { AttemptInput, AttemptOutcome } from '../core/records.js';
 
 /** Where an arrival came from: an HTTP POST; a bridged delivery (a WebSocket frame) later. */
 export type ArrivalSource = 'http' | 'bridge';
@@ -98,14 +99,30 @@ export function countSignatureHeaders(rawHeaders: readonly string[]): number {
   return count;
 }
 
-/** Attempt-record fields that identify an arrival; ids and triggers are capped so a hostile header cannot bloat the store. */
-export function identify(facts: ArrivalFacts) {
+/** The delivery id an attempt record keeps: capped, so a hostile header cannot bloat the store. */
+export const recordedId = (facts: ArrivalFacts): string | null => (facts.deliveryId === undefined ? null : facts.deliveryId.slice(0, MAX_ID_LENGTH));
+
+/**
+ * An attempt's record: the fields that identify its arrival (ids and triggers capped, as
+ * `recordedId`), and how it ended. Built field by field in one shape: spreading the identifying
+ * fields into each record cost ~3 KB of garbage a request (measured with V8's sampling heap profiler).
+ */
+export function attemptOf(
+  facts: ArrivalFacts,
+  ending: { finishedAt: number; signatureTimestamp: number | null; outcome: AttemptOutcome; status: number | null; reason: string | null; retryAfter: string | null },
+): AttemptInput {
   return {
-    deliveryId: facts.deliveryId === undefined ? null : facts.deliveryId.slice(0, MAX_ID_LENGTH),
+    deliveryId: recordedId(facts),
     trigger: facts.event === undefined ? null : facts.event.slice(0, MAX_ID_LENGTH),
     receivedAt: facts.receivedAt,
+    finishedAt: ending.finishedAt,
     attemptHeader: facts.attemptHeader,
+    signatureTimestamp: ending.signatureTimestamp,
     bodySha256: facts.bodySha256,
     bodyBytes: facts.bodyBytes,
+    outcome: ending.outcome,
+    status: ending.status,
+    reason: ending.reason,
+    retryAfter: ending.retryAfter,
   };
 }

@@ -7,7 +7,7 @@
 import { FAULT_HEADER, type FaultPlan } from '../core/faults/index.js';
 import type { AttemptRecord } from '../core/records.js';
 import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
-import { identify, type Arrival, type ArrivalFacts } from './arrival.js';
+import { attemptOf, type Arrival, type ArrivalFacts } from './arrival.js';
 import type { AttemptLog } from './attempt-log.js';
 import type { Action, Outcome } from './outcome.js';
 
@@ -29,15 +29,7 @@ export async function carryOutFault(fault: FaultPlan, ctx: FaultContext): Promis
   const { arrival, clock } = ctx;
   const record = (finishedAt: number, status: number | null): Promise<AttemptRecord> =>
     ctx.log.record(
-      {
-        ...identify(ctx.facts),
-        finishedAt,
-        signatureTimestamp: ctx.signatureTimestamp ?? headerTimestamp(ctx.facts),
-        outcome: 'faulted',
-        status,
-        reason: fault.reason,
-        retryAfter: fault.retryAfter,
-      },
+      attemptOf(ctx.facts, { finishedAt, signatureTimestamp: ctx.signatureTimestamp ?? headerTimestamp(ctx.facts), outcome: 'faulted', status, reason: fault.reason, retryAfter: fault.retryAfter }),
       arrival.requestId,
       arrival,
     );

@@ -6,7 +6,7 @@ import { planFaultAnswer, type FaultPlan } from '../core/faults/index.js';
 import type { RandomSource } from '../core/seeded-random.js';
 import type { FaultDecider } from '../faults/rules-controller.js';
 import type { DeliveryStore } from '../store/store.js';
-import { identify, type ArrivalFacts } from './arrival.js';
+import { recordedId, type ArrivalFacts } from './arrival.js';
 import { createArrivalTally } from './arrival-tally.js';
 
 export interface FaultStage {
@@ -50,7 +50,7 @@ export function createFaultStage(options: FaultStageOptions): FaultStage {
     const known = counted.get(facts);
     if (known !== undefined) return known;
     // The id as records keep it (capped), so that the store's count and the tally agree.
-    const id = identify(facts).deliveryId;
+    const id = recordedId(facts);
     if (id === null) return 0;
     let stored = 0;
     try {

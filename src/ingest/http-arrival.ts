@@ -13,7 +13,7 @@ export interface HttpArrivalContext {
 
 /** A request whose body was read; `hop` when it came to a hop of a redirect chain hookrelay serves. */
 export function httpArrival(request: FastifyRequest, reply: FastifyReply, ctx: HttpArrivalContext, hop?: HopRef): Arrival {
-  return {
+  const arrival: Arrival = {
     source: 'http',
     receivedAt: ctx.clock(),
     // fastify leaves the body undefined when a request has neither a Content-Type nor a body.
@@ -22,8 +22,9 @@ export function httpArrival(request: FastifyRequest, reply: FastifyReply, ctx: H
     rawHeaders: request.raw.rawHeaders,
     connection: connectionOf(reply, ctx),
     requestId: request.id,
-    ...(hop ? { hop } : {}),
   };
+  if (hop) arrival.hop = hop;
+  return arrival;
 }
 
 /** A request whose body fastify refused to read (too large, wrong length): refused first, as size is the first check. */

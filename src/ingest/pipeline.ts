@@ -16,7 +16,7 @@ import type { FaultDecider } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
-import { identify, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
+import { attemptOf, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
 import { createAttemptLog } from './attempt-log.js';
 import { errorBody } from './error-envelope.js';
 import { carryOutFault, type FaultStep } from './fault-outcome.js';
@@ -71,14 +71,9 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
   async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null, check: CheckName | null): Promise<Outcome> {
     const hints = check === null ? [] : receiverHints(arrival, check, rejection.code, options);
     const now = clock();
-    const recorded = await log.record(
-      {
-        ...identify(facts), finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null,
-        ...(hints.length > 0 ? { hints } : {}),
-      },
-      arrival.requestId,
-      arrival,
-    );
+    const attempt = attemptOf(facts, { finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null });
+    if (hints.length > 0) attempt.hints = hints;
+    const recorded = await log.record(attempt, arrival.requestId, arrival);
     return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now)), recorded: Promise.resolve(recorded) };
   }
 
@@ -127,15 +122,14 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
       if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp, null);
       const handedOn = handOn?.kind === 'handed-on' ? handOn.handedOn : null;
       // finishedAt: the outcome is decided (after any delay and the app's answer); the commit that holds this record follows.
-      const attempt: AttemptInput = {
-        ...identify(facts),
+      const attempt = attemptOf(facts, {
         finishedAt: clock(),
         signatureTimestamp: signature.timestamp,
         outcome: 'accepted',
         status: handedOn?.answer.status ?? 200,
         reason: notes.length > 0 ? notes.join(NOTE_SEPARATOR) : null,
         retryAfter: null,
-      };
+      });
       return storeStep({ arrival, checked, signature, attempt, handedOn });
     };
     // Sync passthrough: the app answers first; copies of one id take turns, so only one reaches it.

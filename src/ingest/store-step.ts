@@ -56,7 +56,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       const now = clock();
       if (handedOn) options.passthrough?.recordHandOff(envelope.id, result.deliverySeq, handedOn);
       const duplicate = result.outcome === 'duplicate';
-      if (!duplicate) {
+      if (!duplicate && hub.listens('delivery')) {
         hub.emit('delivery', {
           delivery: {
             seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, apiVersion: envelope.apiVersion,
@@ -74,7 +74,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       const action =
         status === 204 || status === 205 || arrival.source === 'bridge'
           ? { kind: 'answer' as const, status, body: null }
-          : jsonAnswer(status, successBody({ deliveryId: envelope.id, duplicate, ...(apiVersionKnown ? {} : { apiVersionUnknown: envelope.apiVersion }) }, now));
+          : jsonAnswer(status, successBody(apiVersionKnown ? { deliveryId: envelope.id, duplicate } : { deliveryId: envelope.id, duplicate, apiVersionUnknown: envelope.apiVersion }, now));
       return { action, recorded: Promise.resolve(recorded) };
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;

@@ -34,6 +34,8 @@ type Listener<K extends HubEventName> = (payload: HubEvents[K]) => void;
 
 export interface EventHub {
   emit<K extends HubEventName>(name: K, payload: HubEvents[K]): void;
+  /** Whether anyone listens to `name`: an emitter skips building a payload no one would read. */
+  listens(name: HubEventName): boolean;
   /** Returns a function that unsubscribes. */
   on<K extends HubEventName>(name: K, listener: Listener<K>): () => void;
 }
@@ -52,6 +54,10 @@ export function createEventHub(): EventHub {
           /* subscribers report their own errors */
         }
       }
+    },
+    listens(name) {
+      const set = listeners.get(name);
+      return set !== undefined && set.size > 0;
     },
     on(name, listener) {
       let set = listeners.get(name);

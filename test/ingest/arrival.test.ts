@@ -1,8 +1,8 @@
-/** arrival.ts: what the pipeline reads off an Arrival (readFacts), the attempt header's bounds, and identify's caps. */
+/** arrival.ts: what the pipeline reads off an Arrival (readFacts), the attempt header's bounds, and attemptOf's caps. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_ID_LENGTH } from '../../src/core/envelope.js';
-import { countSignatureHeaders, identify, parseAttemptHeader, readFacts } from '../../src/ingest/arrival.js';
+import { attemptOf, countSignatureHeaders, parseAttemptHeader, readFacts, recordedId, type ArrivalFacts } from '../../src/ingest/arrival.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { arrivalOf, NOW_MS } from './step-helpers.js';
 
@@ -95,18 +95,31 @@ describe('countSignatureHeaders', () => {
   });
 });
 
-describe('identify', () => {
+describe('attemptOf', () => {
   const base = readFacts(arrivalOf(signedRequest({ attempt: 2 })));
+  const ending = { finishedAt: NOW_MS + 7, signatureTimestamp: 1234, outcome: 'rejected', status: 400, reason: 'SIGNATURE_INVALID', retryAfter: '5' } as const;
+  const identify = (facts: ArrivalFacts) => attemptOf(facts, ending);
 
-  it('carries the fields an attempt record keeps', () => {
-    expect(identify(base)).toEqual({
+  it('carries the fields that identify the arrival, and how it ended', () => {
+    expect(attemptOf(base, ending)).toEqual({
       deliveryId: base.deliveryId,
       trigger: 'trustcenter.access_requested',
       receivedAt: NOW_MS,
+      finishedAt: NOW_MS + 7,
       attemptHeader: 2,
+      signatureTimestamp: 1234,
       bodySha256: base.bodySha256,
       bodyBytes: base.bodyBytes,
+      outcome: 'rejected',
+      status: 400,
+      reason: 'SIGNATURE_INVALID',
+      retryAfter: '5',
     });
+  });
+
+  it('recordedId is the record\'s id, capped the same way', () => {
+    expect(recordedId({ ...base, deliveryId: 'i'.repeat(10_000) })).toBe('i'.repeat(MAX_ID_LENGTH));
+    expect(recordedId({ ...base, deliveryId: undefined })).toBeNull();
   });
 
   it('absent ids are null, not undefined', () => {

@@ -4,7 +4,7 @@ import type { NewDelivery } from '../../src/core/records.js';
 import type { HandOffDelivery } from '../../src/handoff/hand-off.js';
 import type { Passthrough, PassthroughResult } from '../../src/handoff/passthrough.js';
 import type { TargetAnswer } from '../../src/handoff/post-to-target.js';
-import { identify, readFacts, type Arrival } from '../../src/ingest/arrival.js';
+import { attemptOf, readFacts, type Arrival } from '../../src/ingest/arrival.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
@@ -45,7 +45,7 @@ async function storeArrival(arrival: Arrival, id: string): Promise<void> {
     id, trigger: 'trustcenter.access_requested', apiVersion: '2026-06-01', apiVersionKnown: true, receivedAt: arrival.receivedAt,
     rawBody: arrival.rawBody, rawHeaders: arrival.rawHeaders, signature: 'valid', secretIndex: 0, signatureTimestamp: null,
   };
-  await store.accept(delivery, { ...identify(readFacts(arrival)), finishedAt: NOW_MS, signatureTimestamp: null, outcome: 'accepted', status: 200, reason: null, retryAfter: null });
+  await store.accept(delivery, attemptOf(readFacts(arrival), { finishedAt: NOW_MS, signatureTimestamp: null, outcome: 'accepted', status: 200, reason: null, retryAfter: null }));
 }
 
 describe('handOn', () => {

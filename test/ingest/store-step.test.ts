@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkEnvelope, type EnvelopeCheck } from '../../src/core/envelope.js';
 import type { AttemptInput } from '../../src/core/records.js';
 import type { Passthrough, PassthroughResult } from '../../src/handoff/passthrough.js';
-import { identify, readFacts, type Arrival } from '../../src/ingest/arrival.js';
+import { attemptOf, readFacts, type Arrival } from '../../src/ingest/arrival.js';
 import { createAttemptLog, keptRequest } from '../../src/ingest/attempt-log.js';
 import type { Outcome } from '../../src/ingest/outcome.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
@@ -53,7 +53,7 @@ function context(options: { id?: string; attempt?: Partial<AttemptInput>; signat
     arrival,
     checked,
     signature: options.signature ?? VALID,
-    attempt: { ...identify(facts), finishedAt: NOW_MS + 5, signatureTimestamp: T0, outcome: 'accepted', status: 200, reason: null, retryAfter: null, ...options.attempt },
+    attempt: { ...attemptOf(facts, { finishedAt: NOW_MS + 5, signatureTimestamp: T0, outcome: 'accepted', status: 200, reason: null, retryAfter: null }), ...options.attempt },
     handedOn: options.handedOn ?? null,
   };
 }

@@ -52,7 +52,7 @@ function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
     (a.hints === undefined || a.hints.length === 0)
   );
 }
-/** Attempt records cap the id and trigger they carry (arrival.ts `identify`). */
+/** Attempt records cap the id and trigger they carry (arrival.ts `attemptOf`). */
 const capped = (text: string) => (text.length > 256 ? text.slice(0, 256) : text);
 
 /** Strings up to this long are written by a loop while they are ASCII: cheaper than a call into Buffer's encoder. */

@@ -54,9 +54,6 @@ export interface SqliteStore extends DeliveryStore {
   probe: NonNullable<DeliveryStore['probe']>;
 }
 
-/** Omit that keeps a union a union. */
-type Unticketed = WriteRequest extends infer R ? (R extends WriteRequest ? Omit<R, 'ticket'> : never) : never;
-
 type Waiter = Deadline & { resolve: (r: WriteResult) => void };
 
 export async function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
@@ -132,7 +129,11 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     const { tickets, outcomes, deliverySeqs, attemptSeqs, error, details } = results;
     for (let i = 0; i < tickets.length; i++) {
       if (error !== null) settle({ ticket: tickets[i]!, ok: false, error });
-      else settle({ ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]!, attemptSeq: attemptSeqs[i] ?? 0, ...(details?.[i] !== undefined ? { detail: details[i] } : {}) });
+      else {
+        const result: WriteResult = { ticket: tickets[i]!, ok: true, outcome: OUTCOME_CODES[outcomes[i]!] as 'accepted', deliverySeq: deliverySeqs[i]!, attemptSeq: attemptSeqs[i] ?? 0 };
+        if (details?.[i] !== undefined) result.detail = details[i];
+        settle(result);
+      }
     }
   }
 
@@ -158,8 +159,10 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     port.postMessage({ type: 'batch', packed } satisfies ToWriter, [packed.buffer as ArrayBuffer]);
   };
 
-  function write(request: Unticketed): Promise<WriteResult> {
+  /** `request.ticket` is assigned here (callers pass 0): a copy of each request to add it was garbage on every write. */
+  function write(request: WriteRequest): Promise<WriteResult> {
     const ticket = nextTicket++;
+    request.ticket = ticket;
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
       const waiter: Waiter = {
@@ -171,14 +174,14 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       deadlines.watch(waiter);
       if (waiters.size === 1) port.ref();
       if (outgoing.length === 0) setImmediate(flush);
-      outgoing.push({ ...request, ticket } as WriteRequest);
+      outgoing.push(request);
     });
   }
 
   let closing: Promise<void> | null = null;
 
   async function op(name: StoreOpName, ...args: unknown[]): Promise<number> {
-    const result = await write({ kind: 'op', name, args });
+    const result = await write({ kind: 'op', ticket: 0, name, args });
     if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
     return result.deliverySeq;
   }
@@ -187,13 +190,13 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     path: file,
 
     async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
-      const result = await write({ kind: 'accept', delivery, attempt });
+      const result = await write({ kind: 'accept', ticket: 0, delivery, attempt });
       if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
       return { outcome: result.outcome as AcceptResult['outcome'], deliverySeq: result.deliverySeq, attemptSeq: result.attemptSeq };
     },
 
     async recordAttempt(attempt: AttemptInput): Promise<number> {
-      const result = await write({ kind: 'attempt', attempt });
+      const result = await write({ kind: 'attempt', ticket: 0, attempt });
       if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
       return result.attemptSeq;
     },
@@ -233,7 +236,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
       for (const phase of [1, 2] as const) {
         for (let after = 0, done = false; !done; ) {
-          const result = await write({ kind: 'op', name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun, keepAfterSeq ?? null] });
+          const result = await write({ kind: 'op', ticket: 0, name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun, keepAfterSeq ?? null] });
           if (!result.ok) throw new StoreUnavailableError(`the store could not prune: ${result.error}`);
           const chunk = result.detail as PruneChunk;
           total.deliveries += chunk.deliveries;
@@ -264,7 +267,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     },
     async registerBridgeSubscriber(name, seq, now): Promise<BridgeCursor> {
       checkBridgeCursorArgs(name, seq, now);
-      const result = await write({ kind: 'op', name: 'registerBridgeSubscriber', args: [name, seq, now] });
+      const result = await write({ kind: 'op', ticket: 0, name: 'registerBridgeSubscriber', args: [name, seq, now] });
       if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
       return result.detail as BridgeCursor;
     },
