@@ -146,7 +146,8 @@ export function postToTarget(
       if (settled) return;
       settled = true;
       deadlines.unwatch(deadline);
-      resolve({ ...answer, latencyMs: performance.now() - started, reply: answer.status === null ? null : reply(complete) });
+      // Field by field: a spread here was garbage on every hand-off.
+      resolve({ status: answer.status, error: answer.error, latencyMs: performance.now() - started, reply: answer.status === null ? null : reply(complete) });
     };
     const reply = (complete: boolean): KeptAnswer => ({ headers: answerHeaders?.headers ?? [], headerLines: answerHeaders?.lines ?? 0, body: kept, bodyBytes: seen, complete });
     deadlines.watch(deadline);

@@ -8,7 +8,7 @@
  * try records the target it used.
  */
 import { chooseTarget, type Route } from '../core/routes.js';
-import type { EventHub } from '../runtime/event-hub.js';
+import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff, type HandOffDelivery, type HandOffResult } from '../handoff/hand-off.js';
@@ -151,16 +151,12 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       // first, or a store that reads but cannot write would have it sent again at once, in a loop.
       await new Promise((resolve) => setTimeout(resolve, RECORD_FAILED_HOLD_MS));
     }
-    hub.emit('relay', {
-      deliveryId: job.deliveryId,
-      status: answer.status,
-      ok: next.state === 'done',
-      latencyMs: Math.round(answer.latencyMs),
-      replay: false,
-      ...(answer.error ? { error: answer.error } : {}),
-      nextRetryAt: next.state === 'pending' ? next.nextAt : null,
-      ...(next.state === 'dead' ? { error: `${answer.error ?? 'failed'}; gave up after ${relayTry} tries (retry by hand: hookrelay events retry ${job.deliveryId})` } : {}),
-    });
+    if (!hub.listens('relay')) return;
+    const error = next.state === 'dead' ? `${answer.error ?? 'failed'}; gave up after ${relayTry} tries (retry by hand: hookrelay events retry ${job.deliveryId})` : answer.error;
+    const relayed: HubEvents['relay'] = { deliveryId: job.deliveryId, status: answer.status, ok: next.state === 'done', latencyMs: Math.round(answer.latencyMs), replay: false };
+    if (error) relayed.error = error;
+    relayed.nextRetryAt = next.state === 'pending' ? next.nextAt : null;
+    hub.emit('relay', relayed);
   }
 
   async function pump(): Promise<void> {

@@ -71,7 +71,11 @@ export function attemptLine(attempt: AttemptRecord, requestId: string | undefine
 
 /** One relay try as the JSON line pino would write for it; built directly for the same reason as attemptLine. */
 export function relayLine(relay: HubEvents['relay']): string {
-  return JSON.stringify({ level: relay.ok ? 'info' : 'warn', time: new Date().toISOString(), pid: PID, event: 'relay', ...relay, msg: `relay ${relay.ok ? 'forwarded' : 'failed'}` });
+  return JSON.stringify({
+    level: relay.ok ? 'info' : 'warn', time: new Date().toISOString(), pid: PID, event: 'relay',
+    deliveryId: relay.deliveryId, status: relay.status, ok: relay.ok, latencyMs: relay.latencyMs, replay: relay.replay, error: relay.error, nextRetryAt: relay.nextRetryAt,
+    msg: `relay ${relay.ok ? 'forwarded' : 'failed'}`,
+  });
 }
 
 export function createJsonLogger(hub: EventHub, options: JsonLoggerOptions): JsonLogger {

@@ -164,7 +164,7 @@ function writeAttempt(w: Writer, a: AttemptInput): void {
 }
 
 function readAttempt(r: Reader): AttemptInput {
-  return {
+  const attempt: AttemptInput = {
     deliveryId: r.str(),
     trigger: r.str(),
     receivedAt: r.num(),
@@ -177,19 +177,14 @@ function readAttempt(r: Reader): AttemptInput {
     status: r.f64(),
     reason: r.str(),
     retryAfter: r.str(),
-    ...readExtras(r),
   };
-}
-
-/** Hints and the kept request, present only when the attempt has them (as AttemptInput leaves them out). */
-function readExtras(r: Reader): Pick<AttemptInput, 'hints' | 'request'> {
+  // Hints and the kept request, present only when the attempt has them (as AttemptInput leaves them out).
   const hints = r.str();
   const lines = r.str();
   const body = r.u8() === 1 ? r.bytes() : null;
-  return {
-    ...(hints === null ? {} : { hints: JSON.parse(hints) as string[] }),
-    ...(lines === null ? {} : { request: { headers: splitHeaders(lines), body } }),
-  };
+  if (hints !== null) attempt.hints = JSON.parse(hints) as string[];
+  if (lines !== null) attempt.request = { headers: splitHeaders(lines), body };
+  return attempt;
 }
 
 /** A relay job's next state, as one byte. */
