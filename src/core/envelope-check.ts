@@ -9,6 +9,9 @@ export const CURRENT_API_VERSION = '2026-06-01';
  * UUIDs; the bound keeps every stored id reachable through the console's routes and the CLI.
  */
 export const MAX_ID_LENGTH = 256;
+
+/** An id or trigger as an attempt record keeps it: at most MAX_ID_LENGTH, so a hostile header cannot bloat the store. */
+export const cappedId = (text: string): string => (text.length > MAX_ID_LENGTH ? text.slice(0, MAX_ID_LENGTH) : text);
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**

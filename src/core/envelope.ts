@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { checkEnvelopeText } from './envelope-check.js';
 import type { EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
 
-export { CURRENT_API_VERSION, MAX_ID_LENGTH, checkEnvelopeText } from './envelope-check.js';
+export { CURRENT_API_VERSION, MAX_ID_LENGTH, cappedId, checkEnvelopeText } from './envelope-check.js';
 export type { AccessChannel, DecidedBy, DeliveryEnvelope, EnvelopeCheck, EnvelopeHeaders, EnvelopeProblem, TriggerName, TriggerPayloads } from './envelope-types.js';
 
 /**

@@ -4,7 +4,7 @@
  * bridged WebSocket frame build the same Arrival.
  */
 import { hash } from 'node:crypto';
-import { MAX_ID_LENGTH } from '../core/envelope.js';
+import { cappedId } from '../core/envelope.js';
 import type { HopRef } from '../core/faults/index.js';
 import type { AttemptInput, AttemptOutcome } from '../core/records.js';
 
@@ -100,7 +100,7 @@ export function countSignatureHeaders(rawHeaders: readonly string[]): number {
 }
 
 /** The delivery id an attempt record keeps: capped, so a hostile header cannot bloat the store. */
-export const recordedId = (facts: ArrivalFacts): string | null => (facts.deliveryId === undefined ? null : facts.deliveryId.slice(0, MAX_ID_LENGTH));
+export const recordedId = (facts: ArrivalFacts): string | null => (facts.deliveryId === undefined ? null : cappedId(facts.deliveryId));
 
 /**
  * An attempt's record: the fields that identify its arrival (ids and triggers capped, as
@@ -113,7 +113,7 @@ export function attemptOf(
 ): AttemptInput {
   return {
     deliveryId: recordedId(facts),
-    trigger: facts.event === undefined ? null : facts.event.slice(0, MAX_ID_LENGTH),
+    trigger: facts.event === undefined ? null : cappedId(facts.event),
     receivedAt: facts.receivedAt,
     finishedAt: ending.finishedAt,
     attemptHeader: facts.attemptHeader,

@@ -3,6 +3,7 @@
  * cloned. Cloning was the largest cost of the hand-off: a body Buffer is often a view into a
  * larger socket buffer, and structured clone copies the whole of it.
  */
+import { cappedId } from '../../core/envelope-check.js';
 import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/header-lines.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
@@ -47,13 +48,11 @@ const RELAY = 5;
 /** What an accepted attempt says that its delivery does not already say. */
 function slimAttempt(d: NewDelivery, a: AttemptInput): boolean {
   return (
-    a.deliveryId === capped(d.id) && a.trigger === capped(d.trigger) && a.receivedAt === d.receivedAt &&
+    a.deliveryId === cappedId(d.id) && a.trigger === cappedId(d.trigger) && a.receivedAt === d.receivedAt &&
     a.signatureTimestamp === d.signatureTimestamp && a.bodyBytes === d.rawBody.length && a.outcome === 'accepted' && a.retryAfter === null &&
     (a.hints === undefined || a.hints.length === 0)
   );
 }
-/** Attempt records cap the id and trigger they carry (arrival.ts `attemptOf`). */
-const capped = (text: string) => (text.length > 256 ? text.slice(0, 256) : text);
 
 /** Strings up to this long are written by a loop while they are ASCII: cheaper than a call into Buffer's encoder. */
 const ASCII_LOOP_MAX = 96;
@@ -318,8 +317,8 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       signatureTimestamp: r.f64(),
     };
     const attempt: AttemptInput = full ?? {
-      deliveryId: capped(delivery.id),
-      trigger: capped(delivery.trigger),
+      deliveryId: cappedId(delivery.id),
+      trigger: cappedId(delivery.trigger),
       receivedAt: delivery.receivedAt,
       finishedAt: slim!.finishedAt,
       attemptHeader: slim!.attemptHeader,
