@@ -12,12 +12,19 @@
  *   schema floor): the delivery row with its header lines under a unique index on its id, and
  *   one attempt row, in the same group-committed synchronous=FULL transaction, answered after
  *   its commit. Still no log line, no event hub, no outbox, no console, no metrics.
+ * - `relay`:  the schema floor plus the least a durable outbox relay must do (issue 19's forwarding
+ *   target): a pending job row in the delivery's transaction; after the commit, the body POSTed
+ *   to the app (argv[5]) re-signed, through undici on 16 kept-alive connections; the job marked
+ *   done, with the app's status, in a later group commit. No retries, no kept answer, no log line,
+ *   no routes: a hand-off can only cost hookrelay more than this.
  */
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createHmac } from 'node:crypto';
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+import { Pool } from 'undici';
 import { verify } from '../src/core/signature/verify.js';
 
 const SECRET = 'whsec_bench_secret_value_0123456789';
@@ -26,10 +33,12 @@ if (isMainThread) await serve();
 else writer();
 
 async function serve(): Promise<void> {
-  const [, , portArg, mode = 'verify', dbPath = ''] = process.argv;
-  const schema = mode === 'schema';
-  const store = mode === 'store' || schema ? startWriter(dbPath, schema) : null;
+  const [, , portArg, mode = 'verify', dbPath = '', appUrl = ''] = process.argv;
+  const relay = mode === 'relay';
+  const schema = mode === 'schema' || relay;
+  const store = mode === 'store' || schema ? startWriter(dbPath, schema, relay) : null;
   if (store) await store.ready;
+  const handOff = relay && store ? startHandOff(appUrl, store.done) : null;
 
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
@@ -39,7 +48,10 @@ async function serve(): Promise<void> {
     const verdict = verify(body, request.headers['x-service-signature'], { secrets: [SECRET], nowSeconds: Date.now() / 1000 });
     if (!verdict.ok) return reply.code(400).send('{"success":false}');
     const envelope = JSON.parse(body.toString('utf8')) as { id: string };
-    if (store) await store.insert(envelope.id, body, schema ? headerLines(request.raw.rawHeaders) : '');
+    if (store) {
+      const seq = await store.insert(envelope.id, body, schema ? headerLines(request.raw.rawHeaders) : '');
+      if (handOff && seq > 0) handOff(seq, body);
+    }
     return reply.code(200).send('{"success":true}');
   });
   app.get('/healthz', async (_request, reply) => reply.code(200).send('{"success":true}'));
@@ -55,23 +67,56 @@ function headerLines(raw: string[]): string {
   return out;
 }
 
-type Row = [ticket: number, id: string, body: Uint8Array, headers: string, receivedAt: number];
+/** A delivery to insert, or (ticket 0) a relay job's outcome: [0, seq, status]. */
+type Row = [ticket: number, id: string, body: Uint8Array, headers: string, receivedAt: number] | [ticket: 0, seq: number, status: number];
+
+/**
+ * The hand-off: each committed delivery POSTed to the app at once, re-signed, its outcome sent to
+ * the writer. Undici queues what 16 connections cannot take yet.
+ */
+function startHandOff(appUrl: string, done: (seq: number, status: number) => void): (seq: number, body: Buffer) => void {
+  const url = new URL(appUrl);
+  const pool = new Pool(url.origin, { connections: 16 });
+  return (seq, body) => {
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = createHmac('sha256', SECRET).update(`${t}.`).update(body).digest('hex');
+    let status = 0;
+    pool.dispatch(
+      { origin: url.origin, path: url.pathname, method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${v1}` } },
+      {
+        onRequestStart() {},
+        onResponseStart(_c, statusCode) {
+          status = statusCode;
+        },
+        onResponseData() {},
+        onResponseEnd() {
+          done(seq, status);
+        },
+        onResponseError() {
+          done(seq, status);
+        },
+      },
+    );
+  };
+}
 
 /** The main thread's side: rows of one event-loop turn go to the writer in one message. */
-function startWriter(path: string, schema: boolean) {
+function startWriter(path: string, schema: boolean, relay: boolean) {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   const channel = new MessageChannel();
-  new Worker(fileURLToPath(import.meta.url), { workerData: { path, port: channel.port2, schema }, transferList: [channel.port2] });
+  new Worker(fileURLToPath(import.meta.url), { workerData: { path, port: channel.port2, schema, relay }, transferList: [channel.port2] });
   const port = channel.port1;
-  const waiting = new Map<number, () => void>();
+  const waiting = new Map<number, (seq: number) => void>();
   let next = 1;
   let outgoing: Row[] = [];
   let signalReady!: () => void;
   const ready = new Promise<void>((r) => (signalReady = r));
+  // Answers come as [ticket, seq] pairs; seq is 0 for a duplicate.
   port.on('message', (message: number[] | 'ready') => {
     if (message === 'ready') return signalReady();
-    for (const ticket of message) {
-      waiting.get(ticket)!();
+    for (let i = 0; i + 1 < message.length; i += 2) {
+      const ticket = message[i]!;
+      waiting.get(ticket)!(message[i + 1]!);
       waiting.delete(ticket);
     }
   });
@@ -81,7 +126,11 @@ function startWriter(path: string, schema: boolean) {
   };
   return {
     ready,
-    insert(id: string, body: Buffer, headers: string): Promise<void> {
+    done(seq: number, status: number): void {
+      if (outgoing.length === 0) setImmediate(flush);
+      outgoing.push([0, seq, status]);
+    },
+    insert(id: string, body: Buffer, headers: string): Promise<number> {
       return new Promise((resolve) => {
         const ticket = next++;
         waiting.set(ticket, resolve);
@@ -95,34 +144,51 @@ function startWriter(path: string, schema: boolean) {
 
 /** The writer thread: everything queued while a commit ran goes into the next one. */
 function writer(): void {
-  const { path, port, schema } = workerData as { path: string; port: MessagePort; schema: boolean };
+  const { path, port, schema, relay } = workerData as { path: string; port: MessagePort; schema: boolean; relay: boolean };
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  let commit: (rows: Row[]) => void;
+  // Fills `answers` with [ticket, seq] for each inserted delivery.
+  let commit: (rows: Row[], answers: number[]) => void;
   if (schema) {
     db.exec(`
       CREATE TABLE deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, received_at INTEGER NOT NULL, headers TEXT NOT NULL, raw_body BLOB NOT NULL);
       CREATE TABLE attempts (seq INTEGER PRIMARY KEY, delivery_seq INTEGER, delivery_id TEXT, received_at INTEGER NOT NULL, outcome TEXT NOT NULL, status INTEGER NOT NULL)`);
     const insertDelivery = db.prepare('INSERT INTO deliveries (id, received_at, headers, raw_body) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
     const insertAttempt = db.prepare('INSERT INTO attempts (delivery_seq, delivery_id, received_at, outcome, status) VALUES (?, ?, ?, ?, 200)');
-    commit = db.transaction((rows: Row[]) => {
-      for (const [, id, body, headers, receivedAt] of rows) {
+    // The outbox, named as hookrelay's so the bench's drain check reads both.
+    if (relay) db.exec("CREATE TABLE relay_jobs (delivery_seq INTEGER PRIMARY KEY, state TEXT NOT NULL, status INTEGER)");
+    const insertJob = relay ? db.prepare("INSERT INTO relay_jobs (delivery_seq, state) VALUES (?, 'pending')") : null;
+    const finishJob = relay ? db.prepare("UPDATE relay_jobs SET state = 'done', status = ? WHERE delivery_seq = ?") : null;
+    commit = db.transaction((rows: Row[], answers: number[]) => {
+      for (const row of rows) {
+        if (row[0] === 0) {
+          finishJob!.run(row[2], row[1]);
+          continue;
+        }
+        const [ticket, id, body, headers, receivedAt] = row;
         const inserted = insertDelivery.run(id, receivedAt, headers, body);
-        insertAttempt.run(inserted.changes === 1 ? inserted.lastInsertRowid : null, id, receivedAt, inserted.changes === 1 ? 'accepted' : 'duplicate');
+        const seq = inserted.changes === 1 ? Number(inserted.lastInsertRowid) : 0;
+        insertAttempt.run(seq || null, id, receivedAt, seq ? 'accepted' : 'duplicate');
+        if (seq && insertJob) insertJob.run(seq);
+        answers.push(ticket, seq);
       }
     });
   } else {
     db.exec('CREATE TABLE deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, raw_body BLOB NOT NULL)');
     const insert = db.prepare('INSERT INTO deliveries (id, raw_body) VALUES (?, ?)');
-    commit = db.transaction((rows: Row[]) => {
-      for (const [, id, body] of rows) insert.run(id, body);
+    commit = db.transaction((rows: Row[], answers: number[]) => {
+      for (const row of rows) {
+        if (row[0] === 0) continue;
+        answers.push(row[0], Number(insert.run(row[1], row[2]).lastInsertRowid));
+      }
     });
   }
   port.on('message', (rows: Row[]) => {
     for (let more = receiveMessageOnPort(port); more; more = receiveMessageOnPort(port)) rows = rows.concat(more.message as Row[]);
-    commit(rows);
-    port.postMessage(rows.map((r) => r[0]));
+    const answers: number[] = [];
+    commit(rows, answers);
+    if (answers.length > 0) port.postMessage(answers);
   });
   // Checkpoints off the commit path, as hookrelay does.
   db.pragma('wal_autocheckpoint = 0');

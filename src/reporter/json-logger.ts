@@ -42,40 +42,65 @@ const OUTCOME_LEVEL = { accepted: 'info', duplicate: 'info', faulted: 'info', re
 
 const PID = process.pid;
 
-/** One attempt as the JSON line pino would write for it (`level`, `time`, `pid`, fields, `msg`). */
-export function attemptLine(attempt: AttemptRecord, requestId: string | undefined, skipVerify: boolean): string {
-  // Field by field, not by spreading the record (one line per request): JSON leaves out the undefined ones.
-  return JSON.stringify({
-    level: OUTCOME_LEVEL[attempt.outcome] ?? 'info',
-    time: new Date().toISOString(),
-    pid: PID,
-    event: 'attempt',
-    requestId,
-    deliveryId: attempt.deliveryId,
-    trigger: attempt.trigger,
-    receivedAt: attempt.receivedAt,
-    finishedAt: attempt.finishedAt,
-    attemptHeader: attempt.attemptHeader,
-    signatureTimestamp: attempt.signatureTimestamp,
-    bodySha256: attempt.bodySha256,
-    bodyBytes: attempt.bodyBytes,
-    outcome: attempt.outcome,
-    status: attempt.status,
-    reason: attempt.reason,
-    retryAfter: attempt.retryAfter,
-    hints: attempt.hints,
-    verified: skipVerify ? false : undefined,
-    msg: `${attempt.status ?? '---'} ${attempt.outcome}`,
-  });
+const q = JSON.stringify;
+
+/** `,"name":value`, or nothing for an undefined value (JSON.stringify leaves those fields out too). */
+function field(name: string, value: unknown): string {
+  return value === undefined ? '' : `,"${name}":${q(value)}`;
 }
 
-/** One relay try as the JSON line pino would write for it; built directly for the same reason as attemptLine. */
+// Lines of one millisecond share its timestamp, formatted once.
+let isoMs = -1;
+let isoText = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
+/**
+ * One attempt as the JSON line pino would write for it (`level`, `time`, `pid`, fields, `msg`).
+ * Written as text field by field, with no object in between (one line per request): ~1 µs less
+ * than JSON.stringify of an object literal. Every value still goes through JSON.stringify.
+ */
+export function attemptLine(attempt: AttemptRecord, requestId: string | undefined, skipVerify: boolean): string {
+  return (
+    `{"level":"${OUTCOME_LEVEL[attempt.outcome] ?? 'info'}","time":"${isoNow()}","pid":${PID},"event":"attempt"` +
+    field('requestId', requestId) +
+    field('deliveryId', attempt.deliveryId) +
+    field('trigger', attempt.trigger) +
+    field('receivedAt', attempt.receivedAt) +
+    field('finishedAt', attempt.finishedAt) +
+    field('attemptHeader', attempt.attemptHeader) +
+    field('signatureTimestamp', attempt.signatureTimestamp) +
+    field('bodySha256', attempt.bodySha256) +
+    field('bodyBytes', attempt.bodyBytes) +
+    field('outcome', attempt.outcome) +
+    field('status', attempt.status) +
+    field('reason', attempt.reason) +
+    field('retryAfter', attempt.retryAfter) +
+    field('hints', attempt.hints) +
+    (skipVerify ? ',"verified":false' : '') +
+    `,"msg":${q(`${attempt.status ?? '---'} ${attempt.outcome}`)}}`
+  );
+}
+
+/** One relay try as the JSON line pino would write for it; built as text for the same reason as attemptLine. */
 export function relayLine(relay: HubEvents['relay']): string {
-  return JSON.stringify({
-    level: relay.ok ? 'info' : 'warn', time: new Date().toISOString(), pid: PID, event: 'relay',
-    deliveryId: relay.deliveryId, status: relay.status, ok: relay.ok, latencyMs: relay.latencyMs, replay: relay.replay, error: relay.error, nextRetryAt: relay.nextRetryAt,
-    msg: `relay ${relay.ok ? 'forwarded' : 'failed'}`,
-  });
+  return (
+    `{"level":"${relay.ok ? 'info' : 'warn'}","time":"${isoNow()}","pid":${PID},"event":"relay"` +
+    field('deliveryId', relay.deliveryId) +
+    field('status', relay.status) +
+    field('ok', relay.ok) +
+    field('latencyMs', relay.latencyMs) +
+    field('replay', relay.replay) +
+    field('error', relay.error) +
+    field('nextRetryAt', relay.nextRetryAt) +
+    `,"msg":"relay ${relay.ok ? 'forwarded' : 'failed'}"}`
+  );
 }
 
 export function createJsonLogger(hub: EventHub, options: JsonLoggerOptions): JsonLogger {
