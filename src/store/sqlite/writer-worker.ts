@@ -234,7 +234,7 @@ function commit(requests: DecodedRequest[]): void {
  * begins on a fully copied WAL. Measured: the bench load grew the WAL to 240 MB in 6 s, every
  * read and commit slowed with it, and the RESTART that was meant to bound it held the write lock
  * for 36–143 ms. So once the WAL passes a bound (as the checkpoint thread last saw it, every
- * 200 ms by default: wal-frames.ts), the writer, between two commits, copies what the thread has
+ * second by default: wal-frames.ts), the writer, between two commits, copies what the thread has
  * not yet (a PASSIVE of its own); its next commit starts the WAL over. Below the bound (any load
  * the thread keeps up with) the writer never pays for a checkpoint. A reader holding an old
  * snapshot only delays this until it lets go.

@@ -1,0 +1,106 @@
+/**
+ * What one relay hand-off costs, alone: deliveries are stored first (with their relay jobs), then a
+ * relay worker hands them all to the bench's stand-in app (on core 1), and the CPU of every thread
+ * of this process (main, writer, checkpoint, GC helpers) over the drain is divided by the
+ * hand-offs. No HTTP intake in the way, so a change to the relay path shows in a few rounds. Not
+ * part of `npm run bench`; a tool for the next change to the hand-off (bench/notes.md, session 9).
+ *
+ *   npm run build && taskset -c 0 npx tsx bench/handoff-profile.ts
+ *
+ * Knobs: N (hand-offs a round, default 10000), ROUNDS (default 4), FROM=fresh|outbox (handed on
+ * from memory as stored, as live deliveries are, or read back from the outbox, as after a
+ * restart or past the memory bound; default fresh), DIST (a build's folder, default dist; a
+ * comma-separated pair alternates two builds round by round for an A/B), PROFILE=<file> (a
+ * `.cpuprofile` of the main thread over the last round's drain only, the storing left out).
+ */
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { freePort, pinnedSpawn } from './lib.js';
+
+const N = Number(process.env.N ?? 10_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const FROM = process.env.FROM ?? 'fresh';
+const DISTS = (process.env.DIST ?? 'dist').split(',');
+
+const appPort = await freePort();
+const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
+await once(app.stdout!, 'data');
+const work = mkdtempSync(join(tmpdir(), 'hookrelay-handoff-'));
+
+const body = (id: string) =>
+  Buffer.from(`{"id":"${id}","type":"trustcenter.resource_downloaded","apiVersion":"2026-06-01","createdAt":"2026-11-21T10:00:00Z","organizationId":"o","data":{"note":"${'x'.repeat(330)}"}}`);
+
+async function round(dist: string, n: number, profile: string | null = null): Promise<number> {
+  const load = (path: string) => import(resolve(dist, path));
+  const { openStore } = await load('store/open-store.js');
+  const { createEventHub } = await load('runtime/event-hub.js');
+  const { createRelayWorker } = await load('relay/relay-worker.js');
+  const { DEFAULT_RELAY_RETRY } = await load('relay/relay-backoff.js');
+  const { createJsonLogger } = await load('reporter/json-logger.js');
+  const path = join(work, `${Math.random().toString(36).slice(2)}.db`);
+  const store = await openStore({ kind: 'sqlite', path }, { outbox: true });
+  const hub = createEventHub();
+  // As the bench's listen runs: `--log-format json`, lines thrown away.
+  const logger = createJsonLogger(hub, { out: new Writable({ write: (_c, _e, done) => done() }) });
+  const fresh: unknown[] = [];
+  const stored = Date.now();
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const id = `dlv_${stored}_${i}`;
+      const rawBody = body(id);
+      const rawHeaders = ['Host', '127.0.0.1', 'Content-Type', 'application/json', 'X-Service-Event', 'trustcenter.resource_downloaded', 'X-Service-Delivery', id, 'X-Service-Delivery-Attempt', '1', 'X-Service-Api-Version', '2026-06-01', 'X-Service-Signature', 't=1,v1=00'];
+      const delivery = { id, trigger: 'trustcenter.resource_downloaded', apiVersion: '2026-06-01', apiVersionKnown: true, receivedAt: stored, rawBody, rawHeaders, signature: 'valid', secretIndex: 0, signatureTimestamp: 1 };
+      const attempt = { deliveryId: id, trigger: delivery.trigger, receivedAt: stored, finishedAt: stored, attemptHeader: 1, signatureTimestamp: 1, bodySha256: '0'.repeat(64), bodyBytes: rawBody.length, outcome: 'accepted', status: 200, reason: null, retryAfter: null };
+      const result = await store.accept(delivery, attempt);
+      fresh.push({ seq: result.deliverySeq, id, trigger: delivery.trigger, receivedAt: stored, rawBody, rawHeaders });
+    }),
+  );
+  // Done when every hand-off is recorded: the worker announces each after its commit.
+  let relayed = 0;
+  let allRelayed!: () => void;
+  const done = new Promise<void>((r) => (allRelayed = r));
+  hub.on('relay', () => {
+    if (++relayed === n) allRelayed();
+  });
+  const session = profile ? new Session() : null;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const worker = createRelayWorker({ store, hub, target: `http://127.0.0.1:${appPort}/hook`, secret: 'whsec_forward_secret_0123456789', timeoutMs: 10_000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [] });
+  // As the receiver does: each delivery offered as its commit lands, in bursts of one event-loop turn.
+  if (FROM === 'fresh') for (let i = 0; i < fresh.length; i += 64) await new Promise<void>((r) => setImmediate(() => (fresh.slice(i, i + 64).forEach((f) => worker.offer(f)), r())));
+  await done;
+  const elapsed = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (session && profile) {
+    const { profile: written } = await session.post('Profiler.stop');
+    writeFileSync(profile, JSON.stringify(written));
+    session.disconnect();
+  }
+  const pending = (await store.relayCounts()).pending;
+  if (pending > 0) throw new Error(`${pending} relay jobs still pending after ${n} relay events`);
+  await worker.stop();
+  logger.detach();
+  await store.close();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  const us = (cpu.user + cpu.system) / n;
+  console.log(`${dist}: ${n} hand-offs (${FROM}) in ${elapsed.toFixed(0)} ms, ${us.toFixed(1)} µs CPU each (all threads), ${((n / elapsed) * 1000).toFixed(0)}/s`);
+  return us;
+}
+
+await round(DISTS[0]!, Math.min(N, 3000)); // warm-up: the JIT and the app's connections
+const results = new Map<string, number[]>(DISTS.map((d) => [d, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const dist of r % 2 ? [...DISTS].reverse() : DISTS) results.get(dist)!.push(await round(dist, N, r === ROUNDS - 1 ? (process.env.PROFILE ?? null) : null));
+}
+for (const [dist, list] of results) console.log(`median ${dist}: ${[...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!.toFixed(1)} µs a hand-off`);
+app.kill();
+rmSync(work, { recursive: true, force: true });
