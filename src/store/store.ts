@@ -112,6 +112,9 @@ export interface StoreStats {
   newestReceivedAt: number | null;
 }
 
+/** What a hand-off reads of a delivery from the outbox, and no more: a store may leave out the rest. */
+export type OutboxDelivery = Pick<StoredDelivery, 'seq' | 'id' | 'trigger' | 'receivedAt' | 'headers' | 'rawBody'>;
+
 export interface DeliveryStore {
   /**
    * Stores `delivery` unless a delivery with its id is stored already, and records `attempt`
@@ -139,7 +142,7 @@ export interface DeliveryStore {
    * jobs come back once it runs out. Jobs whose delivery seq is in `skip` (the caller's hand-offs
    * in flight) are left out, so a busy worker does not read them again at every poll.
    */
-  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>): Promise<Array<{ job: RelayJob; delivery: StoredDelivery }>>;
+  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
   /**
    * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, by this
    * instance or another.
