@@ -6,8 +6,11 @@
 import { sign } from '../core/signature/sign.js';
 import type { StoredDelivery } from '../store/store.js';
 
+/** What a hand-off sends of a delivery. */
+export type HandOffDelivery = Pick<StoredDelivery, 'id' | 'rawBody' | 'headers' | 'receivedAt'>;
+
 export interface ForwardRequestInput {
-  delivery: Pick<StoredDelivery, 'id' | 'rawBody' | 'headers' | 'receivedAt'>;
+  delivery: HandOffDelivery;
   secret: string;
   nowSeconds: number;
   /** 1 for the first hand-off of the job. */
@@ -36,7 +39,7 @@ export function buildForwardRequest(input: ForwardRequestInput): { headers: Reco
   headers['x-hookrelay-replay'] = input.replay ? 'true' : 'false';
   headers['x-hookrelay-received-at'] = new Date(input.delivery.receivedAt).toISOString();
   for (const [name, value] of input.extraHeaders) headers[name.toLowerCase()] = value;
-  // The body as held: nothing writes to a stored delivery's bytes, so no copy per hand-off.
+  // The body as held (the arrival's buffer, or a row read back): nothing writes to a delivery's bytes once received, so no copy per hand-off.
   return { headers, body: input.delivery.rawBody };
 }
 

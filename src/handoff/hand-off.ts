@@ -5,8 +5,7 @@
  * changes only what `target` they pass.
  */
 import type { Dispatcher } from 'undici';
-import type { StoredDelivery } from '../store/store.js';
-import { buildForwardRequest } from './forward-request.js';
+import { buildForwardRequest, type HandOffDelivery } from './forward-request.js';
 import { postToTarget, type TargetAnswer } from './post-to-target.js';
 
 /** How deliveries are signed and posted: `--forward-secret`, `--forward-header`, `--forward-timeout`. */
@@ -23,7 +22,7 @@ export interface HandOffResult {
   target: string;
 }
 
-export type HandOffDelivery = Pick<StoredDelivery, 'id' | 'rawBody' | 'headers' | 'receivedAt'>;
+export type { HandOffDelivery };
 
 export interface HandOff {
   /** `relayTry` is 1 for a job's first try; replays count their own. */

@@ -9,9 +9,9 @@
  */
 import { chooseTarget, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
-import type { DeliveryStore, RelayJob, StoredDelivery } from '../store/store.js';
+import type { DeliveryStore, OutboxDelivery, RelayJob } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
-import { createHandOff, type HandOffDelivery, type HandOffResult } from '../handoff/hand-off.js';
+import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
 
 export interface RelayOptions {
@@ -60,7 +60,7 @@ export interface RelayWorker {
 }
 
 /** What a hand-off needs of a delivery: the outbox's row, or the receiver's own copy. */
-type HandOffSource = HandOffDelivery & Pick<StoredDelivery, 'trigger'>;
+type HandOffSource = Omit<OutboxDelivery, 'seq'>;
 
 /** Deliveries held in memory for a hand-off: past either bound, the outbox holds them until read. */
 const FRESH_MAX = 1024;
