@@ -43,7 +43,9 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   const { DEFAULT_RELAY_RETRY } = await load('relay/relay-backoff.js');
   const { createJsonLogger } = await load('reporter/json-logger.js');
   const path = join(work, `${Math.random().toString(36).slice(2)}.db`);
-  const store = await openStore({ kind: 'sqlite', path }, { outbox: true });
+  let commits = 0;
+  let counting = false;
+  const store = await openStore({ kind: 'sqlite', path }, { outbox: true, onCommit: () => void (counting && commits++) });
   const hub = createEventHub();
   // As the bench's listen runs: `--log-format json`, lines thrown away.
   const logger = createJsonLogger(hub, { out: new Writable({ write: (_c, _e, done) => done() }) });
@@ -84,6 +86,7 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
+  counting = true;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   if (FROM === 'fresh') for (let i = 0; i < 1024; i++) offerNext();
@@ -102,7 +105,7 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   await store.close();
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   const us = (cpu.user + cpu.system) / n;
-  console.log(`${dist}: ${n} hand-offs (${FROM}) in ${elapsed.toFixed(0)} ms, ${us.toFixed(1)} µs CPU each (all threads), ${((n / elapsed) * 1000).toFixed(0)}/s`);
+  console.log(`${dist}: ${n} hand-offs (${FROM}) in ${elapsed.toFixed(0)} ms, ${us.toFixed(1)} µs CPU each (all threads; user ${(cpu.user / n).toFixed(0)}, system ${(cpu.system / n).toFixed(0)}), ${((n / elapsed) * 1000).toFixed(0)}/s, ${(n / Math.max(1, commits)).toFixed(1)} outcomes a commit`);
   return us;
 }
 
