@@ -40,6 +40,10 @@ interface DeliveryRow {
 /** The columns of a delivery that the outbox read takes. */
 type OutboxRow = Pick<DeliveryRow, 'seq' | 'id' | 'trigger' | 'received_at' | 'headers' | 'raw_body'>;
 
+function toOutboxDelivery(row: OutboxRow): OutboxDelivery {
+  return { seq: row.seq, id: row.id, trigger: row.trigger, receivedAt: row.received_at, headers: splitHeaders(row.headers), rawBody: row.raw_body };
+}
+
 export function toDelivery(row: DeliveryRow): StoredDelivery {
   return {
     seq: row.seq,
@@ -179,9 +183,7 @@ export function createSqliteReader(db: Database.Database) {
     },
 
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit)
-        .all(now, JSON.stringify([...skip]))
-        .map((row) => ({ job: toJob(row.seq, row.id, row), delivery: { seq: row.seq, id: row.id, trigger: row.trigger, receivedAt: row.received_at, headers: splitHeaders(row.headers), rawBody: row.raw_body } }));
+      return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toOutboxDelivery(row) }));
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {

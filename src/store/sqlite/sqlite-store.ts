@@ -112,7 +112,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
     // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
     // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
-    // 9): p99 ~22 → ~17 ms at the same throughput under the bench's load.
+    // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
     workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
   });
   checkpointer.unref();
