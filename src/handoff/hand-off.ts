@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { buildForwardRequest, type HandOffDelivery } from './forward-request.js';
-import { postToTarget, type TargetAnswer } from './post-to-target.js';
+import { sendToTarget, type TargetAnswer } from './post-to-target.js';
 
 /** How deliveries are signed and posted: `--forward-secret`, `--forward-header`, `--forward-timeout`. */
 export interface HandOffSettings {
@@ -27,15 +27,18 @@ export type { HandOffDelivery };
 export interface HandOff {
   /** `relayTry` is 1 for a job's first try; replays count their own. */
   post(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }): Promise<HandOffResult>;
+  /** post() with a callback, for the relay's hot path: `done` is called once, never throws. */
+  send(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }, done: (result: HandOffResult) => void): void;
 }
 
 export function createHandOff(settings: HandOffSettings, dispatcher: Dispatcher, clock: () => number): HandOff {
+  const send: HandOff['send'] = (delivery, target, mark, done) => {
+    const startedAt = clock();
+    const request = buildForwardRequest({ delivery, secret: settings.secret, nowSeconds: startedAt / 1000, relayTry: mark.relayTry, replay: mark.replay, extraHeaders: settings.headers });
+    sendToTarget(dispatcher, target, request.headers, request.body, settings.timeoutMs, (answer) => done({ answer, startedAt, finishedAt: clock(), target }));
+  };
   return {
-    async post(delivery, target, mark) {
-      const startedAt = clock();
-      const request = buildForwardRequest({ delivery, secret: settings.secret, nowSeconds: startedAt / 1000, relayTry: mark.relayTry, replay: mark.replay, extraHeaders: settings.headers });
-      const answer = await postToTarget(dispatcher, target, request.headers, request.body, settings.timeoutMs);
-      return { answer, startedAt, finishedAt: clock(), target };
-    },
+    post: (delivery, target, mark) => new Promise((resolve) => send(delivery, target, mark, resolve)),
+    send,
   };
 }

@@ -113,78 +113,109 @@ function describeTlsFailure(e: { code?: string; message?: string }): string | nu
 export function postToTarget(
   dispatcher: Dispatcher,
   url: string,
-  headers: Record<string, string>,
+  headers: Record<string, string> | string[],
   body: Buffer,
   timeoutMs: number,
 ): Promise<TargetAnswer> {
-  const started = performance.now();
+  return new Promise((resolve) => sendToTarget(dispatcher, url, headers, body, timeoutMs, resolve));
+}
+
+/**
+ * postToTarget with a callback, for the relay's hot path: `done` is called once, with the answer.
+ * `headers` may be undici's flat list (name, value, name, value…).
+ */
+export function sendToTarget(
+  dispatcher: Dispatcher,
+  url: string,
+  headers: Record<string, string> | string[],
+  body: Buffer,
+  timeoutMs: number,
+  done: (answer: TargetAnswer) => void,
+): void {
   let target: { origin: string; path: string };
   try {
     target = parseTarget(url);
   } catch {
-    return Promise.resolve({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0, reply: null });
+    done({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0, reply: null });
+    return;
   }
-  return new Promise((resolve) => {
-    let status: number | null = null;
-    let answerHeaders: ReturnType<typeof keptHeaders> | null = null;
-    // The first KEPT_BODY_BYTES of the body: one exact copy for a body that comes in one chunk
-    // (most answers), grown only while it is under the bound.
-    let kept: Buffer = NO_BYTES;
-    let seen = 0;
-    let controller: Dispatcher.DispatchController | null = null;
-    let expired = false;
-    let settled = false;
-    const deadline: Deadline = {
-      at: started + timeoutMs,
-      expire() {
-        expired = true;
-        // Not yet on a socket: aborted as soon as it is (the Agent bounds the connect itself).
-        controller?.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
-      },
-    };
-    const finish = (answer: Omit<TargetAnswer, 'latencyMs' | 'reply'>, complete = false) => {
-      if (settled) return;
-      settled = true;
-      deadlines.unwatch(deadline);
-      // Field by field: a spread here was garbage on every hand-off.
-      resolve({ status: answer.status, error: answer.error, latencyMs: performance.now() - started, reply: answer.status === null ? null : reply(complete) });
-    };
-    const reply = (complete: boolean): KeptAnswer => ({ headers: answerHeaders?.headers ?? [], headerLines: answerHeaders?.lines ?? 0, body: kept, bodyBytes: seen, complete });
-    deadlines.watch(deadline);
-    try {
-      dispatcher.dispatch(
-        { origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-        {
-          onRequestStart(c) {
-            controller = c;
-            if (expired) c.abort(new TimeoutError(`timeout after ${timeoutMs} ms`));
-          },
-          onResponseStart(c, statusCode, parsed) {
-            status = statusCode;
-            // Every try is recorded, so these strings are all stored; undici's raw list holds the
-            // names' case and the order as received, which its parsed object does not.
-            answerHeaders = keptHeaders(c.rawHeaders, parsed);
-          },
-          onResponseData(c, chunk) {
-            if (kept.length < KEPT_BODY_BYTES) kept = keepMore(kept, chunk);
-            seen += chunk.length;
-            // The status is known; a body this large is not worth reading to keep the connection.
-            if (seen > DISCARD_LIMIT) c.abort(new Error('answer body over the discard limit'));
-          },
-          onResponseEnd() {
-            finish(answerFor(status!), true);
-          },
-          onResponseError(_c, err) {
-            // The status line arrived before the body failed, was cut or ran out of time: that answer stands.
-            if (status !== null) finish(answerFor(status));
-            else finish({ status: null, error: describeFailure(err, timeoutMs) });
-          },
-        },
-      );
-    } catch (err) {
-      finish({ status: null, error: describeFailure(err, timeoutMs) });
-    }
-  });
+  const post = new TargetPost(timeoutMs, done);
+  deadlines.watch(post);
+  try {
+    dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, post);
+  } catch (err) {
+    post.finish(null, describeFailure(err, timeoutMs), false);
+  }
+}
+
+/**
+ * One POST in flight: undici's handler and its deadline in one object, its methods on the
+ * prototype (a handler of closures made six functions a hand-off).
+ */
+class TargetPost implements Deadline, Dispatcher.DispatchHandler {
+  readonly started = performance.now();
+  readonly at: number;
+  watched = false;
+  status: number | null = null;
+  answerHeaders: ReturnType<typeof keptHeaders> | null = null;
+  // The first KEPT_BODY_BYTES of the body: one exact copy for a body that comes in one chunk
+  // (most answers), grown only while it is under the bound.
+  kept: Buffer = NO_BYTES;
+  seen = 0;
+  controller: Dispatcher.DispatchController | null = null;
+  expired = false;
+  settled = false;
+
+  constructor(
+    readonly timeoutMs: number,
+    readonly done: (answer: TargetAnswer) => void,
+  ) {
+    this.at = this.started + timeoutMs;
+  }
+
+  expire(): void {
+    this.expired = true;
+    // Not yet on a socket: aborted as soon as it is (the Agent bounds the connect itself).
+    this.controller?.abort(new TimeoutError(`timeout after ${this.timeoutMs} ms`));
+  }
+
+  finish(status: number | null, error: string | null, complete: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    deadlines.unwatch(this);
+    const reply: KeptAnswer | null =
+      status === null ? null : { headers: this.answerHeaders?.headers ?? [], headerLines: this.answerHeaders?.lines ?? 0, body: this.kept, bodyBytes: this.seen, complete };
+    this.done({ status, error, latencyMs: performance.now() - this.started, reply });
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.expired) c.abort(new TimeoutError(`timeout after ${this.timeoutMs} ms`));
+  }
+
+  onResponseStart(c: Dispatcher.DispatchController, statusCode: number, parsed: Record<string, string | string[] | undefined>): void {
+    this.status = statusCode;
+    // Every try is recorded, so these strings are all stored; undici's raw list holds the
+    // names' case and the order as received, which its parsed object does not.
+    this.answerHeaders = keptHeaders(c.rawHeaders, parsed);
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.kept.length < KEPT_BODY_BYTES) this.kept = keepMore(this.kept, chunk);
+    this.seen += chunk.length;
+    // The status is known; a body this large is not worth reading to keep the connection.
+    if (this.seen > DISCARD_LIMIT) c.abort(new Error('answer body over the discard limit'));
+  }
+
+  onResponseEnd(): void {
+    this.finish(this.status, errorFor(this.status!), true);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    // The status line arrived before the body failed, was cut or ran out of time: that answer stands.
+    if (this.status !== null) this.finish(this.status, errorFor(this.status), false);
+    else this.finish(null, describeFailure(err, this.timeoutMs), false);
+  }
 }
 
 /** `kept` with the start of `chunk` after it, up to KEPT_BODY_BYTES: a copy, never a view of undici's buffer. */
@@ -197,7 +228,8 @@ function keepMore(kept: Buffer, chunk: Buffer): Buffer {
   return grown;
 }
 
-function answerFor(status: number): Omit<TargetAnswer, 'latencyMs' | 'reply'> {
-  const ok = status >= 200 && status < 300;
-  return { status, error: ok ? null : status >= 300 && status < 400 ? 'redirect not followed' : `responded ${status}` };
+/** Why an answer is not a success; null for a 2xx. */
+function errorFor(status: number): string | null {
+  if (status >= 200 && status < 300) return null;
+  return status >= 300 && status < 400 ? 'redirect not followed' : `responded ${status}`;
 }

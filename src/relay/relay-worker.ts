@@ -83,7 +83,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
-  const inFlight = new Map<number, Promise<void>>();
+  const inFlight = new Set<number>();
+  // stop() waits on this for the last answer.
+  let allAnswered: (() => void) | null = null;
   // Answered, their outcome not yet committed: no slot (a commit is a wait, not work for the
   // target), but never read again before the commit, so never sent twice.
   const recording = new Map<number, Promise<void>>();
@@ -120,24 +122,34 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   function start(job: RelayJob, delivery: HandOffSource): void {
     const relayTry = job.tries + 1;
     const target = chooseTarget(routes, options.target, delivery.trigger) ?? options.target;
-    const posted = handOffs.post(delivery, target, { relayTry, replay: false }).then(
-      (result) => {
-        inFlight.delete(job.deliverySeq);
-        const recorded = record(job, relayTry, target, result).finally(() => {
-          recording.delete(job.deliverySeq);
-          held.delete(job.deliverySeq);
-          void pump();
-        });
-        recording.set(job.deliverySeq, recorded);
+    const seq = job.deliverySeq;
+    inFlight.add(seq);
+    let answeredOnce = false;
+    const onAnswer = (result: HandOffResult) => {
+      answeredOnce = true;
+      answered(seq);
+      const recorded = record(job, relayTry, target, result).finally(() => {
+        recording.delete(seq);
+        held.delete(seq);
         void pump();
-      },
-      () => {
-        // post() settles with an answer, never throws; should it, the job stays pending and is read again.
-        inFlight.delete(job.deliverySeq);
-        held.delete(job.deliverySeq);
-      },
-    );
-    inFlight.set(job.deliverySeq, posted);
+      });
+      recording.set(seq, recorded);
+      void pump();
+    };
+    try {
+      handOffs.send(delivery, target, { relayTry, replay: false }, onAnswer);
+    } catch {
+      // send() answers through its callback, never throws; should it, before an answer, the job
+      // stays pending and is read again. After one, the job is the recording's to release.
+      if (answeredOnce) return;
+      answered(seq);
+      held.delete(seq);
+    }
+  }
+
+  function answered(seq: number): void {
+    inFlight.delete(seq);
+    if (inFlight.size === 0) allAnswered?.();
   }
 
   async function record(job: RelayJob, relayTry: number, target: string, result: HandOffResult): Promise<void> {
@@ -238,7 +250,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       stopping ??= (async () => {
         stopped = true;
         clearInterval(timer);
-        await Promise.allSettled([...inFlight.values()]);
+        if (inFlight.size > 0) await new Promise<void>((resolve) => (allAnswered = resolve));
         await Promise.allSettled([...recording.values()]);
         await dispatcher.close();
       })();

@@ -2,11 +2,18 @@
  * One timer for many deadlines: while any is watched, every `everyMs` it expires those whose
  * time has come. A timer per request (setTimeout, AbortSignal.timeout) was a measurable share of
  * both the receive path and a relay hand-off. Deadlines fire up to `everyMs` late.
+ *
+ * Deadlines are held in an array, not a Set: a Set of a fresh object per request (an identity
+ * hash each, a table that rehashes as they come and go) cost ~5 µs a POST in context
+ * (bench/notes.md, session 10). An unwatched deadline is only marked; the sweep, or a watch once
+ * marked ones outnumber the live, drops it.
  */
 export interface Deadline {
   /** performance.now() time at which it expires. */
   at: number;
   expire(): void;
+  /** The sweeper's mark: true from watch() until unwatch() or expiry. Declare it `false`. */
+  watched: boolean;
 }
 
 export interface DeadlineSweeper {
@@ -16,27 +23,54 @@ export interface DeadlineSweeper {
 }
 
 export function createDeadlineSweeper(everyMs: number): DeadlineSweeper {
-  const watched = new Set<Deadline>();
+  let held: Deadline[] = [];
+  let live = 0;
   let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    const now = performance.now();
-    for (const deadline of watched) if (deadline.at <= now) deadline.expire();
+
+  /** Keeps only the watched; expires (after unmarking) those whose time has come when `now` is given. */
+  const compact = (now: number | null) => {
+    const kept: Deadline[] = [];
+    const due: Deadline[] = [];
+    for (const deadline of held) {
+      if (!deadline.watched) continue;
+      if (now !== null && deadline.at <= now) due.push(deadline);
+      else kept.push(deadline);
+    }
+    held = kept;
+    for (const deadline of due) {
+      deadline.watched = false;
+      live--;
+    }
+    stopWhenIdle();
+    // After the bookkeeping: an expire() may watch or unwatch others.
+    for (const deadline of due) deadline.expire();
   };
+
+  const stopWhenIdle = () => {
+    if (live > 0 || !timer) return;
+    clearInterval(timer);
+    timer = undefined;
+    held = [];
+  };
+
   return {
     watch(deadline) {
-      watched.add(deadline);
+      if (deadline.watched) return;
+      deadline.watched = true;
+      live++;
+      held.push(deadline);
+      if (held.length > 2 * live + 64) compact(null);
       if (!timer) {
-        timer = setInterval(sweep, everyMs);
+        timer = setInterval(() => compact(performance.now()), everyMs);
         // What it waits on (a socket, the writer's port) keeps the process alive, not the timer.
         timer.unref();
       }
     },
     unwatch(deadline) {
-      watched.delete(deadline);
-      if (watched.size === 0 && timer) {
-        clearInterval(timer);
-        timer = undefined;
-      }
+      if (!deadline.watched) return;
+      deadline.watched = false;
+      live--;
+      stopWhenIdle();
     },
   };
 }

@@ -171,6 +171,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       const waiter: Waiter = {
         resolve: resolveWrite,
         at: performance.now() + writeTimeoutMs,
+        watched: false,
         expire: () => settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` }),
       };
       waiters.set(ticket, waiter);
