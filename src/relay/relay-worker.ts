@@ -99,6 +99,18 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const held = new Set<number>();
   // Set by the poll: the outbox is read even while fresh deliveries wait, so retries come due.
   let pollDue = true;
+  // Whether the outbox may hold due jobs this worker does not: one not offered (past the memory
+  // bounds, or stored without its bytes), one whose outcome could not be recorded, the backlog at
+  // start. A worker that keeps up holds every job it has, and reading the outbox after each
+  // answer anyway cost more than the hand-off itself (two empty reads a hand-off). Retries that
+  // come due, and jobs requeued by hand, are found by the poll. `outboxChanges` counts the marks,
+  // so a read that was under way when one came does not clear it.
+  let outboxMayHold = true;
+  let outboxChanges = 0;
+  const markOutbox = () => {
+    outboxMayHold = true;
+    outboxChanges++;
+  };
   let stopped = false;
   let pumping = false;
   let again = false;
@@ -144,6 +156,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       if (answeredOnce) return;
       answered(seq);
       held.delete(seq);
+      markOutbox();
     }
   }
 
@@ -162,6 +175,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       // on again later, with the same x-service-delivery for the target to dedupe; held a while
       // first, or a store that reads but cannot write would have it sent again at once, in a loop.
       await new Promise((resolve) => setTimeout(resolve, RECORD_FAILED_HOLD_MS));
+      markOutbox();
     }
     if (!hub.listens('relay')) return;
     const error = next.state === 'dead' ? `${answer.error ?? 'failed'}; gave up after ${relayTry} tries (retry by hand: hookrelay events retry ${job.deliveryId})` : answer.error;
@@ -186,13 +200,16 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           readAhead = fresh;
           fresh = [];
           freshBytes = 0;
-        } else if (readAhead.length === 0 || (pollDue && !store.claimsRelayJobs)) {
+        } else if ((readAhead.length === 0 && (outboxMayHold || pollDue || store.claimsRelayJobs)) || (pollDue && !store.claimsRelayJobs)) {
           pollDue = false;
+          const changes = outboxChanges;
           // None already held: reading those again at every completion cost more than the
           // hand-off. A claiming store leases what it returns, and a lease must not run out while
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
           const read = await store.dueRelayJobs(clock(), wanted, new Set(held));
+          // Fewer than asked for: none else was due and not held when it was read.
+          if (read.length < wanted && changes === outboxChanges) outboxMayHold = false;
           for (const entry of read) {
             if (held.has(entry.job.deliverySeq)) continue;
             held.add(entry.job.deliverySeq);
@@ -214,26 +231,32 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
 
   void pump();
 
+  function pumpSoon(): void {
+    if (pokeScheduled) return;
+    pokeScheduled = true;
+    setImmediate(() => {
+      pokeScheduled = false;
+      void pump();
+    });
+  }
+
   return {
     poke() {
-      if (pokeScheduled) return;
-      pokeScheduled = true;
-      setImmediate(() => {
-        pokeScheduled = false;
-        void pump();
-      });
+      markOutbox();
+      pumpSoon();
     },
 
     offer(delivery) {
+      if (held.has(delivery.seq)) return pumpSoon();
       // Another instance could claim the same job from a shared outbox: there, only the outbox hands on.
-      if (store.claimsRelayJobs || held.has(delivery.seq) || fresh.length >= FRESH_MAX || freshBytes + delivery.rawBody.length > FRESH_MAX_BYTES) return this.poke();
+      if (store.claimsRelayJobs || fresh.length >= FRESH_MAX || freshBytes + delivery.rawBody.length > FRESH_MAX_BYTES) return this.poke();
       held.add(delivery.seq);
       freshBytes += delivery.rawBody.length;
       fresh.push({
         job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
         delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
       });
-      this.poke();
+      pumpSoon();
     },
 
     forget(deliveryId) {

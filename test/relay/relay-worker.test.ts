@@ -345,6 +345,50 @@ describe('relay worker', () => {
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
   });
 
+  it('reads the outbox only at its polls while it keeps up, and again for what it was not offered', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const memory = createMemoryStore({ outbox: true });
+    const counted = countingReads(memory);
+    const store = counted.store;
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const relay = relayEvents(hub);
+    const firstRead = counted.nextReads(1);
+    // No poll in this test's time: every read below is one the worker chose to make.
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 60_000 });
+    cleanups.push(() => worker.stop());
+    await firstRead; // the start's read finds nothing
+    for (let i = 0; i < 30; i++) {
+      const rawBody = Buffer.from(`{"kept-up":${i}}`);
+      const d = makeDelivery({ id: `kept-up-${i}`, rawBody, receivedAt: now });
+      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
+      worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
+      await relay.waitFor(i + 1);
+    }
+    // Two empty reads after every hand-off, before: here none.
+    expect(counted.reads()).toBe(1);
+    // Stored without an offer (as a delivery stored without its bytes is): poke() has it read.
+    const [late] = await acceptAll(store, [Buffer.from('{"late":1}')], now);
+    worker.poke();
+    await relay.waitFor(31);
+    expect(target.received.at(-1)!.headers['x-service-delivery']).toBe(late);
+    // Past the memory bound, offers are left in the outbox, and read from there.
+    const offers = await Promise.all(
+      Array.from({ length: 1100 }, async (_, i) => {
+        const rawBody = Buffer.from(`{"burst":${i}}`);
+        const d = makeDelivery({ id: `burst-${i}`, rawBody, receivedAt: now });
+        const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
+        return { seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders };
+      }),
+    );
+    for (const offer of offers) worker.offer(offer);
+    await relay.waitFor(31 + 1100);
+    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 1131, dead: 0 });
+    expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1131);
+    expect(target.received).toHaveLength(1131);
+  });
+
   it('holds a job whose outcome cannot be recorded, instead of sending it again at once in a loop', async () => {
     const target = await startTarget(() => 200);
     cleanups.push(() => target.close());
