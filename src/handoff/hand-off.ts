@@ -27,7 +27,10 @@ export type { HandOffDelivery };
 export interface HandOff {
   /** `relayTry` is 1 for a job's first try; replays count their own. */
   post(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }): Promise<HandOffResult>;
-  /** post() with a callback, for the relay's hot path: `done` is called once, never throws. */
+  /**
+   * post() with a callback, for the relay's hot path: `done` is called once, with the answer or the
+   * failure; send() itself throws only if the request cannot be built.
+   */
   send(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }, done: (result: HandOffResult) => void): void;
 }
 

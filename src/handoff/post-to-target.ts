@@ -113,21 +113,18 @@ function describeTlsFailure(e: { code?: string; message?: string }): string | nu
 export function postToTarget(
   dispatcher: Dispatcher,
   url: string,
-  headers: Record<string, string> | string[],
+  headers: Record<string, string>,
   body: Buffer,
   timeoutMs: number,
 ): Promise<TargetAnswer> {
   return new Promise((resolve) => sendToTarget(dispatcher, url, headers, body, timeoutMs, resolve));
 }
 
-/**
- * postToTarget with a callback, for the relay's hot path: `done` is called once, with the answer.
- * `headers` may be undici's flat list (name, value, name, value…).
- */
+/** postToTarget with a callback, for the relay's hot path: `done` is called once, with the answer. */
 export function sendToTarget(
   dispatcher: Dispatcher,
   url: string,
-  headers: Record<string, string> | string[],
+  headers: Record<string, string>,
   body: Buffer,
   timeoutMs: number,
   done: (answer: TargetAnswer) => void,

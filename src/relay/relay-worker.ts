@@ -1,6 +1,6 @@
 /**
- * Hands accepted deliveries to the app from the durable outbox. Poked on every accepted
- * delivery, and polling for retries that come due; a restart resumes from the database. A
+ * Hands accepted deliveries to the app from the durable outbox. Offered every accepted delivery
+ * as it is stored, and polling for retries that come due; a restart resumes from the database. A
  * job is done only once the target answered 2xx, and only then never sent again.
  *
  * The target is chosen at each try, from the routes this process was started with, not when the
@@ -208,8 +208,10 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
           const read = await store.dueRelayJobs(clock(), wanted, new Set(held));
-          // Fewer than asked for: none else was due and not held when it was read.
-          if (read.length < wanted && changes === outboxChanges) outboxMayHold = false;
+          // As many as asked for: more may wait (a poll that finds a backlog reads on, not 32 a
+          // poll). Fewer: none else was due and not held when it was read.
+          if (read.length >= wanted) outboxMayHold = true;
+          else if (changes === outboxChanges) outboxMayHold = false;
           for (const entry of read) {
             if (held.has(entry.job.deliverySeq)) continue;
             held.add(entry.job.deliverySeq);

@@ -3,10 +3,10 @@
  * time has come. A timer per request (setTimeout, AbortSignal.timeout) was a measurable share of
  * both the receive path and a relay hand-off. Deadlines fire up to `everyMs` late.
  *
- * Deadlines are held in an array, not a Set: a Set of a fresh object per request (an identity
- * hash each, a table that rehashes as they come and go) cost ~5 µs a POST in context
- * (bench/notes.md, session 10). An unwatched deadline is only marked; the sweep, or a watch once
- * marked ones outnumber the live, drops it.
+ * Deadlines are held in an array, not a Set: with a Set of a fresh object per request, a POST to
+ * the app cost ~7 µs more in a loop (bench/notes.md, session 10). An unwatched deadline is only
+ * marked; the sweep, or a watch once marked ones outnumber the live, drops it. A deadline
+ * watched again after an unwatch may be held twice until then: its mark makes it count once.
  */
 export interface Deadline {
   /** performance.now() time at which it expires. */
@@ -33,17 +33,26 @@ export function createDeadlineSweeper(everyMs: number): DeadlineSweeper {
     const due: Deadline[] = [];
     for (const deadline of held) {
       if (!deadline.watched) continue;
-      if (now !== null && deadline.at <= now) due.push(deadline);
-      else kept.push(deadline);
+      if (now !== null && deadline.at <= now) {
+        // Unmarked here, so a second copy of it (watched, unwatched, watched again) is skipped.
+        deadline.watched = false;
+        live--;
+        due.push(deadline);
+      } else kept.push(deadline);
     }
     held = kept;
-    for (const deadline of due) {
-      deadline.watched = false;
-      live--;
-    }
     stopWhenIdle();
-    // After the bookkeeping: an expire() may watch or unwatch others.
-    for (const deadline of due) deadline.expire();
+    // After the bookkeeping: an expire() may watch or unwatch others. One that throws does not
+    // keep the rest from expiring; the first error is thrown after them.
+    let failure: { error: unknown } | null = null;
+    for (const deadline of due) {
+      try {
+        deadline.expire();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) throw failure.error;
   };
 
   const stopWhenIdle = () => {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { verify } from '../../src/core/signature/verify.js';
 import { DEFAULT_RELAY_RETRY } from '../../src/relay/relay-backoff.js';
@@ -345,7 +345,7 @@ describe('relay worker', () => {
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
   });
 
-  it('reads the outbox only at its polls while it keeps up, and again for what it was not offered', async () => {
+  it('does not read the outbox after each hand-off while it holds every job, and reads it for what it was not offered', async () => {
     const target = await startTarget(() => 200);
     cleanups.push(() => target.close());
     const memory = createMemoryStore({ outbox: true });
@@ -387,6 +387,30 @@ describe('relay worker', () => {
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 1131, dead: 0 });
     expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1131);
     expect(target.received).toHaveLength(1131);
+  });
+
+  it('hands on all of a backlog that one poll finds, not 32 a poll', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    // The poll's timer is the test's: exactly one poll happens in this test.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    cleanups.push(() => void vi.useRealTimers());
+    const memory = createMemoryStore({ outbox: true });
+    const counted = countingReads(memory);
+    const store = counted.store;
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const relay = relayEvents(hub);
+    const firstRead = counted.nextReads(1);
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 1000 });
+    cleanups.push(() => worker.stop());
+    await firstRead; // nothing yet: the worker holds every job it has (none)
+    // Due, but neither offered nor poked (as retries coming due are, or jobs requeued by another process).
+    await acceptAll(store, Array.from({ length: 100 }, (_, i) => Buffer.from(`{"backlog":${i}}`)), now);
+    vi.advanceTimersByTime(1000);
+    await Promise.race([relay.waitFor(100), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    expect(relay.events).toHaveLength(100);
+    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 100, dead: 0 });
   });
 
   it('holds a job whose outcome cannot be recorded, instead of sending it again at once in a loop', async () => {

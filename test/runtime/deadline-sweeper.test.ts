@@ -59,6 +59,39 @@ describe('createDeadlineSweeper', () => {
     expect(next.expired).toBe(1);
   });
 
+  it('a deadline unwatched twice, or watched again after an unwatch, counts once: the others still expire', async () => {
+    const sweeper = createDeadlineSweeper(5);
+    const other = deadline(30);
+    const twice = deadline(5);
+    sweeper.watch(other);
+    sweeper.watch(twice);
+    sweeper.unwatch(twice);
+    sweeper.unwatch(twice);
+    sweeper.watch(twice); // held twice now, until the sweep
+    await wait(80);
+    expect([twice.expired, other.expired]).toEqual([1, 1]);
+  });
+
+  it('an expire() that throws does not keep the others from expiring', async () => {
+    const sweeper = createDeadlineSweeper(5);
+    const thrown: unknown[] = [];
+    const onUncaught = (error: unknown) => thrown.push(error);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const failing = deadline(1, () => {
+        throw new Error('expire failed');
+      });
+      const after = deadline(1);
+      sweeper.watch(failing);
+      sweeper.watch(after);
+      await wait(60);
+      expect([failing.expired, after.expired]).toEqual([1, 1]);
+      expect(thrown).toHaveLength(1);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+    }
+  });
+
   it('a deadline watched from inside expire() is swept later, not lost', async () => {
     const sweeper = createDeadlineSweeper(5);
     const second = deadline(15);
