@@ -110,17 +110,7 @@ function describeTlsFailure(e: { code?: string; message?: string }): string | nu
   return null;
 }
 
-export function postToTarget(
-  dispatcher: Dispatcher,
-  url: string,
-  headers: Record<string, string>,
-  body: Buffer,
-  timeoutMs: number,
-): Promise<TargetAnswer> {
-  return new Promise((resolve) => sendToTarget(dispatcher, url, headers, body, timeoutMs, resolve));
-}
-
-/** postToTarget with a callback, for the relay's hot path: `done` is called once, with the answer. */
+/** Posts `body` to `url`; `done` is called once, with the answer (a callback: this is the relay's hot path). */
 export function sendToTarget(
   dispatcher: Dispatcher,
   url: string,

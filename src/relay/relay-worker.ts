@@ -101,10 +101,10 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   let pollDue = true;
   // Whether the outbox may hold due jobs this worker does not: one not offered (past the memory
   // bounds, or stored without its bytes), one whose outcome could not be recorded, the backlog at
-  // start. A worker that keeps up holds every job it has, and reading the outbox after each
-  // answer anyway cost more than the hand-off itself (two empty reads a hand-off). Retries that
-  // come due, and jobs requeued by hand, are found by the poll. `outboxChanges` counts the marks,
-  // so a read that was under way when one came does not clear it.
+  // start, and at every poll (retries that come due, jobs requeued by hand). A worker that keeps
+  // up holds every job it has, and reading the outbox after each answer anyway cost more than the
+  // hand-off itself (two empty reads a hand-off). `outboxChanges` counts the marks, so a read that
+  // was under way when one came does not clear it.
   let outboxMayHold = true;
   let outboxChanges = 0;
   const markOutbox = () => {
@@ -119,6 +119,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
 
   const timer = setInterval(() => {
     pollDue = true;
+    markOutbox();
     void pump();
   }, options.pollIntervalMs ?? 500);
   timer.unref();
@@ -200,7 +201,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           readAhead = fresh;
           fresh = [];
           freshBytes = 0;
-        } else if ((readAhead.length === 0 && (outboxMayHold || pollDue || store.claimsRelayJobs)) || (pollDue && !store.claimsRelayJobs)) {
+        } else if ((readAhead.length === 0 && (outboxMayHold || store.claimsRelayJobs)) || (pollDue && !store.claimsRelayJobs)) {
           pollDue = false;
           const changes = outboxChanges;
           // None already held: reading those again at every completion cost more than the

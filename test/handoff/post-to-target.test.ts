@@ -4,8 +4,13 @@ import { createServer, type RequestListener } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEPT_BODY_BYTES, KEPT_HEADER_LINES, KEPT_HEADER_VALUE_BYTES, postToTarget } from '../../src/handoff/post-to-target.js';
+import type { Dispatcher } from 'undici';
+import { KEPT_BODY_BYTES, KEPT_HEADER_LINES, KEPT_HEADER_VALUE_BYTES, sendToTarget, type TargetAnswer } from '../../src/handoff/post-to-target.js';
 import { freePort } from '../helpers/target-server.js';
+
+/** One POST, its answer awaited. */
+const postToTarget = (dispatcher: Dispatcher, url: string, headers: Record<string, string>, body: Buffer, timeoutMs: number) =>
+  new Promise<TargetAnswer>((resolve) => sendToTarget(dispatcher, url, headers, body, timeoutMs, resolve));
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -28,7 +33,7 @@ function agent(): Agent {
 
 const BODY = Buffer.from('{"id":"d-1"}');
 
-describe('postToTarget', () => {
+describe('sendToTarget', () => {
   it('sends the body and headers to the path with its query, and reports a 2xx', async () => {
     let seen = { url: '', body: '', header: '' };
     const url = await serve((req, res) => {
@@ -104,7 +109,7 @@ async function rawTarget(answer: (socket: Socket) => void): Promise<string> {
 const head = (lines: Array<string | Buffer>) =>
   Buffer.concat([...lines.flatMap((l) => [typeof l === 'string' ? Buffer.from(l, 'latin1') : l, Buffer.from('\r\n')]), Buffer.from('\r\n')]);
 
-describe('what postToTarget keeps of the answer (issue 13, item 13)', () => {
+describe('what sendToTarget keeps of the answer (issue 13, item 13)', () => {
   it('keeps the header lines as received and exactly the first 4096 bytes of a larger body, with its size', async () => {
     const body = Buffer.alloc(10_000);
     for (let i = 0; i < body.length; i++) body[i] = i % 251;

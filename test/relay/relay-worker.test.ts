@@ -85,6 +85,32 @@ async function acceptAll(store: DeliveryStore, bodies: Buffer[], at: number) {
   return ids;
 }
 
+/**
+ * A worker on a memory outbox whose reads are counted, a target answering 200, and the relay
+ * events; returned once the worker's first read (a restart's resume) has found nothing.
+ */
+async function countedWorker(pollIntervalMs: number) {
+  const target = await startTarget(() => 200);
+  cleanups.push(() => target.close());
+  const memory = createMemoryStore({ outbox: true });
+  const counted = countingReads(memory);
+  const now = 1_763_719_200_000;
+  const hub = createEventHub();
+  const relay = relayEvents(hub);
+  const firstRead = counted.nextReads(1);
+  const worker = createRelayWorker({ store: counted.store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs });
+  cleanups.push(() => worker.stop());
+  await firstRead;
+  return { target, memory, counted, store: counted.store, now, relay, worker };
+}
+
+/** Stores a delivery and offers it to the worker, as the receiver does. */
+async function acceptAndOffer(store: DeliveryStore, worker: RelayWorker, id: string, rawBody: Buffer, now: number) {
+  const d = makeDelivery({ id, rawBody, receivedAt: now });
+  const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
+  worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
+}
+
 const ODD_BODIES = [
   Buffer.from('{ "id" : "x",\n\t"data":{"b":1,"a":2}   }\r\n'),
   Buffer.from('{"url":"https:\\/\\/example.com\\/a","z":1,"a":0}'),
@@ -317,24 +343,9 @@ describe('relay worker', () => {
   });
 
   it('hands a delivery offered as it is stored on from memory, once, while polls read the outbox beside it', async () => {
-    const target = await startTarget(() => 200);
-    cleanups.push(() => target.close());
-    const memory = createMemoryStore({ outbox: true });
-    const counted = countingReads(memory);
-    const store = counted.store;
-    const now = 1_763_719_200_000;
-    const hub = createEventHub();
-    const relay = relayEvents(hub);
-    const firstRead = counted.nextReads(1);
-    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 5 });
-    cleanups.push(() => worker.stop());
-    await firstRead; // the first read (a restart's resume) finds nothing
+    const { target, memory, counted, store, now, relay, worker } = await countedWorker(5);
     const bodies = Array.from({ length: 40 }, (_, i) => Buffer.from(`{"n":${i}}`));
-    for (const [i, rawBody] of bodies.entries()) {
-      const d = makeDelivery({ id: `fresh-${i}`, rawBody, receivedAt: now });
-      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
-      worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
-    }
+    for (const [i, rawBody] of bodies.entries()) await acceptAndOffer(store, worker, `fresh-${i}`, rawBody, now);
     await relay.waitFor(40);
     await counted.nextReads(2);
     expect(target.received.length).toBe(40);
@@ -346,24 +357,10 @@ describe('relay worker', () => {
   });
 
   it('does not read the outbox after each hand-off while it holds every job, and reads it for what it was not offered', async () => {
-    const target = await startTarget(() => 200);
-    cleanups.push(() => target.close());
-    const memory = createMemoryStore({ outbox: true });
-    const counted = countingReads(memory);
-    const store = counted.store;
-    const now = 1_763_719_200_000;
-    const hub = createEventHub();
-    const relay = relayEvents(hub);
-    const firstRead = counted.nextReads(1);
     // No poll in this test's time: every read below is one the worker chose to make.
-    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 60_000 });
-    cleanups.push(() => worker.stop());
-    await firstRead; // the start's read finds nothing
+    const { target, memory, counted, store, now, relay, worker } = await countedWorker(60_000);
     for (let i = 0; i < 30; i++) {
-      const rawBody = Buffer.from(`{"kept-up":${i}}`);
-      const d = makeDelivery({ id: `kept-up-${i}`, rawBody, receivedAt: now });
-      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: now }));
-      worker.offer({ seq: deliverySeq, id: d.id, trigger: d.trigger, receivedAt: now, rawBody, rawHeaders: d.rawHeaders });
+      await acceptAndOffer(store, worker, `kept-up-${i}`, Buffer.from(`{"kept-up":${i}}`), now);
       await relay.waitFor(i + 1);
     }
     // Two empty reads after every hand-off, before: here none.
@@ -390,25 +387,15 @@ describe('relay worker', () => {
   });
 
   it('hands on all of a backlog that one poll finds, not 32 a poll', async () => {
-    const target = await startTarget(() => 200);
-    cleanups.push(() => target.close());
-    // The poll's timer is the test's: exactly one poll happens in this test.
+    // The poll's timer is the test's: exactly one poll happens in this test. (Code that drains 32
+    // a poll never reaches 100 events, and the test fails on its timeout.)
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     cleanups.push(() => void vi.useRealTimers());
-    const memory = createMemoryStore({ outbox: true });
-    const counted = countingReads(memory);
-    const store = counted.store;
-    const now = 1_763_719_200_000;
-    const hub = createEventHub();
-    const relay = relayEvents(hub);
-    const firstRead = counted.nextReads(1);
-    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 1000 });
-    cleanups.push(() => worker.stop());
-    await firstRead; // nothing yet: the worker holds every job it has (none)
+    const { memory, store, now, relay } = await countedWorker(1000);
     // Due, but neither offered nor poked (as retries coming due are, or jobs requeued by another process).
     await acceptAll(store, Array.from({ length: 100 }, (_, i) => Buffer.from(`{"backlog":${i}}`)), now);
     vi.advanceTimersByTime(1000);
-    await Promise.race([relay.waitFor(100), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await relay.waitFor(100);
     expect(relay.events).toHaveLength(100);
     expect(await memory.relayCounts()).toEqual({ pending: 0, done: 100, dead: 0 });
   });
