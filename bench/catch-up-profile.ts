@@ -70,6 +70,11 @@ const nodeFlags = (process.env.NODEFLAGS ?? '').split(' ').filter(Boolean);
 const connectArgs = [...nodeFlags, CLI, 'connect', `ws://127.0.0.1:${bridgePort}/bridge`, '--token', TOKEN, '--name', 'bench', '--db', laptopDb, '--forward-to', `http://127.0.0.1:${appPort}/hook`, '--forward-secret', SECRET, '--no-console', '--log-format', 'json'];
 const laptop = spawn('taskset', ['-c', '0', process.execPath, ...connectArgs], { cwd: ROOT, stdio: ['ignore', logFd, 'inherit'] });
 closeSync(logFd);
+// An exit before the end is a finding, not noise: its log's last lines say why.
+laptop.once('exit', (code, signal) => {
+  if (!finished) console.error(`connect exited early (code ${code}, signal ${signal}); its log ends:\n${readFileSync(logPath, 'utf8').split('\n').slice(-15).join('\n')}`);
+});
+let finished = false;
 try {
   const started = performance.now();
   while (!readFileSync(logPath, 'utf8').includes('"msg":"live"')) {
@@ -119,6 +124,7 @@ try {
   if (strace) console.log(readFileSync(join(work, 'strace.txt'), 'utf8'));
   if (nodeFlags.length > 0) console.log(`connect's log (with its V8 lines): ${logPath}`);
 } finally {
+  finished = true;
   laptop.kill('SIGCONT');
   laptop.kill('SIGTERM');
   await pub.stop();
