@@ -13,7 +13,9 @@
  * comma-separated pair alternates two builds round by round for an A/B), PROFILE=<file> (a
  * `.cpuprofile` of the main thread over each build's last round, the storing left out; that round
  * still counts in the median, with the profiler's cost in it), SPLIT=1 (every thread but the main one
- * moved to core 1 before each count, so a profile of the main thread holds only its own time).
+ * moved to core 1 before each count, so a profile of the main thread holds only its own time), HEAP=1
+ * (PROFILE is then a sampling heap profile, `.heapprofile`: every allocation over the round, those
+ * that minor and major GCs collected included, so it counts garbage, not only survivors).
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -99,8 +101,13 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   const session = profile ? new Session() : null;
   if (session) {
     session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
+    if (process.env.HEAP) {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    } else {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
   }
   if (process.env.SPLIT) {
     // The main thread alone on core 0: its profile is then not charged with the other threads' time.
@@ -119,7 +126,7 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   const main = threads.find(([tid]) => tid === process.pid)?.[1] ?? 0;
   const others = threads.filter(([tid]) => tid !== process.pid).map(([, us]) => us).sort((a, b) => b - a);
   if (session && profile) {
-    const { profile: written } = await session.post('Profiler.stop');
+    const { profile: written } = process.env.HEAP ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
     writeFileSync(profile, JSON.stringify(written));
     session.disconnect();
   }
