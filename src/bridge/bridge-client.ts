@@ -162,8 +162,9 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures - 1, 5));
       const wait = Math.round(base * (0.8 + random() * 0.4));
       setState('lost', `connection lost (${why}), retrying in ${Math.max(1, Math.round(wait / 1000))} s`);
+      // Not unref'd: a client waiting to reconnect is what keeps a headless `connect`
+      // (--no-console, nothing else listening) running; stop() clears it.
       retryTimer = setTimeout(connect, Math.min(wait, MAX_BACKOFF_MS));
-      retryTimer.unref();
     }
 
     // One ack per event-loop turn, not one per delivery: a group commit settles many deliveries
