@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { BRIDGE_TOKEN_NAME_RULE, isBridgeTokenName } from '../config/bridge-settings.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
 import { secretRedactor } from '../core/secret-hint.js';
@@ -93,6 +94,11 @@ export function registerBridgeCommand(program: Command): void {
     .description('print a fresh random bridge token (32 random bytes, base64url)')
     .option('--name <name>', 'print it as NAME:TOKEN, ready for --bridge-token')
     .action((flags: { name?: string }) => {
+      if (flags.name !== undefined && !isBridgeTokenName(flags.name)) {
+        reportProblems([`--name: ${JSON.stringify(flags.name.slice(0, 64))} must be ${BRIDGE_TOKEN_NAME_RULE} (listen --bridge-token refuses any other NAME)`]);
+        process.exitCode = 2;
+        return;
+      }
       const token = randomBytes(32).toString('base64url');
       process.stdout.write(`${flags.name ? `${flags.name}:` : ''}${token}\n`);
     });

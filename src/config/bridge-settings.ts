@@ -14,13 +14,26 @@ export interface BridgeConfig {
 /** A token must be hard to guess: `hookrelay bridge token` makes 32 random bytes (43 characters). */
 export const MIN_TOKEN_LENGTH = 32;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,30}$/;
+export const BRIDGE_TOKEN_NAME_RULE = 'letters, digits, dots, dashes or underscores, at most 31';
+
+/** Whether `name` can name a bridge token (the NAME of NAME:TOKEN). */
+export function isBridgeTokenName(name: string): boolean {
+  return NAME.test(name) && name.length < MIN_TOKEN_LENGTH;
+}
+
+/** Why `token` cannot be a bridge token, or null; never repeats it. */
+export function bridgeTokenProblem(token: string): string | null {
+  if (token.includes(':')) return 'a token holds no colon: give only the TOKEN part of NAME:TOKEN';
+  if (token.length < MIN_TOKEN_LENGTH) return `it is ${token.length} characters, and a bridge token has at least ${MIN_TOKEN_LENGTH} (the public side refuses shorter ones; make one with \`hookrelay bridge token\`)`;
+  return null;
+}
 
 /** Parses one `NAME:TOKEN[:GLOB,GLOB]`. Messages never repeat the token. */
 export function parseBridgeToken(text: string): { ok: true; token: BridgeToken } | { ok: false; message: string } {
   const [name = '', token = '', globs, ...extra] = text.split(':');
   // Never echo what was given: a token pasted without its NAME: would otherwise be printed as a name.
   if (extra.length > 0 || token === '') return { ok: false, message: 'expected NAME:TOKEN or NAME:TOKEN:GLOB,GLOB (e.g. laptop:<token>; a token holds no colon)' };
-  if (!NAME.test(name) || name.length >= MIN_TOKEN_LENGTH) return { ok: false, message: 'the NAME before the first colon must be letters, digits, dots, dashes or underscores, at most 31' };
+  if (!isBridgeTokenName(name)) return { ok: false, message: `the NAME before the first colon must be ${BRIDGE_TOKEN_NAME_RULE}` };
   if (token.length < MIN_TOKEN_LENGTH) return { ok: false, message: `the token of ${name} is ${token.length} characters; use at least ${MIN_TOKEN_LENGTH} (make one with \`hookrelay bridge token\`)` };
   const triggers = globs === undefined ? [] : globs.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
   const bad = triggers.find((g) => !isTriggerGlob(g));

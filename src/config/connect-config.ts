@@ -9,6 +9,7 @@ import { parseForwardHeader } from '../handoff/forward-request.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
+import { bridgeTokenProblem } from './bridge-settings.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
@@ -70,6 +71,11 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   if (!target.ok) problems.push(target.message);
   const token = flags.token ?? env.HOOKRELAY_CONNECT_TOKEN;
   if (!token) problems.push('--token is missing: give the bridge token the public hookrelay was given (its --bridge-token NAME:TOKEN), or set HOOKRELAY_CONNECT_TOKEN');
+  else {
+    const bad = bridgeTokenProblem(token);
+    if (bad) problems.push(`--token: ${bad}`);
+    if (flags.token !== undefined) warnings.push('--token is visible to every user of this machine in the process list; prefer HOOKRELAY_CONNECT_TOKEN');
+  }
   const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();
   if (!isSubscriberName(name)) problems.push(`--name: ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores (at most 64)`);
 

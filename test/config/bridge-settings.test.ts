@@ -1,8 +1,10 @@
-/** `--bridge-token NAME:TOKEN[:GLOB,GLOB]`: parsed strictly, and a refusal never repeats the token. */
+/** `--bridge-token NAME:TOKEN[:GLOB,GLOB]` and `connect --token`: parsed strictly, and a refusal never repeats the token. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBridgeToken } from '../../src/config/bridge-settings.js';
+import { resolveConnectConfig } from '../../src/config/connect-config.js';
 import { resolveListenConfig } from '../../src/config/listen-config.js';
+import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const TOKEN = 'Qm9vb29vb29vb29vb29vb29vb29vb29vb29vbG9uZw';
@@ -33,5 +35,45 @@ describe('HOOKRELAY_BRIDGE_TOKEN', () => {
     } finally {
       remove();
     }
+  });
+});
+
+describe('connect --token, checked before connecting', () => {
+  const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {
+    const { dir, remove } = tempDir();
+    try {
+      return resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), ...flags }, env);
+    } finally {
+      remove();
+    }
+  };
+
+  it('refuses a token the public side would refuse, without repeating it', () => {
+    const short = resolve({}, { HOOKRELAY_CONNECT_TOKEN: 'abc' });
+    expect(short).toEqual({ ok: false, problems: [expect.stringMatching(/^--token: it is 3 characters, and a bridge token has at least 32/)] });
+    const pasted = resolve({}, { HOOKRELAY_CONNECT_TOKEN: `laptop:${TOKEN}` });
+    expect(pasted).toEqual({ ok: false, problems: ['--token: a token holds no colon: give only the TOKEN part of NAME:TOKEN'] });
+    expect(JSON.stringify(pasted)).not.toContain(TOKEN.slice(0, 12));
+  });
+
+  it('warns that --token on the command line is in the process list, as --api-key does; not for the environment', () => {
+    const flag = resolve({ token: TOKEN });
+    expect(flag.ok && flag.warnings).toEqual(['--token is visible to every user of this machine in the process list; prefer HOOKRELAY_CONNECT_TOKEN']);
+    const env = resolve({}, { HOOKRELAY_CONNECT_TOKEN: TOKEN });
+    expect(env.ok && env.warnings).toEqual([]);
+  });
+});
+
+describe('hookrelay bridge token --name', () => {
+  it('refuses a name that listen --bridge-token would refuse, and prints NAME:TOKEN for a good one', async () => {
+    const bad = await runCli(['bridge', 'token', '--name', 'bad name']);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/--name: "bad name" must be letters, digits, dots, dashes or underscores, at most 31/);
+    const good = await runCli(['bridge', 'token', '--name', 'laptop']);
+    expect(good.code).toBe(0);
+    const line = good.stdout.trim();
+    expect(line).toMatch(/^laptop:[A-Za-z0-9_-]{43}$/);
+    expect(parseBridgeToken(line).ok).toBe(true);
   });
 });

@@ -11,6 +11,8 @@ import { resolveListenConfig } from '../../src/config/listen-config.js';
 import { makeSelfSigned } from '../tls/self-signed.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
+const BRIDGE_TOKEN = 'forward-settings-token-0123456789abcdefghij';
+
 const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
@@ -84,9 +86,9 @@ describe('--route', () => {
 
   it('works the same way on connect', () => {
     const dir = folder();
-    const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { token: 't', db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l', route: ['vendr.*=http://127.0.0.1:3001/', 'x y=http://127.0.0.1:1/'] }, {});
+    const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l', route: ['vendr.*=http://127.0.0.1:3001/', 'x y=http://127.0.0.1:1/'] }, { HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
     expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--route #2: .*"x y" is not a trigger glob/)] });
-    const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { token: 't', db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l' }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/' });
+    const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l' }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/', HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
     expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', url: 'http://127.0.0.1:3001/' }]);
     expect(ok.ok && ok.warnings).toEqual([expect.stringMatching(/matches no trigger of the catalogue/)]);
   });
@@ -175,7 +177,7 @@ describe('connect --bridge-ca', () => {
   it('is read for a wss:// bridge, refused by name when bad, and refused for ws://', () => {
     const dir = folder();
     const ca = makeSelfSigned(dir);
-    const flags = { token: 't', db: join(dir, 'l.db') };
+    const flags = { token: BRIDGE_TOKEN, db: join(dir, 'l.db') };
     const ok = resolveConnectConfig('wss://127.0.0.1:4002/bridge', { ...flags, bridgeCa: ca.certFile }, {});
     expect(ok.ok && ok.config.bridgeCa).toEqual({ pem: ca.cert.trim(), file: ca.certFile });
     const env = resolveConnectConfig('wss://127.0.0.1:4002/bridge', flags, { HOOKRELAY_BRIDGE_CA: join(dir, 'gone.pem') });
