@@ -241,7 +241,7 @@ function checkForward(resolved: Resolved, hasSecret: boolean, problems: string[]
 function consoleProblems(values: Record<string, unknown>, token: string | undefined): string[] {
   const problems: string[] = [];
   if (token !== undefined && token.length < 8) problems.push('--console-token: must be at least 8 characters');
-  if (values.console && values.port === values.consolePort && values.port !== 0) {
+  if (values.console && typeof values.port === 'number' && values.port === values.consolePort && values.port !== 0) {
     problems.push(`--console-port: the console needs its own port, not the receiver's (${String(values.port)}): a tunnel to the receiver must not expose the console`);
   }
   return problems;

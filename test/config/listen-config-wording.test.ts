@@ -30,4 +30,17 @@ describe('listen settings wording', () => {
     expect(result.ok && result.config.secrets[0]).toMatch(/^whsec_dev_[0-9a-f]{48}$/);
     expect(existsSync(join(dir, 'data'))).toBe(false);
   });
+
+  it('names each bad port once, with no third problem about the two being the same', () => {
+    const dir = folder();
+    for (const [port, consolePort] of [['abc', 'xyz'], ['99999', '99999']]) {
+      const result = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db'), port, consolePort }, env: {} });
+      expect(result.ok).toBe(false);
+      if (result.ok) continue;
+      expect(result.problems).toHaveLength(2);
+      expect(result.problems[0]).toMatch(/^--port/);
+      expect(result.problems[1]).toMatch(/^--console-port/);
+      expect(result.problems.join('\n')).not.toMatch(/its own port/);
+    }
+  });
 });
