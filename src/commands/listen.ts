@@ -4,10 +4,11 @@ import { useColor } from '../config/terminal.js';
 import { shellQuote } from '../core/shell-command.js';
 import { secretRedactor } from '../core/secret-hint.js';
 import { Option, type Command } from 'commander';
+import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
 import { buildApp, type AppHandle } from '../app/build-app.js';
 import { secretHint } from '../config/data-dir.js';
-import { resolveListenConfig, type ListenConfig } from '../config/listen-config.js';
+import { resolveListenConfig, type ListenConfig, type TlsPair } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
 import { redactPostgresUrl } from '../store/postgres/pg-url.js';
@@ -162,7 +163,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
       // A hint only, as everywhere a secret is shown: the terminal's output ends up in logs and CI.
       `  secret     development secret ${secretHint(config.secrets[0]!)} ${config.devSecret.created ? 'made now and ' : ''}kept in ${config.devSecret.file}`,
       `             (your app reads it from there: \`cat ${shellQuote(config.devSecret.file)}\`)`,
-      `             \`${sendCommand(app.receiverUrl, config.dbPath)}\` signs with it; pass --secret to use your own.`,
+      `             \`${sendCommand(app.receiverUrl, config.dbPath, config.tls)}\` signs with it; pass --secret to use your own.`,
     );
   } else if (config.secretSet) {
     lines.push(
@@ -192,7 +193,18 @@ function faultLines(app: AppHandle, config: ListenConfig): string[] {
 }
 
 /** The `send` that signs with this development secret: it finds the secret beside the database, so a custom --db goes with it. */
-function sendCommand(receiverUrl: string, dbPath: string): string {
+function sendCommand(receiverUrl: string, dbPath: string, tls: TlsPair | null | undefined): string {
   const db = resolve(dbPath) === resolve(DEFAULT_DB_PATH) ? '' : ` --db ${shellQuote(dbPath)}`;
-  return `npx hookrelay send --to ${shellQuote(receiverUrl)}${db}`;
+  // A self-signed certificate (a local --tls-cert) is trusted by no one: `send` needs it named.
+  const trust = tls && isSelfSigned(tls.cert) ? `NODE_EXTRA_CA_CERTS=${shellQuote(tls.certFile)} ` : '';
+  return `${trust}npx hookrelay send --to ${shellQuote(receiverUrl)}${db}`;
+}
+
+function isSelfSigned(pem: string): boolean {
+  try {
+    const cert = new X509Certificate(pem);
+    return cert.issuer === cert.subject;
+  } catch {
+    return false;
+  }
 }
