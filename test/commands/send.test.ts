@@ -53,6 +53,16 @@ describe('hookrelay send', () => {
     expect(Object.keys(body.data)).toEqual(['accessRequestId']);
   });
 
+  it('refuses a --to URL with credentials without printing them, and sends nothing', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    const url = s.url().replace('http://', 'http://ana:hunter2-password@');
+    const result = await send('--to', url, '--secret', SECRET, ...noDevSecret());
+    expect(result.exitCode).toBe(2);
+    expect(result.err).toContain('--to must not carry a user name or password');
+    expect(result.out + result.err).not.toContain('hunter2');
+    expect(s.arrivals).toHaveLength(0);
+  });
+
   it('names a mistyped flag as unknown, with a suggestion, and a missing --to as missing', async () => {
     const typo = await runCliProcess(['send', '--too', 'http://127.0.0.1:1/x']);
     expect(typo.code).not.toBe(0);
@@ -100,7 +110,7 @@ describe('send: the policy and failure handling flags', () => {
     const s = await serve(() => ({ status: 200 }));
     const result = await send('--to', s.url(), '--secret', SECRET, '--max-attempts', '11', ...noDevSecret());
     expect(result.exitCode).toBe(2);
-    expect(result.err).toContain('422 VALIDATION_ERROR');
+    expect(result.err).toContain('error: the service would refuse this setting (422 VALIDATION_ERROR); nothing was sent:');
     expect(result.err).toContain('retryPolicy.maxAttempts must be an integer from 1 to 10 (got 11)');
     expect(s.arrivals).toHaveLength(0);
   });
