@@ -99,9 +99,9 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
   try {
     // A busy port fails the start before anything is created: no data folder, database or secret.
     await assertPortsFree([
-      { port: config.port, host: config.host, code: 'EADDRINUSE', busy: `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port` },
-      ...(config.console ? [{ port: config.console.port, host: config.console.host, code: 'CONSOLE_PORT_IN_USE', busy: `console port ${config.console.port} on ${config.console.host} is already in use: pass --console-port, or --no-console` }] : []),
-      ...(config.bridge ? [{ port: config.bridge.port, host: config.bridge.host, code: 'BRIDGE_PORT_IN_USE', busy: `bridge port ${config.bridge.port} on ${config.bridge.host} is already in use: pass another --bridge-port` }] : []),
+      { port: config.port, host: config.host, code: 'EADDRINUSE', hostFlag: '--host', busy: `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port` },
+      ...(config.console ? [{ port: config.console.port, host: config.console.host, code: 'CONSOLE_PORT_IN_USE', hostFlag: '--console-host', busy: `console port ${config.console.port} on ${config.console.host} is already in use: pass --console-port, or --no-console` }] : []),
+      ...(config.bridge ? [{ port: config.bridge.port, host: config.bridge.host, code: 'BRIDGE_PORT_IN_USE', hostFlag: '--bridge-host', busy: `bridge port ${config.bridge.port} on ${config.bridge.host} is already in use: pass another --bridge-port` }] : []),
     ]);
     // One `listen` per SQLite file: a second relay over the same outbox would hand deliveries on twice.
     if (!deps.store && location.kind === 'sqlite') {

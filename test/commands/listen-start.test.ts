@@ -51,6 +51,15 @@ describe('listen at start', () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it('names --host when it is not an address of this machine, and creates nothing', async () => {
+    const data = join(dir(), 'never-made');
+    // 192.0.2.1 (TEST-NET-1, RFC 5737) is never an address of this machine.
+    const result = await runCli(['listen', '--host', '192.0.2.1', '--port', '0', '--no-console', '--db', join(data, 'hookrelay.db')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot start: --host 192.0.2.1: cannot listen there: not an address of this machine (EADDRNOTAVAIL)');
+    expect(existsSync(data)).toBe(false);
+  });
+
   it('two starts that each made a development secret for one data folder end up naming the same one', async () => {
     const data = join(dir(), 'shared');
     const file = join(data, 'dev-secret');
