@@ -19,6 +19,7 @@ import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
 import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, SIGNATURE_HEADER, type CapturedRequest } from './captured-request.js';
 import { collect, reportProblems } from './shared-options.js';
+import { unreadableBecause } from '../core/file-errors.js';
 
 interface VerifyFlags {
   signature?: string;
@@ -141,7 +142,7 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
     try {
       bytes = readFileSync(capture);
     } catch (err) {
-      problems.push(`cannot read ${capture}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      problems.push(`cannot read ${capture}: ${unreadableBecause(err)}`);
       return null;
     }
     const parsed = parseCapturedRequest(bytes);
@@ -176,7 +177,7 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
   try {
     body = flags.bodyFile !== undefined ? readFileSync(flags.bodyFile) : Buffer.from(flags.body!, 'utf8');
   } catch (err) {
-    problems.push(`cannot read ${flags.bodyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    problems.push(`cannot read ${flags.bodyFile}: ${unreadableBecause(err)}`);
     return null;
   }
   return { headers, body };

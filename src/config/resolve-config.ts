@@ -5,6 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { OptionSpec } from './option-specs.js';
+import { closestName } from '../core/closest-name.js';
+import { unreadableBecause } from '../core/file-errors.js';
 
 export const CONFIG_FILE = 'hookrelay.config.json';
 
@@ -33,8 +35,15 @@ export function readConfigFile(path: string, required: boolean, problems: string
     if (required) problems.push(`config file ${path}: not found`);
     return {};
   }
+  let text: string;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push(`config file ${path}: cannot read it (${unreadableBecause(err)})`);
+    return {};
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       problems.push(`config file ${path}: must hold a JSON object`);
       return {};
@@ -53,7 +62,9 @@ export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInput
   const file = readConfigFile(fileName, inputs.configFileRequired ?? false, problems);
   const known = new Set([...specs.map((s) => s.key), ...extraFileKeys]);
   for (const key of Object.keys(file)) {
-    if (!known.has(key)) problems.push(`config file ${fileName}: unknown key "${key}" (known: ${[...known].join(', ')})`);
+    if (known.has(key)) continue;
+    const meant = closestName(key, known);
+    problems.push(`config file ${fileName}: unknown key "${key}"${meant ? ` (did you mean "${meant}"?)` : ''} (known: ${[...known].join(', ')})`);
   }
 
   const values: Record<string, unknown> = {};

@@ -14,6 +14,7 @@ import { TRIGGER_CATALOGUE, isKnownTrigger, sampleData } from '../core/triggers.
 
 import { buildDelivery, deliveryFromRawBody, type OutgoingDelivery } from '../sender/build-request.js';
 import { integerOrText, policyFromFlags, type PolicyFlags } from '../sender/policy-options.js';
+import { unreadableBecause } from '../core/file-errors.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;
@@ -110,7 +111,7 @@ function prepareDeliveries(flags: SendFlags, count: number, random: RandomSource
     try {
       raw = readFileSync(flags.payload);
     } catch (err) {
-      return { ok: false, message: `cannot read --payload ${flags.payload}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+      return { ok: false, message: `cannot read --payload ${flags.payload}: ${unreadableBecause(err)}` };
     }
     const checked = deliveryFromRawBody(raw, flags.trigger);
     if (!checked.ok) return { ok: false, message: `--payload ${flags.payload}: ${checked.reason}` };

@@ -6,6 +6,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { unreadableBecause } from '../core/file-errors.js';
 
 /** A PEM file larger than this is not a certificate or a key (and is not read whole). */
 const MAX_PEM_BYTES = 1024 * 1024;
@@ -30,9 +31,7 @@ function readPem(flag: string, file: string): Read {
     if (stat.size > MAX_PEM_BYTES) return { ok: false, message: `${named}: ${stat.size} bytes is too large for a PEM file` };
     return { ok: true, text: readFileSync(file, 'utf8') };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not allowed to read it' : code === 'EISDIR' ? 'a folder, not a file' : (err as Error).message;
-    return { ok: false, message: `${named}: cannot read it (${why})` };
+    return { ok: false, message: `${named}: cannot read it (${unreadableBecause(err)})` };
   }
 }
 

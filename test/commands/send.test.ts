@@ -245,7 +245,7 @@ describe('send: what is sent', () => {
     [['--trigger', 'trustcenter.access_granted'], 'unknown trigger "trustcenter.access_granted"'],
     [['--data', '[1,2]'], '--data must be a JSON object'],
     [['--data', '{}', '--payload', 'x.json'], 'either --data or --payload'],
-    [['--payload', '/nonexistent/body.json'], 'cannot read --payload /nonexistent/body.json: ENOENT'],
+    [['--payload', '/nonexistent/body.json'], 'cannot read --payload /nonexistent/body.json: no such file'],
     [['--count', '0'], '--count must be an integer from 1 to 100000'],
     [['--concurrency', 'many'], '--concurrency must be an integer'],
     [['--time-scale', '-1'], '--time-scale must be a number >= 0'],

@@ -1,5 +1,5 @@
 /** What `listen` says about its settings: one problem per cause, no follow-on noise, no dev secret written while resolving. */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveListenConfig } from '../../src/config/listen-config.js';
@@ -42,5 +42,19 @@ describe('listen settings wording', () => {
       expect(result.problems[1]).toMatch(/^--console-port/);
       expect(result.problems.join('\n')).not.toMatch(/its own port/);
     }
+  });
+
+  it('says a config file is a folder, not that it is bad JSON, and suggests the key a typo meant', () => {
+    const dir = folder();
+    const folderAsFile = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db') }, env: {}, configFile: dir, configFileRequired: true });
+    expect(folderAsFile).toEqual({ ok: false, problems: [`config file ${dir}: cannot read it (a folder, not a file)`] });
+    const file = join(dir, 'hookrelay.config.json');
+    writeFileSync(file, JSON.stringify({ prot: 4000 }));
+    const typo = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db') }, env: {}, configFile: file, configFileRequired: true });
+    expect(typo.ok).toBe(false);
+    expect(!typo.ok && typo.problems[0]).toMatch(/^config file .*: unknown key "prot" \(did you mean "port"\?\) \(known: /);
+    writeFileSync(file, JSON.stringify({ zzzzzz: 1 }));
+    const far = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db') }, env: {}, configFile: file, configFileRequired: true });
+    expect(!far.ok && far.problems[0]).not.toMatch(/did you mean/);
   });
 });
