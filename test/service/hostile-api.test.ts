@@ -261,3 +261,14 @@ describe('cursors (spec 4.1)', () => {
     expect((await failure(read())).message).toMatch(/says hasMore but gives no cursor.nextCursor/);
   });
 });
+
+describe('a base URL without its version', () => {
+  it('says a 404 may come from an --api-url missing /v1, and only then', async () => {
+    server = await startHostile(() => apiError(404, 'NOT_FOUND', 'no route GET /webhooks'));
+    const listWith = (baseUrl: string) => failure(createWebhooksApi(createApiClient({ baseUrl, apiKey: KEY, sleep: async () => {} })).list());
+    const withoutV1 = await listWith(server.baseUrl.replace(/\/v1$/, ''));
+    expect(withoutV1.message).toMatch(/404 NOT_FOUND: no route GET \/webhooks.*; is --api-url the API's base URL\? It usually ends in \/v1 \(http:\/\/127\.0\.0\.1:\d+\/v1\)$/);
+    const withV1 = await listWith(server.baseUrl);
+    expect(withV1.message).not.toMatch(/ends in \/v1/);
+  });
+});
