@@ -29,7 +29,7 @@ const COMMANDS: Array<[name: string, register: Register]> = [
 
 export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = new Command('hookrelay')
-    .description('Receive, verify, store, relay and fake-fail the Compliance API\'s signed webhooks — and send them.')
+    .description('Receive, verify, store, relay and fake-fail the Compliance and Vendor-Risk API\'s signed webhooks — and send them.')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)

@@ -38,7 +38,7 @@ export function registerReconcileCommand(program: Command): void {
       .option('--webhook <id>', 'the webhook to reconcile')
       .option('--since <date>', 'only deliveries created at or after this ISO date-time')
       .option('--replay', 'ask the service to replay each missed delivery, and confirm each replay arrived')
-      .option('--confirm-timeout <duration>', 'how long to wait for each replay to arrive (default 60s)', '60s')
+      .option('--confirm-timeout <duration>', 'how long to wait for each replay to arrive', '60s')
       .option('--json', 'print the report as JSON')
       .option('--db <file>', 'SQLite file of listen (default .hookrelay/hookrelay.db); its folder keeps the resumable cursor [env HOOKRELAY_DB]')
       .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')

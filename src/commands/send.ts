@@ -116,5 +116,5 @@ function printHeading(settings: SendSettings, output: CommandOutput): void {
 function describePolicy(policy: RetryPolicy): string {
   if (!policy.enabled) return 'retries disabled (one attempt)';
   const backoff = policy.backoff === 'fixed' ? `fixed ${formatDuration(policy.initialDelaySeconds)}` : `exponential from ${formatDuration(policy.initialDelaySeconds)} ×4 ±20%`;
-  return `${policy.maxAttempts} attempts, ${backoff}, cap ${formatDuration(policy.maxDelaySeconds)}, retryOn ${policy.retryOn.join(',') || '(none)'}`;
+  return `${policy.maxAttempts} attempt${policy.maxAttempts === 1 ? '' : 's'}, ${backoff}, cap ${formatDuration(policy.maxDelaySeconds)}, retryOn ${policy.retryOn.join(',') || '(none)'}`;
 }
