@@ -85,6 +85,9 @@ export interface ConsoleConfig {
   token: string | null;
 }
 
+/** A secret shorter than this (after its `whsec_`) gets a warning: fine for a test, not for a receiver. */
+const WEAK_SECRET_LENGTH = 16;
+
 export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: string[] } | { ok: false; problems: string[] };
 
 /** Resolves and checks every setting; with no secret, makes or reads the development secret. */
@@ -117,6 +120,10 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   secrets.forEach((secret, i) => {
     if (secret.trim() !== secret) {
       warnings.push(`secret #${i + 1} has surrounding whitespace (a trailing newline from a file?); it is used exactly as given`);
+    }
+    // Below this, anyone can guess it, and its hint shows no tail to tell it apart (secret-hint.ts).
+    if (secret.replace(/^whsec_/, '').length < WEAK_SECRET_LENGTH) {
+      warnings.push(`secret #${i + 1} is short (${secret.length} characters): a signature made with it is easy to forge; the service's secrets are long and random`);
     }
   });
   const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);

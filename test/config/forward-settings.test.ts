@@ -28,7 +28,7 @@ function listen(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, fil
   const dir = folder();
   const configFile = join(dir, 'hookrelay.config.json');
   if (file) writeFileSync(configFile, JSON.stringify(file));
-  return resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db'), ...flags }, env, configFile });
+  return resolveListenConfig({ flags: { secret: ['whsec_forward_settings_0123456789'], db: join(dir, 'h.db'), ...flags }, env, configFile });
 }
 
 describe('--route', () => {

@@ -57,4 +57,12 @@ describe('listen settings wording', () => {
     const far = resolveListenConfig({ flags: { secret: ['whsec_x'], db: join(dir, 'h.db') }, env: {}, configFile: file, configFileRequired: true });
     expect(!far.ok && far.problems[0]).not.toMatch(/did you mean/);
   });
+
+  it('warns about a short secret, which a new user may type to try things, and not about a long one', () => {
+    const dir = folder();
+    const short = resolveListenConfig({ flags: { secret: ['short'], db: join(dir, 'h.db') }, env: {} });
+    expect(short.ok && short.warnings).toEqual(['secret #1 is short (5 characters): a signature made with it is easy to forge; the service\'s secrets are long and random']);
+    const long = resolveListenConfig({ flags: { secret: ['whsec_0123456789abcdef0123'], db: join(dir, 'h.db') }, env: {} });
+    expect(long.ok && long.warnings).toEqual([]);
+  });
 });
