@@ -15,6 +15,7 @@ import { redactPostgresUrl } from '../store/postgres/pg-url.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
+import { isAnyAddress } from '../runtime/hosts.js';
 
 export function registerListenCommand(program: Command): void {
   const command = program
@@ -135,6 +136,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   const lines = [
     'hookrelay is listening',
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
+    ...(isAnyAddress(config.host) ? [`             bound to ${config.host}: reachable on every network interface of this machine, not only here`] : []),
     config.storeUrl
       ? `  database   ${redactPostgresUrl(config.storeUrl)}   (PostgreSQL, shared by every instance on it)`
       : `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,

@@ -1,8 +1,13 @@
 /** Host names as they appear in URLs, and which ones stay on this machine. */
 
+/** The wildcard addresses: a listener bound there is reachable from other machines. */
+export function isAnyAddress(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
 /** The host part of a URL for a bound address (IPv6 in brackets; any-address shown as loopback). */
 export function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  if (isAnyAddress(host)) return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
 }
 

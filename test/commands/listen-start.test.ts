@@ -51,6 +51,25 @@ describe('listen at start', () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it('says in its banner when the receiver is bound to every interface, and not otherwise', async () => {
+    const bannerOf = async (host: string) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--host', host, '--port', '0', '--no-console', '--db', join(dir(), 'h.db')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      cleanups.push(() => child.kill('SIGKILL'));
+      let out = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('Waiting for deliveries')) resolve();
+        });
+        child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
+      });
+      child.kill('SIGKILL');
+      return out;
+    };
+    expect(await bannerOf('0.0.0.0')).toContain('bound to 0.0.0.0: reachable on every network interface of this machine');
+    expect(await bannerOf('127.0.0.1')).not.toContain('bound to');
+  }, 30_000);
+
   it('names --host when it is not an address of this machine, and creates nothing', async () => {
     const data = join(dir(), 'never-made');
     // 192.0.2.1 (TEST-NET-1, RFC 5737) is never an address of this machine.
