@@ -98,6 +98,10 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
     if (++relayed === n) allRelayed();
     if (FROM === 'fresh') offerNext();
   });
+  if (process.env.SPLIT) {
+    // The main thread alone on core 0: its profile is then not charged with the other threads' time.
+    for (const tid of readdirSync('/proc/self/task')) if (Number(tid) !== process.pid) execFileSync('taskset', ['-p', '-c', '1', tid], { stdio: 'ignore' });
+  }
   const session = profile ? new Session() : null;
   if (session) {
     session.connect();
@@ -108,10 +112,6 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
     }
-  }
-  if (process.env.SPLIT) {
-    // The main thread alone on core 0: its profile is then not charged with the other threads' time.
-    for (const tid of readdirSync('/proc/self/task')) if (Number(tid) !== process.pid) execFileSync('taskset', ['-p', '-c', '1', tid], { stdio: 'ignore' });
   }
   counting = true;
   const cpuBefore = process.cpuUsage();

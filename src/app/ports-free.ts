@@ -18,7 +18,8 @@ export interface WantedPort {
 
 /** Why a host cannot be listened on, by the bind's error code; null for other errors. */
 function badHost(code: string | undefined): string | null {
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'not an address, nor a name that resolves';
+  if (code === 'ENOTFOUND' || code === 'EAI_NONAME' || code === 'EAI_FAIL') return 'not an address, nor a name that resolves';
+  if (code === 'EAI_AGAIN') return 'the name could not be looked up now (no DNS?)';
   if (code === 'EADDRNOTAVAIL') return 'not an address of this machine';
   return null;
 }
@@ -31,7 +32,8 @@ export async function assertPortsFree(wanted: readonly WantedPort[]): Promise<vo
       probe.once('error', (err: NodeJS.ErrnoException) => {
         const why = badHost(err.code);
         if (err.code === 'EADDRINUSE') reject(Object.assign(new Error(want.busy), { code: want.code }));
-        else if (why) reject(Object.assign(new Error(`${want.hostFlag} ${want.host}: cannot listen there: ${why} (${err.code})`), { code: 'BAD_HOST' }));
+        // The bind's own code is kept: a library caller (hookrelay/testing) may test it.
+        else if (why) reject(Object.assign(new Error(`cannot listen on ${want.host} (${want.hostFlag}): ${why} (${err.code})`), { code: err.code }));
         else resolve(); // EACCES and the like: the real bind reports them in its own words
       });
       probe.listen(want.port, want.host, () => probe.close(() => resolve()));

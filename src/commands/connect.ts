@@ -95,7 +95,8 @@ export function registerBridgeCommand(program: Command): void {
     .option('--name <name>', 'print it as NAME:TOKEN, ready for --bridge-token')
     .action((flags: { name?: string }) => {
       if (flags.name !== undefined && !isBridgeTokenName(flags.name)) {
-        reportProblems([`--name: ${JSON.stringify(flags.name.slice(0, 64))} must be ${BRIDGE_TOKEN_NAME_RULE} (listen --bridge-token refuses any other NAME)`]);
+        // Not echoed: a token pasted here by mistake would be printed.
+        reportProblems([`--name must be ${BRIDGE_TOKEN_NAME_RULE} (listen --bridge-token refuses any other NAME)`]);
         process.exitCode = 2;
         return;
       }

@@ -136,7 +136,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   const lines = [
     'hookrelay is listening',
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
-    ...(isAnyAddress(config.host) ? [`             bound to ${config.host}: reachable on every network interface of this machine, not only here`] : []),
+    ...(isAnyAddress(config.host) ? [`             bound to ${config.host.includes(':') ? `[${config.host.replace(/^\[|\]$/g, '')}]` : config.host}: reachable on every network interface of this machine, not only here`] : []),
     config.storeUrl
       ? `  database   ${redactPostgresUrl(config.storeUrl)}   (PostgreSQL, shared by every instance on it)`
       : `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,

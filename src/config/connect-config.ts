@@ -73,7 +73,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   if (!token) problems.push('--token is missing: give the bridge token the public hookrelay was given (its --bridge-token NAME:TOKEN), or set HOOKRELAY_CONNECT_TOKEN');
   else {
     const bad = bridgeTokenProblem(token);
-    if (bad) problems.push(`--token: ${bad}`);
+    if (bad) problems.push(`${flags.token !== undefined ? '--token' : 'HOOKRELAY_CONNECT_TOKEN'}: ${bad}`);
     if (flags.token !== undefined) warnings.push('--token is visible to every user of this machine in the process list; prefer HOOKRELAY_CONNECT_TOKEN');
   }
   const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();

@@ -122,8 +122,9 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
       warnings.push(`secret #${i + 1} has surrounding whitespace (a trailing newline from a file?); it is used exactly as given`);
     }
     // Below this, anyone can guess it, and its hint shows no tail to tell it apart (secret-hint.ts).
-    if (secret.replace(/^whsec_/, '').length < WEAK_SECRET_LENGTH) {
-      warnings.push(`secret #${i + 1} is short (${secret.length} characters): a signature made with it is easy to forge; the service's secrets are long and random`);
+    const own = secret.replace(/^whsec_/, '').length;
+    if (own < WEAK_SECRET_LENGTH) {
+      warnings.push(`secret #${i + 1} is short (${own} characters${own === secret.length ? '' : ' after whsec_'}; use at least ${WEAK_SECRET_LENGTH}): a signature made with it is easy to forge; the service's secrets are long and random`);
     }
   });
   const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);

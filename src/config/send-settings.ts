@@ -172,7 +172,8 @@ function checkUrl(value: string | undefined): Result<string> {
     if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value: url.href };
     return { ok: false, message: `--to must be an http or https URL (got "${value}")` };
   } catch {
-    return { ok: false, message: `--to is not a URL (got "${value}")` };
+    // Whatever sits between "//" and "@" may be a password, even in a URL that does not parse.
+    return { ok: false, message: `--to is not a URL (got "${value.replace(/\/\/[^/?#]*@/, '//[redacted]@')}")` };
   }
 }
 

@@ -31,7 +31,7 @@ export function reportProblems(output: CommandOutput, problems: readonly FieldPr
     output.err(JSON.stringify(validationErrorEnvelope(problems, new Date(nowMs).toISOString()), null, 2));
   } else {
     // Said as what it is: these flags are refused here, as the service would refuse the same policy.
-    output.err(`error: the service would refuse ${problems.length === 1 ? 'this setting' : 'these settings'} (422 VALIDATION_ERROR); nothing was sent:`);
+    output.err(`error: the service would refuse ${problems.length === 1 ? 'this setting' : 'these settings'} (422 VALIDATION_ERROR):`);
     for (const p of problems) output.err(`  ${p.field} ${p.message}`);
   }
   process.exitCode = EXIT_USAGE;

@@ -184,7 +184,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return fail('BAD_RESPONSE', `${what}: the service answered ${got.status}, a redirect${typeof got.headers.location === 'string' ? ` to ${excerpt(got.headers.location, 200)}` : ''}: is --api-url the API's base URL (with /v1)? Redirects are not followed, so the key is never sent elsewhere`, got.status);
       }
       if (got.status >= 400 || got.status < 200) {
-        // A base URL without its version answers 404 for every path: say so, not only "no route".
+        // The base URL includes /v1 (spec, top and section 9): without it every path answers 404.
         const hint = got.status === 404 && !/\/v\d+$/.test(new URL(base).pathname) ? `; is --api-url the API's base URL? It usually ends in /v1 (${excerpt(base, 200)}/v1)` : '';
         if (parsed.envelope) return fail('API_ERROR', `${describeEnvelope(got.status, parsed.envelope)}${after}${hint}`, got.status, parsed.envelope);
         return fail('BAD_RESPONSE', `${what}: the service answered ${got.status} ${parsed.problem ?? 'without the API\'s error envelope (spec 7)'}${after}${hint}`, got.status);

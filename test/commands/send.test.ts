@@ -61,6 +61,10 @@ describe('hookrelay send', () => {
     expect(result.err).toContain('--to must not carry a user name or password');
     expect(result.out + result.err).not.toContain('hunter2');
     expect(s.arrivals).toHaveLength(0);
+    // Nor when the URL does not parse (a port out of range): the part before "@" is still blanked.
+    const unparseable = await send('--to', 'http://ana:hunter2@127.0.0.1:99999/x', '--secret', SECRET, ...noDevSecret());
+    expect(unparseable.exitCode).toBe(2);
+    expect(unparseable.err).toContain('--to is not a URL (got "http://[redacted]@127.0.0.1:99999/x")');
   });
 
   it('names a mistyped flag as unknown, with a suggestion, and a missing --to as missing', async () => {
@@ -110,7 +114,7 @@ describe('send: the policy and failure handling flags', () => {
     const s = await serve(() => ({ status: 200 }));
     const result = await send('--to', s.url(), '--secret', SECRET, '--max-attempts', '11', ...noDevSecret());
     expect(result.exitCode).toBe(2);
-    expect(result.err).toContain('error: the service would refuse this setting (422 VALIDATION_ERROR); nothing was sent:');
+    expect(result.err).toContain('error: the service would refuse this setting (422 VALIDATION_ERROR):');
     expect(result.err).toContain('retryPolicy.maxAttempts must be an integer from 1 to 10 (got 11)');
     expect(s.arrivals).toHaveLength(0);
   });

@@ -61,7 +61,9 @@ describe('listen settings wording', () => {
   it('warns about a short secret, which a new user may type to try things, and not about a long one', () => {
     const dir = folder();
     const short = resolveListenConfig({ flags: { secret: ['short'], db: join(dir, 'h.db') }, env: {} });
-    expect(short.ok && short.warnings).toEqual(['secret #1 is short (5 characters): a signature made with it is easy to forge; the service\'s secrets are long and random']);
+    expect(short.ok && short.warnings).toEqual(['secret #1 is short (5 characters; use at least 16): a signature made with it is easy to forge; the service\'s secrets are long and random']);
+    const prefixed = resolveListenConfig({ flags: { secret: ['whsec_0123456789'], db: join(dir, 'h.db') }, env: {} });
+    expect(prefixed.ok && prefixed.warnings).toEqual([expect.stringMatching(/^secret #1 is short \(10 characters after whsec_; use at least 16\)/)]);
     const long = resolveListenConfig({ flags: { secret: ['whsec_0123456789abcdef0123'], db: join(dir, 'h.db') }, env: {} });
     expect(long.ok && long.warnings).toEqual([]);
   });
