@@ -1,8 +1,8 @@
 /**
- * Before a start creates anything (data folder, database, lock), the fixed ports it needs are
- * tried: a busy port, or a host that is not this machine's, then fails the start with nothing left behind. A port
- * taken in the moment between this check and the real bind still fails the start, later, but
- * nothing is ever deleted to undo it.
+ * Before a start creates anything (data folder, database, lock), the ports it needs are tried: a
+ * busy port, or a host that is not this machine's, then fails the start with nothing left behind.
+ * A port taken in the moment between this check and the real bind still fails the start, later,
+ * but nothing is ever deleted to undo it.
  */
 import { createServer } from 'node:net';
 

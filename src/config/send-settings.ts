@@ -166,8 +166,8 @@ function checkUrl(value: string | undefined): Result<string> {
   if (value === undefined) return { ok: false, message: 'missing --to <url>: the receiver endpoint, e.g. --to http://127.0.0.1:4000/webhooks' };
   try {
     const url = new URL(value);
-    // The service sends no user name or password (an endpoint with them is refused, spec 2.11's
-    // emulator rule); undici would drop them silently. Never echoed: they are credentials.
+    // The service sends no user name or password (the emulator refuses an endpoint with them:
+    // src/core/emulator/webhook-body.ts); undici would drop them silently. Never echoed.
     if (url.username !== '' || url.password !== '') return { ok: false, message: '--to must not carry a user name or password: the service never sends them (credentials of a webhook go in its customHeaders)' };
     if (url.protocol === 'http:' || url.protocol === 'https:') return { ok: true, value: url.href };
     return { ok: false, message: `--to must be an http or https URL (got "${value}")` };
