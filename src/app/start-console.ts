@@ -11,7 +11,7 @@ import type { FaultRules } from '../faults/rules-controller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReplayResult } from '../relay/replay.js';
 import type { EventHub } from '../runtime/event-hub.js';
-import { isLoopbackHost, urlHost } from '../runtime/hosts.js';
+import { isAnyAddress, isLoopbackHost, urlHost } from '../runtime/hosts.js';
 import { VERSION } from '../runtime/version.js';
 import type { DeliveryStore } from '../store/store.js';
 
@@ -110,6 +110,6 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
   }
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
-  const host = isLoopbackHost(settings.host) || settings.host === '0.0.0.0' || settings.host === '::' ? 'localhost' : urlHost(settings.host);
+  const host = isLoopbackHost(settings.host) || isAnyAddress(settings.host) ? 'localhost' : urlHost(settings.host);
   return { server, metrics, token, url: `http://${host}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}` };
 }

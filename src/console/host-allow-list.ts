@@ -5,12 +5,12 @@
  * by another local app (another port) is a foreign origin.
  */
 
-import { isLoopbackHost } from '../runtime/hosts.js';
+import { isAnyAddress, isLoopbackHost } from '../runtime/hosts.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 function isWildcard(host: string): boolean {
-  return host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';
+  return host === '' || isAnyAddress(host);
 }
 
 function bracketIfIpv6(host: string): string {

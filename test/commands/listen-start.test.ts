@@ -1,17 +1,15 @@
 /** What `listen` leaves and says at start: nothing after a failed start; a banner whose send command works as printed. */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { testListenConfig } from '../helpers/listen-config.js';
+import { startListenBanner } from '../helpers/listen-process.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -53,18 +51,9 @@ describe('listen at start', () => {
 
   it('says in its banner when the receiver is bound to every interface, and not otherwise', async () => {
     const bannerOf = async (host: string) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--host', host, '--port', '0', '--no-console', '--db', join(dir(), 'h.db')], { stdio: ['ignore', 'pipe', 'pipe'] });
-      cleanups.push(() => child.kill('SIGKILL'));
-      let out = '';
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes('Waiting for deliveries')) resolve();
-        });
-        child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
-      });
+      const { child, banner } = await startListenBanner(['--host', host, '--port', '0', '--no-console', '--db', join(dir(), 'h.db')], (kill) => cleanups.push(kill));
       child.kill('SIGKILL');
-      return out;
+      return banner;
     };
     expect(await bannerOf('0.0.0.0')).toContain('bound to 0.0.0.0: reachable on every network interface of this machine');
     expect(await bannerOf('127.0.0.1')).not.toContain('bound to');
@@ -100,16 +89,7 @@ describe('listen at start', () => {
 
   it('prints a send command that carries a custom --db, and keeps the secret it names', async () => {
     const db = join(dir(), 'custom place', 'x.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'listen', '--port', '0', '--console-port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
-    cleanups.push(() => child.kill('SIGKILL'));
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Waiting for deliveries')) resolve();
-      });
-      child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
-    });
+    const { banner: out } = await startListenBanner(['--port', '0', '--console-port', '0', '--db', db], (kill) => cleanups.push(kill));
     const receiver = /POST (http:\/\/\S+)/.exec(out)![1]!;
     expect(out).toContain(`\`npx hookrelay send --to ${receiver} --db '${db}'\` signs with it`);
     // The banner names the secret by its hint and its file, never in full (its output ends up in logs).

@@ -33,3 +33,21 @@ export async function startListenProcess(args: string[], env: NodeJS.ProcessEnv 
   });
   return { child, url, output: () => out, exited };
 }
+
+/**
+ * Runs `hookrelay listen` with its terminal banner (the pretty format) and resolves once the banner
+ * is out, with the process and everything it printed; the caller kills it (`cleanup` receives the kill).
+ */
+export async function startListenBanner(args: string[], cleanup: (kill: () => void) => void): Promise<{ child: ChildProcess; banner: string }> {
+  const child = spawn(process.execPath, [...cliEntry(), 'listen', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  cleanup(() => child.kill('SIGKILL'));
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Waiting for deliveries')) resolve();
+    });
+    child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
+  });
+  return { child, banner: out };
+}

@@ -3,10 +3,9 @@
  * printed. It names the certificate for Node to trust (NODE_EXTRA_CA_CERTS); without it, send's
  * every attempt failed as "could not connect" (found by a new-user pass).
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { cliEntry } from '../helpers/cli-entry.js';
+import { startListenBanner } from '../helpers/listen-process.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeSelfSigned } from './self-signed.js';
@@ -21,16 +20,7 @@ it('prints a send command that trusts the self-signed certificate, and that comm
   cleanups.push(remove);
   const tls = makeSelfSigned(dir);
   const db = join(dir, 'h.db');
-  const child = spawn(process.execPath, [...cliEntry(), 'listen', '--port', '0', '--no-console', '--db', db, '--tls-cert', tls.certFile, '--tls-key', tls.keyFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Waiting for deliveries')) resolve();
-    });
-    child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
-  });
+  const { banner: out } = await startListenBanner(['--port', '0', '--no-console', '--db', db, '--tls-cert', tls.certFile, '--tls-key', tls.keyFile], (kill) => cleanups.push(kill));
   const suggested = /`NODE_EXTRA_CA_CERTS=(\S+) npx hookrelay send --to (https:\/\/\S+) --db (\S+)` signs with it/.exec(out);
   expect(suggested, out).not.toBeNull();
   const [, caFile, url, dbArg] = suggested!;
