@@ -15,7 +15,7 @@ import {
   type PruneResult,
 } from '../store.js';
 import { checkBridgeCursorArgs } from '../bridge-cursors.js';
-import { createDeadlineSweeper, type Deadline } from '../../runtime/deadline-sweeper.js';
+import { createTicketQueue } from '../../runtime/ticket-queue.js';
 import { openDatabase } from './open-database.js';
 import { createWalFramesCell } from './wal-frames.js';
 import type { PruneChunk } from './prune-chunk.js';
@@ -54,7 +54,13 @@ export interface SqliteStore extends DeliveryStore {
   probe: NonNullable<DeliveryStore['probe']>;
 }
 
-type Waiter = Deadline & { resolve: (r: WriteResult) => void };
+/** A write sent to the writer thread and not answered yet. */
+interface Waiter {
+  ticket: number;
+  /** performance.now() time past which it is answered as unavailable. */
+  at: number;
+  resolve: (r: WriteResult) => void;
+}
 
 export async function createSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
   const file = resolve(path);
@@ -68,7 +74,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     transferList: [channel.port2],
   });
   const port = channel.port1;
-  const waiters = new Map<number, Waiter>();
+  const waiters = createTicketQueue<Waiter>();
   let writerDead: string | null = null;
   let closedResolve: (() => void) | null = null;
 
@@ -125,7 +131,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   function failAll(reason: string): void {
     writerDead ??= reason;
-    for (const ticket of [...waiters.keys()]) settle({ ticket, ok: false, error: reason });
+    for (const waiter of waiters.takeAll()) answer(waiter, { ticket: waiter.ticket, ok: false, error: reason });
   }
 
   function settleAll(results: WriteResults): void {
@@ -141,16 +147,29 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   }
 
   function settle(result: WriteResult): void {
-    const waiter = waiters.get(result.ticket);
-    if (!waiter) return; // already answered as timed out
-    waiters.delete(result.ticket);
-    deadlines.unwatch(waiter);
+    const waiter = waiters.take(result.ticket);
+    if (waiter) answer(waiter, result); // else already answered as timed out
+  }
+
+  function answer(waiter: Waiter, result: WriteResult): void {
     if (waiters.size === 0) port.unref();
     waiter.resolve(result);
   }
 
-  // One timer for every write in flight, not one per write.
-  const deadlines = createDeadlineSweeper(Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4))));
+  // One timer for every write in flight, not one per write; only the oldest can be due. It fires
+  // up to a quarter of the timeout late, and stops at a tick that finds nothing in flight.
+  const sweepEveryMs = Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4)));
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = performance.now();
+    for (let due = waiters.takeDue(now); due; due = waiters.takeDue(now)) {
+      answer(due, { ticket: due.ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` });
+    }
+    if (waiters.size === 0) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
 
   // Requests of one event-loop turn travel to the writer in one message.
   let nextTicket = 1;
@@ -168,15 +187,13 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     request.ticket = ticket;
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
-      const waiter: Waiter = {
-        resolve: resolveWrite,
-        at: performance.now() + writeTimeoutMs,
-        watched: false,
-        expire: () => settle({ ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` }),
-      };
-      waiters.set(ticket, waiter);
-      deadlines.watch(waiter);
+      waiters.add({ ticket, at: performance.now() + writeTimeoutMs, resolve: resolveWrite });
       if (waiters.size === 1) port.ref();
+      if (!sweeper) {
+        sweeper = setInterval(sweep, sweepEveryMs);
+        // What the write waits on (the writer's port) keeps the process alive, not the timer.
+        sweeper.unref();
+      }
       if (outgoing.length === 0) setImmediate(flush);
       outgoing.push(request);
     });
