@@ -379,22 +379,28 @@ async function consoles(work: string): Promise<void> {
   const hook = await startServer([...args, '--console-port', String(consolePort)], port, '/webhooks');
   const none: number[] = [];
   const ten: number[] = [];
-  let slowResult: { load: Load; clients: { messages: number; droppedByServer: number } } | null = null;
+  // The console that never reads is measured in the same alternating rounds as the others (a
+  // single round after them moved with the machine by ±20%); a fresh one each round.
+  const slow: number[] = [];
+  let slowDropped = 0;
   await load(hook.url, 1500, CONNECTIONS);
   for (let round = 1; round <= ROUNDS; round++) {
     const n = await load(hook.url, ROUND_MS, CONNECTIONS);
     const t = await withConsoleClients(hook.url, consolePort, 10, 'normal');
+    const s = await withConsoleClients(hook.url, consolePort, 1, 'slow');
     none.push(n.rps);
     ten.push(t.load.rps);
-    say(`  round ${round}: no console ${fmt(n.rps)} req/s | 10 consoles ${fmt(t.load.rps)} req/s (${t.clients.messages} feed messages read)`);
+    slow.push(s.load.rps);
+    if (s.clients.droppedByServer > 0) slowDropped++;
+    say(`  round ${round}: no console ${fmt(n.rps)} req/s | 10 consoles ${fmt(t.load.rps)} req/s (${t.clients.messages} feed messages read) | one console that never reads ${fmt(s.load.rps)} req/s (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
   }
-  slowResult = await withConsoleClients(hook.url, consolePort, 1, 'slow');
-  say(`  one console that never reads: ${fmt(slowResult.load.rps)} req/s; dropped by the server: ${slowResult.clients.droppedByServer ? 'yes' : 'no'}`);
   const rss = hook.peakRssMb();
   await hook.stop();
   const ratio = median(ten) / median(none);
+  const slowRatio = median(slow) / median(none);
+  const allDropped = slowDropped === ROUNDS;
   rows.push({ measure: '10 connected consoles vs none', result: `${fmt(ratio, 2)}× (${fmt(median(ten))} vs ${fmt(median(none))} req/s)`, target: '≥ 0.95×', met: ratio >= 0.95 });
-  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${fmt(slowResult.load.rps / median(none), 2)}×, ${slowResult.clients.droppedByServer ? 'dropped' : 'NOT dropped'} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowResult.load.rps / median(none) >= 0.9 && slowResult.clients.droppedByServer > 0 });
+  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${fmt(slowRatio, 2)}× (${fmt(median(slow))} req/s), ${allDropped ? 'dropped' : `dropped in ${slowDropped} of ${ROUNDS} rounds`} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowRatio >= 0.9 && allDropped });
 }
 
 async function coldStart(work: string): Promise<void> {
