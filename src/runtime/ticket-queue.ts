@@ -26,6 +26,8 @@ export interface TicketQueue<T extends Ticketed> {
   take(ticket: number): T | undefined;
   /** Removes and returns the oldest entry when its deadline is at or before `now`. */
   takeDue(now: number): T | undefined;
+  /** The oldest entry, left in place. */
+  oldest(): T | undefined;
   /** Removes and returns every entry, oldest first. */
   takeAll(): T[];
   /** The entries held, oldest first (a copy). */
@@ -65,6 +67,15 @@ export function createTicketQueue<T extends Ticketed>(): TicketQueue<T> {
     return entry;
   };
 
+  const values = (): T[] => {
+    const out: T[] = [];
+    for (let p = head; p < end; p++) {
+      const entry = slots[p & mask];
+      if (entry !== undefined) out.push(entry);
+    }
+    return out;
+  };
+
   return {
     add(entry) {
       if (end - head === slots.length) grow();
@@ -87,20 +98,14 @@ export function createTicketQueue<T extends Ticketed>(): TicketQueue<T> {
       const oldest = slots[head & mask]!;
       return oldest.at <= now ? removeAt(head) : undefined;
     },
+    oldest: () => (size === 0 ? undefined : slots[head & mask]),
     takeAll() {
-      const all = this.values();
+      const all = values();
       slots.fill(undefined);
       head = end = size = 0;
       return all;
     },
-    values() {
-      const out: T[] = [];
-      for (let p = head; p < end; p++) {
-        const entry = slots[p & mask];
-        if (entry !== undefined) out.push(entry);
-      }
-      return out;
-    },
+    values,
     get size() {
       return size;
     },

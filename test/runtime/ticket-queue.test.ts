@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createTicketQueue, type Ticketed } from '../../src/runtime/ticket-queue.js';
 
@@ -50,6 +52,26 @@ describe('createTicketQueue', () => {
     for (let t = 1; t <= 40; t++) expect(queue.take(t)?.ticket).toBe(t);
     for (let t = 51; t <= 400; t++) queue.add(entry(t));
     expect(queue.values().map((e) => e.ticket)).toEqual(Array.from({ length: 360 }, (_, i) => i + 41));
+  });
+
+  it('holds nothing it gave back: taken entries, and those of a ring it outgrew, can be collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const queue = createTicketQueue<Ticketed & { payload: number[] }>();
+    const refs: Array<WeakRef<object>> = [];
+    // 200 entries: the ring grows twice on the way; all but the last are taken, in and out of order.
+    for (let t = 1; t <= 200; t++) {
+      const e = { ticket: t, at: t, payload: new Array<number>(100).fill(t) };
+      refs.push(new WeakRef(e));
+      queue.add(e);
+    }
+    for (let t = 199; t >= 100; t--) queue.take(t);
+    for (let t = 1; t < 100; t++) queue.takeDue(1e9);
+    expect(queue.values().map((e) => e.ticket)).toEqual([200]);
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(refs.slice(0, 199).filter((r) => r.deref() !== undefined)).toHaveLength(0);
+    expect(refs[199]!.deref()).toBeDefined();
   });
 
   it('agrees with a Map under any mix of adds, takes and due takes', () => {

@@ -75,6 +75,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   });
   const port = channel.port1;
   const waiters = createTicketQueue<Waiter>();
+  let closing: Promise<void> | null = null;
   let writerDead: string | null = null;
   let closedResolve: (() => void) | null = null;
 
@@ -152,23 +153,28 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   }
 
   function answer(waiter: Waiter, result: WriteResult): void {
-    if (waiters.size === 0) port.unref();
+    // While closing, the port stays referenced until the writer says it closed.
+    if (waiters.size === 0 && !closing) port.unref();
     waiter.resolve(result);
   }
 
-  // One timer for every write in flight, not one per write; only the oldest can be due. It fires
-  // up to a quarter of the timeout late, and stops at a tick that finds nothing in flight.
-  const sweepEveryMs = Math.max(5, Math.min(250, Math.floor(writeTimeoutMs / 4)));
+  // One timer for every write in flight, set for the oldest one's deadline: only the oldest can be
+  // due. Under steady intake the oldest is answered long before, so the timer fires about once per
+  // write timeout, finds nothing due and is set again for the oldest then.
   let sweeper: NodeJS.Timeout | undefined;
+  const armSweeper = (at: number) => {
+    sweeper = setTimeout(sweep, Math.max(0, at - performance.now()));
+    // What the write waits on (the writer's port) keeps the process alive, not the timer.
+    sweeper.unref();
+  };
   const sweep = () => {
+    sweeper = undefined;
     const now = performance.now();
     for (let due = waiters.takeDue(now); due; due = waiters.takeDue(now)) {
       answer(due, { ticket: due.ticket, ok: false, error: `not committed within ${writeTimeoutMs} ms` });
     }
-    if (waiters.size === 0) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
+    const oldest = waiters.oldest();
+    if (oldest) armSweeper(oldest.at);
   };
 
   // Requests of one event-loop turn travel to the writer in one message.
@@ -187,19 +193,15 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     request.ticket = ticket;
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
-      waiters.add({ ticket, at: performance.now() + writeTimeoutMs, resolve: resolveWrite });
+      const at = performance.now() + writeTimeoutMs;
+      waiters.add({ ticket, at, resolve: resolveWrite });
       if (waiters.size === 1) port.ref();
-      if (!sweeper) {
-        sweeper = setInterval(sweep, sweepEveryMs);
-        // What the write waits on (the writer's port) keeps the process alive, not the timer.
-        sweeper.unref();
-      }
+      if (!sweeper) armSweeper(at);
       if (outgoing.length === 0) setImmediate(flush);
       outgoing.push(request);
     });
   }
 
-  let closing: Promise<void> | null = null;
 
   async function op(name: StoreOpName, ...args: unknown[]): Promise<number> {
     const result = await write({ kind: 'op', ticket: 0, name, args });
