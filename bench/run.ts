@@ -385,9 +385,16 @@ async function consoles(work: string): Promise<void> {
   let slowDropped = 0;
   await load(hook.url, 1500, CONNECTIONS);
   for (let round = 1; round <= ROUNDS; round++) {
-    const n = await load(hook.url, ROUND_MS, CONNECTIONS);
-    const t = await withConsoleClients(hook.url, consolePort, 10, 'normal');
-    const s = await withConsoleClients(hook.url, consolePort, 1, 'slow');
+    // The order turns each round, so no case always runs first or on the fullest database.
+    const measure = {
+      none: () => load(hook.url, ROUND_MS, CONNECTIONS).then((l) => ({ load: l, clients: { messages: 0, droppedByServer: 0 } })),
+      ten: () => withConsoleClients(hook.url, consolePort, 10, 'normal'),
+      slow: () => withConsoleClients(hook.url, consolePort, 1, 'slow'),
+    };
+    const order = (['none', 'ten', 'slow'] as const).map((_, i, all) => all[(i + round - 1) % all.length]!);
+    const got: Partial<Record<keyof typeof measure, Awaited<ReturnType<typeof measure.ten>>>> = {};
+    for (const name of order) got[name] = await measure[name]();
+    const [n, t, s] = [got.none!.load, got.ten!, got.slow!];
     none.push(n.rps);
     ten.push(t.load.rps);
     slow.push(s.load.rps);
