@@ -17,6 +17,12 @@
  *   to the app (argv[5]) re-signed, through undici on 16 kept-alive connections; the job marked
  *   done, with the app's status, in a later group commit. No retries, no kept answer, no log line,
  *   no routes: a hand-off can only cost hookrelay more than this.
+ * - `relay-kept`: the relay floor plus what every try must keep and send by issue 13 and
+ *   docs/relay.md, still without a log line, routes, retries' timing or events: the delivery's
+ *   `x-service-*` headers and the hookrelay marks sent with it (11 headers, as hookrelay sends),
+ *   the answer kept (its header lines and the first 4 KiB of its body) in a try row indexed by
+ *   delivery, and the job's state, tries and next time under the partial index by which a
+ *   retrying outbox finds what is due. So it prices the records, apart from hookrelay's own code.
  */
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -34,11 +40,12 @@ else writer();
 
 async function serve(): Promise<void> {
   const [, , portArg, mode = 'verify', dbPath = '', appUrl = ''] = process.argv;
-  const relay = mode === 'relay';
+  const kept = mode === 'relay-kept';
+  const relay = mode === 'relay' || kept;
   const schema = mode === 'schema' || relay;
-  const store = mode === 'store' || schema ? startWriter(dbPath, schema, relay) : null;
+  const store = mode === 'store' || schema ? startWriter(dbPath, schema, relay, kept) : null;
   if (store) await store.ready;
-  const handOff = relay && store ? startHandOff(appUrl, store.done) : null;
+  const handOff = relay && store ? startHandOff(appUrl, store.done, kept) : null;
 
   const app = Fastify({ logger: false });
   app.removeAllContentTypeParsers();
@@ -50,7 +57,7 @@ async function serve(): Promise<void> {
     const envelope = JSON.parse(body.toString('utf8')) as { id: string };
     if (store) {
       const seq = await store.insert(envelope.id, body, schema ? headerLines(request.raw.rawHeaders) : '');
-      if (handOff && seq > 0) handOff(seq, body);
+      if (handOff && seq > 0) handOff(seq, body, request.raw.rawHeaders);
     }
     return reply.code(200).send('{"success":true}');
   });
@@ -67,44 +74,80 @@ function headerLines(raw: string[]): string {
   return out;
 }
 
-/** A delivery to insert, or (ticket 0) a relay job's outcome: [0, seq, status]. */
-type Row = [ticket: number, id: string, body: Uint8Array, headers: string, receivedAt: number] | [ticket: 0, seq: number, status: number];
+/** A delivery to insert, or (ticket 0) a relay job's outcome: [0, seq, status] (with what the try keeps in relay-kept mode). */
+type Row =
+  | [ticket: number, id: string, body: Uint8Array, headers: string, receivedAt: number]
+  | [ticket: 0, seq: number, status: number, kept?: KeptTry];
+
+/** What one try keeps (relay-kept mode): its times, the answer's header lines, the start of its body. */
+interface KeptTry {
+  startedAt: number;
+  finishedAt: number;
+  headerLines: number;
+  headers: string;
+  body: Uint8Array;
+  bodyBytes: number;
+}
+
+const KEPT_BODY_BYTES = 4096;
 
 /**
  * The hand-off: each committed delivery POSTed to the app at once, re-signed, its outcome sent to
  * the writer. Undici queues what 16 connections cannot take yet.
  */
-function startHandOff(appUrl: string, done: (seq: number, status: number) => void): (seq: number, body: Buffer) => void {
+function startHandOff(appUrl: string, done: (seq: number, status: number, kept?: KeptTry) => void, keep: boolean): (seq: number, body: Buffer, received: string[]) => void {
   const url = new URL(appUrl);
   const pool = new Pool(url.origin, { connections: 16 });
-  return (seq, body) => {
-    const t = Math.floor(Date.now() / 1000);
+  return (seq, body, received) => {
+    const startedAt = Date.now();
+    const t = Math.floor(startedAt / 1000);
     const v1 = createHmac('sha256', SECRET).update(`${t}.`).update(body).digest('hex');
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${v1}` };
+    if (keep) {
+      for (let i = 0; i + 1 < received.length; i += 2) {
+        const name = received[i]!.toLowerCase();
+        if (name.startsWith('x-service-') && name !== 'x-service-signature') headers[name] = received[i + 1]!;
+      }
+      headers['user-agent'] = 'hookrelay-relay/1';
+      headers['x-hookrelay-relayed'] = 'true';
+      headers['x-hookrelay-relay-try'] = '1';
+      headers['x-hookrelay-replay'] = 'false';
+      headers['x-hookrelay-received-at'] = new Date(startedAt).toISOString();
+    }
     let status = 0;
+    let answerHeaders: string[] = [];
+    let kept: Uint8Array = new Uint8Array(0);
+    let seen = 0;
+    const finish = () => {
+      if (!keep) return done(seq, status);
+      const lines: Array<[string, string]> = [];
+      for (let i = 0; i + 1 < answerHeaders.length; i += 2) lines.push([answerHeaders[i]!, answerHeaders[i + 1]!]);
+      done(seq, status, { startedAt, finishedAt: Date.now(), headerLines: lines.length, headers: JSON.stringify(lines), body: kept, bodyBytes: seen });
+    };
     pool.dispatch(
-      { origin: url.origin, path: url.pathname, method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': `t=${t},v1=${v1}` } },
+      { origin: url.origin, path: url.pathname, method: 'POST', body, headers },
       {
         onRequestStart() {},
-        onResponseStart(_c, statusCode) {
+        onResponseStart(c, statusCode) {
           status = statusCode;
+          if (keep) answerHeaders = ((c as { rawHeaders?: Buffer[] }).rawHeaders ?? []).map((b) => b.toString('latin1'));
         },
-        onResponseData() {},
-        onResponseEnd() {
-          done(seq, status);
+        onResponseData(_c, chunk) {
+          if (keep && kept.length < KEPT_BODY_BYTES) kept = Buffer.concat([kept, chunk.subarray(0, KEPT_BODY_BYTES - kept.length)]);
+          seen += chunk.length;
         },
-        onResponseError() {
-          done(seq, status);
-        },
+        onResponseEnd: finish,
+        onResponseError: finish,
       },
     );
   };
 }
 
 /** The main thread's side: rows of one event-loop turn go to the writer in one message. */
-function startWriter(path: string, schema: boolean, relay: boolean) {
+function startWriter(path: string, schema: boolean, relay: boolean, kept: boolean) {
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   const channel = new MessageChannel();
-  new Worker(fileURLToPath(import.meta.url), { workerData: { path, port: channel.port2, schema, relay }, transferList: [channel.port2] });
+  new Worker(fileURLToPath(import.meta.url), { workerData: { path, port: channel.port2, schema, relay, kept }, transferList: [channel.port2] });
   const port = channel.port1;
   const waiting = new Map<number, (seq: number) => void>();
   let next = 1;
@@ -126,9 +169,9 @@ function startWriter(path: string, schema: boolean, relay: boolean) {
   };
   return {
     ready,
-    done(seq: number, status: number): void {
+    done(seq: number, status: number, kept?: KeptTry): void {
       if (outgoing.length === 0) setImmediate(flush);
-      outgoing.push([0, seq, status]);
+      outgoing.push(kept ? [0, seq, status, kept] : [0, seq, status]);
     },
     insert(id: string, body: Buffer, headers: string): Promise<number> {
       return new Promise((resolve) => {
@@ -144,7 +187,7 @@ function startWriter(path: string, schema: boolean, relay: boolean) {
 
 /** The writer thread: everything queued while a commit ran goes into the next one. */
 function writer(): void {
-  const { path, port, schema, relay } = workerData as { path: string; port: MessagePort; schema: boolean; relay: boolean };
+  const { path, port, schema, relay, kept } = workerData as { path: string; port: MessagePort; schema: boolean; relay: boolean; kept: boolean };
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -157,12 +200,27 @@ function writer(): void {
     const insertDelivery = db.prepare('INSERT INTO deliveries (id, received_at, headers, raw_body) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
     const insertAttempt = db.prepare('INSERT INTO attempts (delivery_seq, delivery_id, received_at, outcome, status) VALUES (?, ?, ?, ?, 200)');
     // The outbox, named as hookrelay's so the bench's drain check reads both.
-    if (relay) db.exec("CREATE TABLE relay_jobs (delivery_seq INTEGER PRIMARY KEY, state TEXT NOT NULL, status INTEGER)");
-    const insertJob = relay ? db.prepare("INSERT INTO relay_jobs (delivery_seq, state) VALUES (?, 'pending')") : null;
-    const finishJob = relay ? db.prepare("UPDATE relay_jobs SET state = 'done', status = ? WHERE delivery_seq = ?") : null;
+    if (relay && !kept) db.exec("CREATE TABLE relay_jobs (delivery_seq INTEGER PRIMARY KEY, state TEXT NOT NULL, status INTEGER)");
+    if (kept) {
+      db.exec(`
+        CREATE TABLE relay_jobs (delivery_seq INTEGER PRIMARY KEY, state TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL, status INTEGER);
+        CREATE INDEX relay_jobs_due ON relay_jobs(next_at) WHERE state = 'pending';
+        CREATE TABLE relay_tries (seq INTEGER PRIMARY KEY, delivery_seq INTEGER NOT NULL, try INTEGER NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER NOT NULL,
+          status INTEGER, answer_header_lines INTEGER, answer_headers TEXT, answer_body BLOB, answer_body_bytes INTEGER);
+        CREATE INDEX relay_tries_by_delivery ON relay_tries(delivery_seq)`);
+    }
+    const insertJob = relay ? db.prepare(kept ? "INSERT INTO relay_jobs (delivery_seq, state, next_at) VALUES (?, 'pending', unixepoch('subsec') * 1000)" : "INSERT INTO relay_jobs (delivery_seq, state) VALUES (?, 'pending')") : null;
+    const finishJob = relay
+      ? db.prepare(kept ? "UPDATE relay_jobs SET state = 'done', status = ?, tries = tries + 1 WHERE delivery_seq = ? AND state = 'pending'" : "UPDATE relay_jobs SET state = 'done', status = ? WHERE delivery_seq = ?")
+      : null;
+    const insertTry = kept
+      ? db.prepare('INSERT INTO relay_tries (delivery_seq, try, started_at, finished_at, status, answer_header_lines, answer_headers, answer_body, answer_body_bytes) VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?)')
+      : null;
     commit = db.transaction((rows: Row[], answers: number[]) => {
       for (const row of rows) {
         if (row[0] === 0) {
+          const t = row[3] as KeptTry | undefined;
+          if (t && insertTry) insertTry.run(row[1], t.startedAt, t.finishedAt, row[2], t.headerLines, t.headers, t.body, t.bodyBytes);
           finishJob!.run(row[2], row[1]);
           continue;
         }
