@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
 import { VERSION } from './runtime/version.js';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help, type Option } from 'commander';
 type Register = (program: Command) => Promise<unknown>;
 
 /**
@@ -33,10 +33,19 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
+    // A default given as text shows as written, `(default: 1)`, like the defaults spelled out in
+    // descriptions, not JSON-quoted as `(default: "1")`.
+    .configureHelp({ optionDescription: describeOption })
     .exitOverride(); // inherited by every command registered below
   const named = COMMANDS.find(([name]) => name === argv[2]);
   for (const [, register] of named ? [named] : COMMANDS) await register(program);
   return program;
+}
+
+function describeOption(this: Help, option: Option): string {
+  const { defaultValue } = option;
+  if (typeof defaultValue === 'string' && defaultValue !== '' && !/\s/.test(defaultValue)) option.defaultValueDescription ??= defaultValue;
+  return Help.prototype.optionDescription.call(this, option);
 }
 
 // `hookrelay triggers --live | head` closes the pipe early: that ends the output, it is not a crash.

@@ -22,16 +22,16 @@ export function registerCheckCommand(program: Command): void {
     .option('--since <time>', 'only deliveries with an attempt at or after TIME, whole: ISO date-time (2026-06-01T10:00:00Z) or a time ago (10m, 2h, 1d)')
     .addOption(new Option('--policy <json>', 'the sender\'s retryPolicy as JSON (spec 2.11), the same as --retry-policy; missing fields keep the defaults'));
   addPolicyOptions(command)
-    .option('--auto-disable-after <n>', "the webhook's failureHandling.autoDisableAfter, 1 to 100 (default 15)")
+    .option('--auto-disable-after <n>', "the webhook's failureHandling.autoDisableAfter, 1 to 100 (default: 15)")
     .option('--no-disable-on-gone', "the webhook's failureHandling.disableOnGone is false: a 410 does not suspend it")
-    .option('--tolerance <seconds>', "signature tolerance, as the receiver's --tolerance (default 300) [env HOOKRELAY_TOLERANCE]")
-    .option('--timeout <ms>', "the sender's attempt timeout (send --timeout), never scaled; ms, or with s (10s) (default 10000)")
-    .option('--slack <early,late>', 'measurement slack in ms taken off / added to every window (default 250,1000; 100,500 with --time-scale)')
-    .option('--time-scale <factor>', 'the sender ran with this --time-scale: every expected wait is multiplied by it (default 1); a delivery a scaled hookrelay send marked (x-hookrelay-time-scale) is judged at its own')
+    .option('--tolerance <seconds>', "signature tolerance, as the receiver's --tolerance (default: 300) [env HOOKRELAY_TOLERANCE]")
+    .option('--timeout <ms>', "the sender's attempt timeout (send --timeout), never scaled; ms, or with s (10s) (default: 10000)")
+    .option('--slack <early,late>', 'measurement slack in ms taken off / added to every window (default: 250,1000; 100,500 with --time-scale)')
+    .option('--time-scale <factor>', 'the sender ran with this --time-scale: every expected wait is multiplied by it (default: 1); a delivery a scaled hookrelay send marked (x-hookrelay-time-scale) is judged at its own')
     .option('--store <url>', 'read a postgres:// store instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--json', 'print the verdict as JSON')
     .option('--verbose', 'print every finding, not only the failing ones')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--config <file>', 'config file to read db and tolerance from')
     .addHelpText(
       'after',

@@ -75,7 +75,7 @@ function bytes(n: number): string {
 
 function withDbOptions(command: Command): Command {
   return command
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--config <file>', 'config file to read db and store from');
 }

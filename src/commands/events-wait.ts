@@ -38,7 +38,7 @@ export function registerEventsWaitCommand(events: Command): Command {
     .option('--where <path=value>', 'a condition on the body, e.g. data.accessRequestId=ar_1 or $.data.watermarked=true; repeat for several (all must hold)', collect)
     .option('--timeout <duration>', 'give up after this long (e.g. 30s, 2m; a bare number is seconds)', '30s')
     .option('--since <when>', 'now: only deliveries stored after the wait starts; a date (2026-06-01T10:00:00Z) or a duration ago (10m): also those received since then', 'now')
-    .option('--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--config <file>', 'config file to read db and store from')
     .addHelpText('after', `

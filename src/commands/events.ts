@@ -17,7 +17,7 @@ import { reportProblems } from './shared-options.js';
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
 
 const STORE_FLAG = ['--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]'] as const;
-const DB_FLAG = ['--db <file>', 'SQLite file (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]'] as const;
+const DB_FLAG = ['--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]'] as const;
 const CONFIG_FLAG = ['--config <file>', 'config file to read db and store from'] as const;
 
 /** Opens the store named by the flags (read-only on SQLite), runs `use`, and closes it; reports why not. */

@@ -40,7 +40,7 @@ export function registerReconcileCommand(program: Command): void {
       .option('--replay', 'ask the service to replay each missed delivery, and confirm each replay arrived')
       .option('--confirm-timeout <duration>', 'how long to wait for each replay to arrive', '60s')
       .option('--json', 'print the report as JSON')
-      .option('--db <file>', 'SQLite file of listen (default .hookrelay/hookrelay.db); its folder keeps the resumable cursor [env HOOKRELAY_DB]')
+      .option('--db <file>', 'SQLite file of listen (default: .hookrelay/hookrelay.db); its folder keeps the resumable cursor [env HOOKRELAY_DB]')
       .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
       .option('--config <file>', 'config file to read db and store from'),
   ).action(async function (this: Command, flags: ReconcileFlags) {

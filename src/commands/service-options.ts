@@ -22,7 +22,7 @@ export function addServiceOptions(command: Command): Command {
 
 export function addDataOptions(command: Command): Command {
   return command
-    .option('--db <file>', 'SQLite file whose folder is the data folder (default .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--db <file>', 'SQLite file whose folder is the data folder (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--config <file>', 'config file to read db from');
 }
 

@@ -180,9 +180,9 @@ export function registerWebhooksCommand(program: Command): void {
     .argument('<id>', 'webhook id')
     .description('the webhook\'s deliveries, newest first, each with every attempt')
     .option('--status <status>', 'only deliveries in this state: pending, retrying, succeeded or failed')
-    .option('--limit <n>', 'show at most this many deliveries (default 50)')
+    .option('--limit <n>', 'show at most this many deliveries (default: 50)')
     .option('--follow', 'keep polling within the read budget; print new deliveries and changes of state')
-    .option('--interval <seconds>', 'with --follow, seconds between polls (default 5)');
+    .option('--interval <seconds>', 'with --follow, seconds between polls (default: 5)');
   session(deliveries, async (s, f, id) => {
     const flags = f as CommonFlags & { status?: string; limit?: string; follow?: boolean; interval?: string };
     const problems: string[] = [];

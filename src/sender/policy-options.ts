@@ -25,11 +25,11 @@ export function addPolicyOptions(command: Command): Command {
   const d = DEFAULT_RETRY_POLICY;
   return command
     .addOption(new Option('--retry-policy <json>', 'the whole retryPolicy as JSON (spec 2.11); missing fields keep the defaults'))
-    .addOption(new Option('--max-attempts <n>', `attempts in all, 1 to 10 (default ${d.maxAttempts})`))
-    .addOption(new Option('--backoff <kind>', `exponential or fixed (default ${d.backoff})`))
-    .addOption(new Option('--initial-delay <seconds>', `first wait, 10 to 3600, at most --max-delay (default ${d.initialDelaySeconds})`))
-    .addOption(new Option('--max-delay <seconds>', `cap on every wait, 60 to 86400 (default ${d.maxDelaySeconds})`))
-    .addOption(new Option('--retry-on <classes>', `comma-separated subset of ${RETRYABLE_CLASSES.join(',')} (default ${d.retryOn.join(',')})`));
+    .addOption(new Option('--max-attempts <n>', `attempts in all, 1 to 10 (default: ${d.maxAttempts})`))
+    .addOption(new Option('--backoff <kind>', `exponential or fixed (default: ${d.backoff})`))
+    .addOption(new Option('--initial-delay <seconds>', `first wait, 10 to 3600, at most --max-delay (default: ${d.initialDelaySeconds})`))
+    .addOption(new Option('--max-delay <seconds>', `cap on every wait, 60 to 86400 (default: ${d.maxDelaySeconds})`))
+    .addOption(new Option('--retry-on <classes>', `comma-separated subset of ${RETRYABLE_CLASSES.join(',')} (default: ${d.retryOn.join(',')})`));
 }
 
 /**
