@@ -3,8 +3,7 @@
  * in flight does, an idle store does not, and close() holds on until the writer has closed, even
  * when a write comes in while it closes.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,13 +22,11 @@ async function runScript(body: string): Promise<{ code: number | null; out: stri
     file,
     `import { createSqliteStore } from ${JSON.stringify(STORE)};\nimport { attemptFor, makeDelivery } from ${JSON.stringify(FIXTURES)};\nconst path = ${JSON.stringify(join(t.dir, 'h.db'))};\n${body}\n`,
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, out, err };
+  return new Promise((resolveRun) => {
+    execFile(process.execPath, ['--import', 'tsx', file], (error, out, err) => {
+      resolveRun({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out, err });
+    });
+  });
 }
 
 describe('sqlite store: what keeps the process alive', () => {

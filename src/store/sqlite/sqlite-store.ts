@@ -202,7 +202,6 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     });
   }
 
-
   async function op(name: StoreOpName, ...args: unknown[]): Promise<number> {
     const result = await write({ kind: 'op', ticket: 0, name, args });
     if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
