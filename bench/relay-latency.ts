@@ -3,7 +3,11 @@
  * POST to the app. The app (a target server) lives in this process, so send and arrival times
  * share one clock. Bounded in count; stops by itself.
  *
- * args: <hookrelay receiver URL> <target port> <sequential count> <load connections> <load ms>
+ * args: <hookrelay receiver URL> <target port> <sequential count> <load connections> <load ms> [<floor receiver URL>]
+ *
+ * With a floor (the relay floor with each try kept, bench/floor-server.ts, forwarding to the same
+ * target), its trips alternate with the others at low load: what any relay that answers and hands
+ * on only after a durable commit adds on this machine's disk.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -12,7 +16,7 @@ import { Agent, request } from 'undici';
 import { sign } from '../src/core/signature/sign.js';
 import { SECRET } from './lib.js';
 
-const [receiverUrl, targetPortText, countText, connectionsText, loadMsText] = process.argv.slice(2);
+const [receiverUrl, targetPortText, countText, connectionsText, loadMsText, floorUrl] = process.argv.slice(2);
 const targetPort = Number(targetPortText);
 const arrivals = new Map<string, (at: number) => void>();
 
@@ -63,11 +67,14 @@ const direct = `http://127.0.0.1:${targetPort}/hook`;
 const count = Number(countText);
 for (let i = 0; i < 50; i++) await oneTrip(direct); // warm both paths
 for (let i = 0; i < 50; i++) await oneTrip(receiverUrl!);
+if (floorUrl) for (let i = 0; i < 50; i++) await oneTrip(floorUrl);
 const directTrips: number[] = [];
 const relayTrips: number[] = [];
+const floorTrips: number[] = [];
 for (let i = 0; i < count; i++) {
   directTrips.push(await oneTrip(direct));
   relayTrips.push(await oneTrip(receiverUrl!));
+  if (floorUrl) floorTrips.push(await oneTrip(floorUrl));
 }
 
 // Under the standard load: many connections at once, each waiting for its delivery to arrive.
@@ -81,7 +88,13 @@ await Promise.all(
 
 process.stdout.write(
   `${JSON.stringify({
-    lowLoad: { directP50: pct(directTrips, 50), relayP50: pct(relayTrips, 50), overheadP50: pct(relayTrips, 50) - pct(directTrips, 50), relayP99: pct(relayTrips, 99) },
+    lowLoad: {
+      directP50: pct(directTrips, 50),
+      relayP50: pct(relayTrips, 50),
+      overheadP50: pct(relayTrips, 50) - pct(directTrips, 50),
+      relayP99: pct(relayTrips, 99),
+      floorOverheadP50: floorUrl ? pct(floorTrips, 50) - pct(directTrips, 50) : null,
+    },
     underLoad: { deliveries: loaded.length, relayP50: pct(loaded, 50), relayP99: pct(loaded, 99) },
   })}\n`,
 );
