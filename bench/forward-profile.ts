@@ -10,7 +10,7 @@
  *
  * Knobs: ROUNDS (default 3), ROUND_MS (default 8000), NODEFLAGS (for listen, e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`), BASE (another build's dist/cli.js, measured in the same rounds as
- * `base`), EXTRA (more listen flags, space-separated), SPLIT=1 (every thread but listen's main one
+ * `base`), FLOORFLAGS (the same for the floor), EXTRA (more listen flags, space-separated), SPLIT=1 (every thread but listen's main one
  * moved to core 1, so a `--cpu-prof` of the main thread holds only its own time).
  */
 import { once } from 'node:events';
@@ -72,7 +72,8 @@ const servers: Array<[string, Server, string]> = [await startListen('dist/cli.js
 if (process.env.BASE) servers.push(await startListen(process.env.BASE, 'base'));
 const keptPort = await freePort();
 const keptDb = join(work, 'kept.db');
-servers.push(['kept floor', await startServer(['bench/.build/bench/floor-server.js', String(keptPort), 'relay-kept', keptDb, `http://127.0.0.1:${appPort}/hook`], keptPort, '/webhooks'), keptDb]);
+const FLOORFLAGS = (process.env.FLOORFLAGS ?? '').split(' ').filter(Boolean);
+servers.push(['kept floor', await startServer([...FLOORFLAGS, 'bench/.build/bench/floor-server.js', String(keptPort), 'relay-kept', keptDb, `http://127.0.0.1:${appPort}/hook`], keptPort, '/webhooks'), keptDb]);
 
 for (const [, s, db] of servers) {
   await load(s.url, 1500, 50);
