@@ -43,17 +43,18 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
-/** Waits until the outbox has nothing pending; the ms waited (bounded at 60 s). */
-async function drain(dbPath: string): Promise<number> {
+/** Waits until the outbox has nothing pending; the ms waited (bounded at 60 s), and how many were pending at the start. */
+async function drain(dbPath: string): Promise<{ ms: number; backlog: number }> {
   const started = performance.now();
   const db = new Database(dbPath, { readonly: true });
   try {
     const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'");
+    const backlog = pending.get()!.n;
     while (pending.get()!.n > 0 && performance.now() - started < 60_000) await new Promise((r) => setTimeout(r, 50));
+    return { ms: performance.now() - started, backlog };
   } finally {
     db.close();
   }
-  return performance.now() - started;
 }
 
 const appPort = await freePort();
@@ -87,10 +88,11 @@ for (let round = 1; round <= ROUNDS; round++) {
     const before = threadCpu(s.child.pid!);
     const measured = await load(s.url, ROUND_MS, 50);
     const loaded = threadCpu(s.child.pid!);
-    const drainMs = await drain(db);
+    const { ms: drainMs, backlog } = await drain(db);
     const after = threadCpu(s.child.pid!);
     const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     const drainBusy = drainMs > 0 ? (sum(after) - sum(loaded)) / drainMs : 0;
+    const drainCpu = backlog > 0 ? ((sum(after) - sum(loaded)) * 1000) / backlog : 0;
     let total = 0;
     const parts: string[] = [];
     const spent = [...after].map(([thread, ms]) => [thread, ((ms - (before.get(thread) ?? 0)) * 1000) / measured.ok] as const).sort((a, b) => b[1] - a[1]);
@@ -99,7 +101,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (us >= 0.5) parts.push(`${thread} ${us.toFixed(1)}`);
     }
     const sustained = measured.ok / (measured.seconds + drainMs / 1000);
-    console.log(`round ${round} ${name}: ${Math.round(measured.rps)} req/s, drained in ${Math.round(drainMs)} ms, the core ${Math.round(drainBusy * 100)}% busy meanwhile (${Math.round(sustained)} sustained), ${total.toFixed(0)} µs CPU/delivery = ${parts.join(', ')}`);
+    console.log(`round ${round} ${name}: ${Math.round(measured.rps)} req/s, drained ${backlog} in ${Math.round(drainMs)} ms, the core ${Math.round(drainBusy * 100)}% busy meanwhile, ${Math.round(drainCpu)} µs CPU each (${Math.round(sustained)} sustained), ${total.toFixed(0)} µs CPU/delivery = ${parts.join(', ')}`);
   }
 }
 await Promise.all(servers.map(([, s]) => s.stop()));

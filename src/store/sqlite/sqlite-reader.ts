@@ -38,11 +38,21 @@ interface DeliveryRow {
 }
 
 /** The columns of a delivery that the outbox read takes. */
-type OutboxRow = Pick<DeliveryRow, 'seq' | 'id' | 'trigger' | 'received_at' | 'headers' | 'raw_body'>;
+/** A due job with what its hand-off sends, as the outbox read returns it: one array a row, in SELECT order. */
+type DueRow = [
+  seq: DeliveryRow['seq'],
+  id: DeliveryRow['id'],
+  trigger: DeliveryRow['trigger'],
+  receivedAt: DeliveryRow['received_at'],
+  headers: DeliveryRow['headers'],
+  rawBody: DeliveryRow['raw_body'],
+  state: JobRow['state'],
+  tries: JobRow['tries'],
+  nextAt: JobRow['next_at'],
+  lastStatus: JobRow['last_status'],
+  lastError: JobRow['last_error'],
+];
 
-function toOutboxDelivery(row: OutboxRow): OutboxDelivery {
-  return { seq: row.seq, id: row.id, trigger: row.trigger, receivedAt: row.received_at, headers: splitHeaders(row.headers), rawBody: row.raw_body };
-}
 
 export function toDelivery(row: DeliveryRow): StoredDelivery {
   return {
@@ -98,16 +108,19 @@ export function createSqliteReader(db: Database.Database) {
   // slower (18-22 µs against 2.7 µs, even with no row to return) and the relay runs it constantly.
   // Likely why: this SQLite is built with STAT4, which re-prepares statements whose bound values
   // may change the plan.
-  const dueJobsByLimit = new Map<number, Database.Statement<[number, string], OutboxRow & JobRow>>();
+  const dueJobsByLimit = new Map<number, Database.Statement<[number, string], DueRow>>();
   const dueJobs = (limit: number) => {
     const n = Math.max(0, Math.floor(limit));
     let statement = dueJobsByLimit.get(n);
     if (!statement) {
       // Only what a hand-off sends: all of a delivery's columns made a row ~2x slower to read.
-      statement = db.prepare<[number, string], OutboxRow & JobRow>(
-        `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+      // As arrays (raw), not objects: an object of 11 named columns a row cost ~4 µs of a ~10 µs read.
+      statement = db
+        .prepare<[number, string], DueRow>(
+          `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
          WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ${n}`,
-      );
+        )
+        .raw(true);
       if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
     }
     return statement;
@@ -183,7 +196,12 @@ export function createSqliteReader(db: Database.Database) {
     },
 
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit).all(now, JSON.stringify([...skip])).map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toOutboxDelivery(row) }));
+      return dueJobs(limit)
+        .all(now, JSON.stringify([...skip]))
+        .map(([seq, id, trigger, receivedAt, headers, rawBody, state, tries, nextAt, lastStatus, lastError]) => ({
+          job: { deliverySeq: seq, deliveryId: id, state, tries, nextAt, lastStatus, lastError },
+          delivery: { seq, id, trigger, receivedAt, headers: splitHeaders(headers), rawBody },
+        }));
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
