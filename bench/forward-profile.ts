@@ -43,6 +43,12 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
+/** User and system CPU ms of a whole process (every thread). */
+function userSystem(pid: number): [number, number] {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10];
+}
+
 /** Waits until the outbox has nothing pending; the ms waited (bounded at 60 s), and how many were pending at the start. */
 async function drain(dbPath: string): Promise<{ ms: number; backlog: number }> {
   const started = performance.now();
@@ -86,10 +92,12 @@ if (process.env.SPLIT === '1') {
 for (let round = 1; round <= ROUNDS; round++) {
   for (const [name, s, db] of servers) {
     const before = threadCpu(s.child.pid!);
+    const [userBefore, systemBefore] = userSystem(s.child.pid!);
     const measured = await load(s.url, ROUND_MS, 50);
     const loaded = threadCpu(s.child.pid!);
     const { ms: drainMs, backlog } = await drain(db);
     const after = threadCpu(s.child.pid!);
+    const [userAfter, systemAfter] = userSystem(s.child.pid!);
     const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     const drainBusy = drainMs > 0 ? (sum(after) - sum(loaded)) / drainMs : 0;
     const drainCpu = backlog > 0 ? ((sum(after) - sum(loaded)) * 1000) / backlog : 0;
@@ -101,7 +109,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (us >= 0.5) parts.push(`${thread} ${us.toFixed(1)}`);
     }
     const sustained = measured.ok / (measured.seconds + drainMs / 1000);
-    console.log(`round ${round} ${name}: ${Math.round(measured.rps)} req/s, drained ${backlog} in ${Math.round(drainMs)} ms, the core ${Math.round(drainBusy * 100)}% busy meanwhile, ${Math.round(drainCpu)} µs CPU each (${Math.round(sustained)} sustained), ${total.toFixed(0)} µs CPU/delivery = ${parts.join(', ')}`);
+    console.log(`round ${round} ${name}: ${Math.round(measured.rps)} req/s, drained ${backlog} in ${Math.round(drainMs)} ms, the core ${Math.round(drainBusy * 100)}% busy meanwhile, ${Math.round(drainCpu)} µs CPU each (${Math.round(sustained)} sustained), ${total.toFixed(0)} µs CPU/delivery (user ${Math.round(((userAfter - userBefore) * 1000) / measured.ok)}, system ${Math.round(((systemAfter - systemBefore) * 1000) / measured.ok)}) = ${parts.join(', ')}`);
   }
 }
 await Promise.all(servers.map(([, s]) => s.stop()));
