@@ -189,7 +189,12 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       await store.accept(delivery, attemptFor(delivery, { attemptHeader: 2 }));
       const due = await store.dueRelayJobs(delivery.receivedAt, 10);
       expect(due).toHaveLength(1);
-      expect(due[0]!.job).toMatchObject({ deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt });
+      const seq = due[0]!.job.deliverySeq;
+      expect(due[0]!.job).toEqual({ deliverySeq: seq, deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null });
+      // What a hand-off sends: exactly what the delivery holds (a store may give the rest of it too).
+      const stored = (await store.getDelivery(delivery.id))!;
+      expect(stored.headers.length).toBeGreaterThan(0);
+      expect(due[0]!.delivery).toMatchObject({ seq, id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, headers: stored.headers });
       expect(Buffer.from(due[0]!.delivery.rawBody).equals(delivery.rawBody)).toBe(true);
       expect(await store.dueRelayJobs(delivery.receivedAt - 1, 10)).toEqual([]);
       expect(await store.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
@@ -224,9 +229,9 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
       const t = delivery.receivedAt;
       const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
-      await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 500, error: null, try: 1, next: { state: 'pending', nextAt: t + 1000 } });
+      await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 500, error: 'responded 500', try: 1, next: { state: 'pending', nextAt: t + 1000 } });
       expect(await store.dueRelayJobs(t + 999, 10)).toEqual([]);
-      expect((await store.dueRelayJobs(t + 1000, 10))[0]!.job).toMatchObject({ tries: 1, lastStatus: 500 });
+      expect((await store.dueRelayJobs(t + 1000, 10))[0]!.job).toEqual({ deliverySeq, deliveryId: delivery.id, state: 'pending', tries: 1, nextAt: t + 1000, lastStatus: 500, lastError: 'responded 500' });
       await store.recordRelay({ ...base, startedAt: t + 1000, finishedAt: t + 1001, status: null, error: 'ECONNREFUSED', try: 2, next: { state: 'dead' } });
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       expect(await store.relayCounts()).toEqual({ pending: 0, done: 0, dead: 1 });
@@ -243,7 +248,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.requeueRelay(delivery.id, t + 4000)).toBe(false);
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       expect(history.attempts.map((a) => [a.try, a.status, a.error, a.replay])).toEqual([
-        [1, 500, null, false],
+        [1, 500, 'responded 500', false],
         [2, null, 'ECONNREFUSED', false],
         [3, 204, null, false],
         [1, 200, null, true],

@@ -37,7 +37,6 @@ interface DeliveryRow {
   last_attempt_at: number;
 }
 
-/** The columns of a delivery that the outbox read takes. */
 /** A due job with what its hand-off sends, as the outbox read returns it: one array a row, in SELECT order. */
 type DueRow = [
   seq: DeliveryRow['seq'],
@@ -53,6 +52,12 @@ type DueRow = [
   lastError: JobRow['last_error'],
 ];
 
+function toDue([seq, id, trigger, receivedAt, headers, rawBody, state, tries, nextAt, lastStatus, lastError]: DueRow): { job: RelayJob; delivery: OutboxDelivery } {
+  return {
+    job: { deliverySeq: seq, deliveryId: id, state, tries, nextAt, lastStatus, lastError },
+    delivery: { seq, id, trigger, receivedAt, headers: splitHeaders(headers), rawBody },
+  };
+}
 
 export function toDelivery(row: DeliveryRow): StoredDelivery {
   return {
@@ -196,12 +201,7 @@ export function createSqliteReader(db: Database.Database) {
     },
 
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit)
-        .all(now, JSON.stringify([...skip]))
-        .map(([seq, id, trigger, receivedAt, headers, rawBody, state, tries, nextAt, lastStatus, lastError]) => ({
-          job: { deliverySeq: seq, deliveryId: id, state, tries, nextAt, lastStatus, lastError },
-          delivery: { seq, id, trigger, receivedAt, headers: splitHeaders(headers), rawBody },
-        }));
+      return dueJobs(limit).all(now, JSON.stringify([...skip])).map(toDue);
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
