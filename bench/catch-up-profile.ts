@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer, storeCounts } from './lib.js';
+import { freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer, storeCounts, threadCpu } from './lib.js';
 
 const BACKLOG = Number(process.env.BACKLOG ?? 10_000);
 const WARM = Number(process.env.WARM ?? 5);
@@ -30,21 +30,6 @@ function counts(path: string): { stored: number; pending: number } {
   } catch {
     return { stored: -1, pending: 1 };
   }
-}
-
-/** CPU ms of each thread of a process (user + system), by thread id. */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      /* the thread ended */
-    }
-  }
-  return out;
 }
 
 /** Idle and total jiffies of core 0, where the servers run. */

@@ -1,7 +1,7 @@
 /** Shared plumbing of the benchmark: pinned processes, readiness, the load generator, medians. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -28,6 +28,44 @@ export interface Server {
   child: ChildProcess;
   peakRssMb(): number;
   stop(): Promise<void>;
+}
+
+/** Clock ticks a second, the unit of CPU times in /proc. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
+
+/** utime and stime (fields 14 and 15 of a /proc stat line) in ms; the command name before them may hold spaces. */
+function statCpu(stat: string): [user: number, system: number] {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [(Number(fields[11]) * 1000) / CLOCK_TICKS, (Number(fields[12]) * 1000) / CLOCK_TICKS];
+}
+
+/** User and system CPU ms of a whole process so far, every thread (zeros when it is gone). */
+export function processCpu(pid: number): { user: number; system: number } {
+  try {
+    const [user, system] = statCpu(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return { user, system };
+  } catch {
+    return { user: 0, system: 0 };
+  }
+}
+
+/**
+ * CPU ms (user + system) of each thread of a process so far: `main`, and the others by their
+ * `comm` and their id as an offset from the process's (V8's GC helpers and libuv's pool are all `node`).
+ */
+export function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}:${Number(tid) - pid}`;
+      const [user, system] = statCpu(stat);
+      out.set(name, user + system);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, listenArgs, load, startServer, type Server } from './lib.js';
+import { freePort, listenArgs, load, startServer, threadCpu, type Server } from './lib.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ROUND_MS = Number(process.env.ROUND_MS ?? 6000);
@@ -23,21 +23,6 @@ const NODEFLAGS = (process.env.NODEFLAGS ?? '').split(' ').filter(Boolean);
 const EXTRA = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-receive-profile-'));
 
-/** CPU ms of each thread of a process (user + system), keyed by name (threads of one name summed). */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}:${tid}`;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      /* the thread ended */
-    }
-  }
-  return out;
-}
 
 const hookPort = await freePort();
 const schemaPort = await freePort();

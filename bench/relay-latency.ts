@@ -5,9 +5,10 @@
  *
  * args: <hookrelay receiver URL> <target port> <sequential count> <load connections> <load ms> [<floor receiver URL>]
  *
- * With a floor (the relay floor with each try kept, bench/floor-server.ts, forwarding to the same
- * target), its trips alternate with the others at low load: what any relay that answers and hands
- * on only after a durable commit adds on this machine's disk.
+ * With a floor (bench/floor-server.ts in `relay-kept` mode, forwarding to the same target: arrivals
+ * are matched on `x-service-delivery`, which only that mode passes on), its trips alternate with the
+ * others at low load: the least a relay that answers and hands on only after its durable commit adds.
+ * Trips are a few ms apart, so one server's commit of its try does not land in the next trip.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -51,10 +52,21 @@ function delivery() {
   return { id, body, headers };
 }
 
+/** A delivery that has not reached the app by then is lost: the run fails rather than waits forever. */
+const ARRIVAL_TIMEOUT_MS = 10_000;
+const GAP_MS = 5;
+
 /** Sends one delivery to `url`; resolves with ms from send to the app's receipt. */
 async function oneTrip(url: string): Promise<number> {
   const d = delivery();
-  const arrived = new Promise<number>((resolve) => arrivals.set(d.id, resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const arrived = new Promise<number>((resolve, reject) => {
+    arrivals.set(d.id, (at) => {
+      clearTimeout(timer);
+      resolve(at);
+    });
+    timer = setTimeout(() => reject(new Error(`${d.id} sent to ${url} did not reach the app within ${ARRIVAL_TIMEOUT_MS} ms`)), ARRIVAL_TIMEOUT_MS);
+  });
   const sentAt = performance.now();
   const res = await request(url, { method: 'POST', headers: d.headers, body: d.body, dispatcher: agent });
   await res.body.dump();
@@ -65,7 +77,9 @@ async function oneTrip(url: string): Promise<number> {
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const direct = `http://127.0.0.1:${targetPort}/hook`;
 const count = Number(countText);
-for (let i = 0; i < 50; i++) await oneTrip(direct); // warm both paths
+const pause = () => new Promise((r) => setTimeout(r, GAP_MS));
+// Warm every path.
+for (let i = 0; i < 50; i++) await oneTrip(direct);
 for (let i = 0; i < 50; i++) await oneTrip(receiverUrl!);
 if (floorUrl) for (let i = 0; i < 50; i++) await oneTrip(floorUrl);
 const directTrips: number[] = [];
@@ -73,8 +87,13 @@ const relayTrips: number[] = [];
 const floorTrips: number[] = [];
 for (let i = 0; i < count; i++) {
   directTrips.push(await oneTrip(direct));
+  await pause();
   relayTrips.push(await oneTrip(receiverUrl!));
-  if (floorUrl) floorTrips.push(await oneTrip(floorUrl));
+  await pause();
+  if (floorUrl) {
+    floorTrips.push(await oneTrip(floorUrl));
+    await pause();
+  }
 }
 
 // Under the standard load: many connections at once, each waiting for its delivery to arrive.
