@@ -22,30 +22,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { freePort, listenArgs, load, pinnedSpawn, processCpu, startServer, threadCpu, type Server } from './lib.js';
+import { DRAIN_CAP_MS, drainRelay, freePort, listenArgs, load, pinnedSpawn, processCpu, startServer, threadCpu, type Server } from './lib.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ROUND_MS = Number(process.env.ROUND_MS ?? 8000);
 const NODEFLAGS = (process.env.NODEFLAGS ?? '').split(' ').filter(Boolean);
 const FLOORFLAGS = (process.env.FLOORFLAGS ?? '').split(' ').filter(Boolean);
 const EXTRA = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
-const DRAIN_CAP_MS = 60_000;
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-forward-profile-'));
-
-/** Waits until the outbox has nothing pending; the ms waited (bounded at DRAIN_CAP_MS), and how many were pending at the start. */
-async function drain(dbPath: string): Promise<{ ms: number; backlog: number }> {
-  const started = performance.now();
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'");
-    const backlog = pending.get()!.n;
-    while (pending.get()!.n > 0 && performance.now() - started < DRAIN_CAP_MS) await new Promise((r) => setTimeout(r, 50));
-    return { ms: performance.now() - started, backlog };
-  } finally {
-    db.close();
-  }
-}
 
 const appPort = await freePort();
 const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
@@ -75,7 +59,7 @@ async function profile(): Promise<void> {
 
   for (const [, s, db] of servers) {
     await load(s.url, 1500, 50);
-    await drain(db);
+    await drainRelay(db);
   }
   if (process.env.SPLIT === '1') {
     for (const [, s] of servers) for (const tid of readdirSync(`/proc/${s.child.pid}/task`)) if (tid !== String(s.child.pid)) spawnSync('taskset', ['-pc', '1', tid]);
@@ -87,7 +71,7 @@ async function profile(): Promise<void> {
       const [before, cpuBefore] = [threadCpu(pid), processCpu(pid)];
       const measured = await load(s.url, ROUND_MS, 50);
       const loaded = threadCpu(pid);
-      const { ms: drainMs, backlog } = await drain(db);
+      const { ms: drainMs, backlog } = await drainRelay(db);
       const [after, cpuAfter] = [threadCpu(pid), processCpu(pid)];
       if (drainMs >= DRAIN_CAP_MS) console.log(`round ${round} ${name}: the drain hit its ${DRAIN_CAP_MS / 1000} s cap; its figures count an unfinished drain`);
       const drainBusy = drainMs > 0 ? (sum(after) - sum(loaded)) / drainMs : 0;

@@ -144,6 +144,23 @@ export function listenArgs(port: number, db: string, extra: string[] = []): stri
   return ['dist/cli.js', 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
 }
 
+/** How long a drain waits at the most before it gives up. */
+export const DRAIN_CAP_MS = 60_000;
+
+/** Waits until a store's relay outbox has nothing pending: the ms waited (at most DRAIN_CAP_MS), and how many were pending at the start. */
+export async function drainRelay(dbPath: string): Promise<{ ms: number; backlog: number }> {
+  const started = performance.now();
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'");
+    const backlog = pending.get()!.n;
+    while (pending.get()!.n > 0 && performance.now() - started < DRAIN_CAP_MS) await new Promise((r) => setTimeout(r, 50));
+    return { ms: performance.now() - started, backlog };
+  } finally {
+    db.close();
+  }
+}
+
 /** Deliveries stored in a SQLite store, and relay jobs still pending there. */
 export function storeCounts(dbPath: string): { stored: number; pending: number } {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });

@@ -8,7 +8,6 @@
  * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY=receive,relay,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { once } from 'node:events';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -17,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { simulateDeliveries } from '../src/core/retry-policy/simulate.js';
 import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retry-policy/policy.js';
 import { mulberry32 } from '../src/core/seeded-random.js';
-import { freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
+import { drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries } from './seed-store.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -89,19 +88,6 @@ async function alternate(servers: Array<{ name: string; url: string; drain?: () 
     result.set(name, { ...mid, p99: median(list.map((l) => l.p99)), p50: median(list.map((l) => l.p50)), cpuUsPerRequest: cpu.length ? median(cpu) : null });
   }
   return result;
-}
-
-/** Waits until a store's relay outbox has nothing pending; returns the ms waited (bounded at 60 s). */
-async function drainRelay(dbPath: string): Promise<number> {
-  const started = performance.now();
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    const pending = db.prepare<[], { n: number }>("SELECT count(*) AS n FROM relay_jobs WHERE state = 'pending'");
-    while (pending.get()!.n > 0 && performance.now() - started < 60_000) await new Promise((r) => setTimeout(r, 50));
-  } finally {
-    db.close();
-  }
-  return performance.now() - started;
 }
 
 const cpuNote = (m: Measured) => (m.cpuUsPerRequest === null ? '' : `, ${fmt(m.cpuUsPerRequest)} µs CPU/req`);
@@ -203,10 +189,10 @@ async function relay(work: string): Promise<void> {
   const onDb = join(work, 'forward-on.db');
   const result = await alternate([
     { name: 'forwarding off', url: off.url, pid: off.child.pid },
-    { name: 'forwarding on', url: on.url, drain: () => drainRelay(onDb), pid: on.child.pid },
+    { name: 'forwarding on', url: on.url, drain: async () => (await drainRelay(onDb)).ms, pid: on.child.pid },
     { name: 'schema floor', url: floorOff.url, pid: floorOff.child.pid },
-    { name: 'relay floor', url: floorOn.url, drain: () => drainRelay(floorOnDb), pid: floorOn.child.pid },
-    { name: 'relay floor, tries kept', url: floorKept.url, drain: () => drainRelay(keptDb), pid: floorKept.child.pid },
+    { name: 'relay floor', url: floorOn.url, drain: async () => (await drainRelay(floorOnDb)).ms, pid: floorOn.child.pid },
+    { name: 'relay floor, tries kept', url: floorKept.url, drain: async () => (await drainRelay(keptDb)).ms, pid: floorKept.child.pid },
   ]);
   await Promise.all([on.stop(), off.stop(), floorOff.stop(), floorOn.stop(), floorKept.stop()]);
   app.kill();
@@ -348,7 +334,7 @@ async function bridge(work: string): Promise<void> {
   let laptop = await startConnect(bridgePort, laptopDb, appPort);
   try {
     const result = await alternate([
-      { name: 'local relay', url: local.url, drain: () => drainRelay(localDb) },
+      { name: 'local relay', url: local.url, drain: async () => (await drainRelay(localDb)).ms },
       { name: 'bridge', url: pub.url, drain: () => drainBridge(publicDb, laptopDb) },
     ]);
     const relayRate = result.get('local relay')!.sustainedRps;
