@@ -82,6 +82,13 @@ describe('crash loop', () => {
     const last = await startListen(dbPath, ['--forward-to', target.url, '--forward-timeout', '2000']);
     cleanups.push(() => last.child.kill('SIGKILL'));
     await target.waitForIds(storedBeforeDrain, 60_000);
+    // The target may have seen a delivery before a kill whose commit of the 2xx was lost: that job is
+    // pending still and is sent again in this lifetime, so wait for the outbox too, not only the ids.
+    const outbox = new Database(dbPath, { readonly: true });
+    const pendingJobs = outbox.prepare<[], { n: number }>("SELECT COUNT(*) n FROM relay_jobs WHERE state != 'done'");
+    const drainDeadline = Date.now() + 60_000;
+    while (pendingJobs.get()!.n > 0 && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
+    outbox.close();
     last.child.kill('SIGTERM');
     const [code] = await last.exited;
     expect(code).toBe(0);
