@@ -7,7 +7,7 @@
  *
  * Knobs: ROUNDS (default 3), ROUND_MS (default 6000), NODEFLAGS (for listen, e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof` or `--trace-gc-nvp`), CLI (another build's dist/cli.js, for an A/B pair),
- * BASE (another build's dist/cli.js, measured in the same rounds as `base`), FLOORFLAGS (the same for the schema floor), EXTRA (more listen flags, space-separated); SPLIT=1 (every thread but listen's main one moved to core 1, so a
+ * BASE (another build's dist/cli.js, measured in the same rounds as `base`), BASEEXTRA (more flags for `base` only, which is then this build unless BASE is given; with `--console-port` its console is on), FLOORFLAGS (the same for the schema floor), EXTRA (more listen flags, space-separated); SPLIT=1 (every thread but listen's main one moved to core 1, so a
  * `--cpu-prof` of the main thread is not charged with the writer's time: it preempts the main thread on one core).
  */
 import { spawnSync } from 'node:child_process';
@@ -34,10 +34,11 @@ const servers: Array<[string, Server]> = [
   ['hookrelay', hook],
   ['schema floor', schema],
 ];
-if (process.env.BASE) {
+const BASEEXTRA = (process.env.BASEEXTRA ?? '').split(' ').filter(Boolean);
+if (process.env.BASE || BASEEXTRA.length > 0) {
   const basePort = await freePort();
-  const [, ...baseRest] = listenArgs(basePort, join(work, 'base.db'), EXTRA);
-  servers.push(['base', await startServer([...NODEFLAGS, process.env.BASE, ...baseRest], basePort, '/webhooks')]);
+  const [, ...baseRest] = listenArgs(basePort, join(work, 'base.db'), [...EXTRA, ...BASEEXTRA]).filter((a) => !(BASEEXTRA.includes('--console-port') && a === '--no-console'));
+  servers.push(['base', await startServer([...NODEFLAGS, process.env.BASE ?? CLI, ...baseRest], basePort, '/webhooks')]);
 }
 const answered = new Map<string, number>();
 for (const [name, s] of servers) answered.set(name, (await load(s.url, 1500, 50)).ok);

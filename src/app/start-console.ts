@@ -53,6 +53,8 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
     import('../console/console-server.js'),
   ]);
   const metrics = createMetrics({ hub, relayCounts: () => store.relayCounts() });
+  // The secrets are fixed for the process's life; every accepted delivery's feed summary reads these.
+  const secretHints = wiring.secrets.map(secretHint);
   let server: FastifyInstance | null = null;
   try {
     server = await createConsoleServer({
@@ -63,7 +65,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         version: VERSION,
         receiverUrl: wiring.receiverUrl,
         path: wiring.path,
-        secretHints: wiring.secrets.map(secretHint),
+        secretHints,
         skipVerify: wiring.skipVerify,
         forwardTo: forward?.to ?? null,
         toleranceSeconds: wiring.toleranceSeconds,

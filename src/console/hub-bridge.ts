@@ -1,7 +1,7 @@
 /** Turns hub events into feed messages (issue 6: attempt recorded, delivery accepted, relay result, rules changed). */
 import type { EventHub } from '../runtime/event-hub.js';
 import type { Feed } from './feed.js';
-import { attemptView, clip, deliverySummary, relayView } from './views.js';
+import { attemptView, clip, deliverySummary, relayView, type AttemptView } from './views.js';
 
 /** Rule lists larger than this are announced without the rules (the page fetches them). */
 const MAX_RULES_IN_MESSAGE = 50;
@@ -17,7 +17,12 @@ export interface BridgeOptions {
 /** Subscribes; returns a function that unsubscribes everything. */
 export function bridgeHubToFeed({ hub, feed, secretHints, redact, now }: BridgeOptions): () => void {
   const offs = [
-    hub.on('attempt', ({ attempt, skipVerify }) => feed.publish('attempt', { ...attemptView(attempt), skipVerify })),
+    hub.on('attempt', ({ attempt, skipVerify }) => {
+      // Added to the fresh view, not spread into a copy of it: a spread cost more than the view.
+      const view: AttemptView & { skipVerify?: boolean } = attemptView(attempt);
+      view.skipVerify = skipVerify;
+      feed.publish('attempt', view);
+    }),
     // The hub carries the headers too; the feed sends the summary and the page asks for the rest.
     hub.on('delivery', ({ delivery }) => feed.publish('delivery', deliverySummary(delivery, secretHints()))),
     hub.on('relay', (r) =>

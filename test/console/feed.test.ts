@@ -2,6 +2,8 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { DEFAULT_FEED_LIMITS } from '../../src/console/console-options.js';
+import { createFeed } from '../../src/console/feed.js';
 import type { HubEvents } from '../../src/runtime/event-hub.js';
 import type { AttemptRecord } from '../../src/store/store.js';
 import { receive, startConsole, type ConsoleFixture } from './helpers/console-fixture.js';
@@ -37,6 +39,10 @@ const attempt = (seq: number, overrides: Partial<AttemptRecord> = {}): AttemptRe
   retryAfter: '120',
   ...overrides,
 });
+
+/** Just enough of a ws socket for createFeed: open, reading everything, what it is sent kept as text. */
+const fakeSocket = (sent: string[]) =>
+  ({ readyState: 1, OPEN: 1, bufferedAmount: 0, send: (data: string | Buffer) => sent.push(String(data)), on: () => {}, ping: () => {}, terminate: () => {} }) as unknown as WebSocket;
 
 const notice = (fx: ConsoleFixture) =>
   new Promise<HubEvents['notice']>((resolve) => {
@@ -95,6 +101,31 @@ describe('backlog and resume', () => {
     await client.next((m) => m.n === 5);
     expect(client.messages[0]).toMatchObject({ type: 'hello', data: { n: 5, resync: false } });
     expect(client.messages.slice(1).map((m) => m.n)).toEqual([3, 4, 5]);
+  });
+
+  it('gives a late joiner an oversized message of the backlog without its data', async () => {
+    fx = await startConsole({ feed: { maxMessageBytes: 600 } });
+    fx.hub.emit('attempt', { attempt: attempt(1, { reason: 'x'.repeat(1000) }), skipVerify: false });
+    fx.hub.emit('attempt', { attempt: attempt(2), skipVerify: false });
+    const client = await open();
+    await client.next((m) => m.n === 2);
+    expect(client.messages[1]).toEqual({ n: 1, type: 'attempt', data: null, truncated: true });
+    expect(client.messages[2]).toMatchObject({ n: 2, type: 'attempt', data: { seq: 2, skipVerify: false } });
+  });
+
+  it('serialises a message no console reads only when one joins while it is in the backlog, and once', async () => {
+    const feed = createFeed({ ...DEFAULT_FEED_LIMITS, backlog: 2 }, () => {});
+    let serialised = 0;
+    const data = (id: number) => ({ id, toJSON: () => (serialised++, { id }) });
+    for (let i = 1; i <= 3; i++) feed.publish('notice', data(i));
+    expect(serialised).toBe(0);
+    const frames: string[][] = [[], []];
+    for (const sent of frames) feed.attach(fakeSocket(sent), { since: null, epoch: null });
+    // The first message fell out of the backlog unread; the other two were serialised for the first console only.
+    expect(serialised).toBe(2);
+    expect(frames[1]).toHaveLength(2);
+    expect(JSON.parse(frames[1]![1]!)).toEqual([{ n: 2, type: 'notice', data: { id: 2 } }, { n: 3, type: 'notice', data: { id: 3 } }]);
+    feed.close();
   });
 
   it('resumes after `since` within the same epoch, and asks for a resync otherwise', async () => {
