@@ -46,12 +46,26 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits);
 const describeLoad = (l: Load) => `${fmt(l.rps)} req/s, p50 ${fmt(l.p50, 2)} ms, p99 ${fmt(l.p99, 2)} ms`;
 
 /**
- * Alternating rounds of load against several servers; returns each server's median round. A
- * server with `drain` has work left after its round (a relay backlog): the next round waits for
- * it, so its deferred work is not charged to the next server measured. Its `sustainedRps` counts
- * the wait (deliveries / (round + drain)); `rps` is what the senders saw during the round.
+ * Alternating rounds of load against several servers; returns each server's median round, with
+ * every round kept (`rounds`) for same-round ratios. A server with `drain` has work left after its
+ * round (a relay backlog): the next round waits for it, so its deferred work is not charged to the
+ * next server measured. Its `sustainedRps` counts the wait (deliveries / (round + drain)); `rps` is
+ * what the senders saw during the round. `afterRound` runs after each round's servers (a step
+ * measured once a round, such as the bridge's catch-up).
  */
-type Measured = Load & { drainMs: number; sustainedRps: number; cpuUsPerRequest: number | null };
+type Round = Load & { drainMs: number; sustainedRps: number; cpuUsPerRequest: number | null };
+type Measured = Round & { rounds: Round[] };
+
+/**
+ * A target's ratio as PERFORMANCE.md asks: the median of the rounds' own ratios (a and b measured
+ * in the same round, minutes apart at most), which the machine's drift between rounds moves less
+ * than a ratio of two medians. With the rounds' ratios, for the table.
+ */
+function sameRoundRatio(a: readonly number[], b: readonly number[]): { ratio: number; text: string } {
+  const each = a.map((value, i) => value / b[i]!);
+  const ratio = median(each);
+  return { ratio, text: `${fmt(ratio, 2)}× (median of the rounds' ${each.map((r) => fmt(r, 2)).join(', ')})` };
+}
 
 /** User + system CPU of every thread of a process so far, in ms (0 when it is gone). */
 function cpuMs(pid: number | undefined): number {
@@ -60,12 +74,16 @@ function cpuMs(pid: number | undefined): number {
   return user + system;
 }
 
-async function alternate(servers: Array<{ name: string; url: string; drain?: () => Promise<number>; pid?: number }>, connections = CONNECTIONS): Promise<Map<string, Measured>> {
+async function alternate(
+  servers: Array<{ name: string; url: string; drain?: () => Promise<number>; pid?: number }>,
+  connections = CONNECTIONS,
+  afterRound?: (round: number) => Promise<void>,
+): Promise<Map<string, Measured>> {
   for (const s of servers) {
     await load(s.url, 1500, connections);
     await s.drain?.();
   }
-  const runs = new Map<string, Measured[]>(servers.map((s) => [s.name, []]));
+  const runs = new Map<string, Round[]>(servers.map((s) => [s.name, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     const parts: string[] = [];
     for (const s of servers) {
@@ -74,18 +92,19 @@ async function alternate(servers: Array<{ name: string; url: string; drain?: () 
       const drainMs = s.drain ? await s.drain() : 0;
       // The drain is work for the round's requests too (the relay backlog).
       const cpuUsPerRequest = s.pid === undefined || measured.ok === 0 ? null : ((cpuMs(s.pid) - cpuBefore) * 1000) / measured.ok;
-      const l: Measured = { ...measured, drainMs, sustainedRps: measured.ok / (measured.seconds + drainMs / 1000), cpuUsPerRequest };
+      const l: Round = { ...measured, drainMs, sustainedRps: measured.ok / (measured.seconds + drainMs / 1000), cpuUsPerRequest };
       runs.get(s.name)!.push(l);
       parts.push(`${s.name} ${fmt(l.rps)} req/s p99 ${fmt(l.p99, 2)} ms${l.cpuUsPerRequest === null ? '' : `, ${fmt(l.cpuUsPerRequest)} µs CPU/req`}${s.drain ? ` (then ${fmt(drainMs)} ms draining its relay backlog: ${fmt(l.sustainedRps)} req/s sustained)` : ''}${l.requests - l.ok ? ` (${l.requests - l.ok} non-2xx)` : ''}`);
     }
     say(`  round ${round}: ${parts.join(' | ')}`);
+    await afterRound?.(round);
   }
   const result = new Map<string, Measured>();
   for (const [name, list] of runs) {
     const byRps = [...list].sort((a, b) => a.rps - b.rps);
     const mid = byRps[Math.floor(byRps.length / 2)]!;
     const cpu = list.map((l) => l.cpuUsPerRequest).filter((c): c is number => c !== null);
-    result.set(name, { ...mid, p99: median(list.map((l) => l.p99)), p50: median(list.map((l) => l.p50)), cpuUsPerRequest: cpu.length ? median(cpu) : null });
+    result.set(name, { ...mid, p99: median(list.map((l) => l.p99)), p50: median(list.map((l) => l.p50)), cpuUsPerRequest: cpu.length ? median(cpu) : null, rounds: list });
   }
   return result;
 }
@@ -114,14 +133,16 @@ async function receiveVsBare(work: string): Promise<void> {
   const v = result.get('floor: verify')!;
   const f = result.get('floor: verify + durable insert')!;
   const sf = result.get('schema floor')!;
+  const receive = sameRoundRatio(h.rounds.map((r) => r.rps), sf.rounds.map((r) => r.rps));
+  const p99 = sameRoundRatio(h.rounds.map((r) => r.p99), sf.rounds.map((r) => r.p99));
   rows.push(
     { measure: 'bare fastify route (ceiling)', result: `${describeLoad(b)}${cpuNote(b)}`, target: '', met: null },
     { measure: 'floor: bare route + verify + JSON.parse, no store', result: `${describeLoad(v)}; ${fmt(v.rps / b.rps, 2)}× bare${cpuNote(v)}`, target: '', met: null },
     { measure: 'floor: + durable group-commit insert (id, body; no dedupe, no attempt, no log)', result: `${describeLoad(f)}; ${fmt(f.rps / b.rps, 2)}× bare${cpuNote(f)}`, target: '', met: null },
     { measure: 'schema floor: + unique id index, headers, one attempt row, same commit', result: `${describeLoad(sf)}; ${fmt(sf.rps / b.rps, 2)}× bare${cpuNote(sf)}`, target: '', met: null },
     { measure: 'hookrelay listen: verify + durable store (FULL) + dedupe', result: `${describeLoad(h)}; ${fmt(h.rps / b.rps, 2)}× bare${cpuNote(h)}`, target: '', met: null },
-    { measure: 'receive throughput vs the schema floor', result: `${fmt(h.rps / sf.rps, 2)}×`, target: '≥ 0.80×', met: h.rps / sf.rps >= 0.8 },
-    { measure: 'p99 latency vs the schema floor', result: `${fmt(h.p99 / sf.p99, 2)}× (${fmt(h.p99, 2)} vs ${fmt(sf.p99, 2)} ms)`, target: '≤ 1.5×', met: h.p99 / sf.p99 <= 1.5 },
+    { measure: 'receive throughput vs the schema floor', result: receive.text, target: '≥ 0.80×', met: receive.ratio >= 0.8 },
+    { measure: 'p99 latency vs the schema floor', result: `${p99.text}; the median rounds' p99 ${fmt(h.p99, 2)} vs ${fmt(sf.p99, 2)} ms`, target: '≤ 1.5×', met: p99.ratio <= 1.5 },
     { measure: 'peak RSS of hookrelay under sustained load', result: `${fmt(rss)} MB`, target: '≤ 150 MB', met: rss <= 150 },
   );
 }
@@ -137,8 +158,9 @@ async function millionStored(work: string): Promise<void> {
   const empty = await startServer(listenArgs(emptyPort, join(work, 'empty.db')), emptyPort, '/webhooks');
   const result = await alternate([{ name: 'empty', url: empty.url, pid: empty.child.pid }, { name: '1M', url: big.url, pid: big.child.pid }]);
   await Promise.all([big.stop(), empty.stop()]);
-  const ratio = result.get('1M')!.rps / result.get('empty')!.rps;
-  rows.push({ measure: 'throughput with 1,000,000 stored vs empty store', result: `${fmt(ratio, 2)}× (${fmt(result.get('1M')!.rps)} vs ${fmt(result.get('empty')!.rps)} req/s)`, target: '≥ 0.95×', met: ratio >= 0.95 });
+  const [million, none] = [result.get('1M')!, result.get('empty')!];
+  const { ratio, text } = sameRoundRatio(million.rounds.map((r) => r.rps), none.rounds.map((r) => r.rps));
+  rows.push({ measure: 'throughput with 1,000,000 stored vs empty store', result: `${text}; medians ${fmt(million.rps)} vs ${fmt(none.rps)} req/s`, target: '≥ 0.95×', met: ratio >= 0.95 });
 }
 
 async function relay(work: string): Promise<void> {
@@ -201,14 +223,14 @@ async function relay(work: string): Promise<void> {
   const flOn = result.get('relay floor')!;
   const flOff = result.get('schema floor')!;
   const flKept = result.get('relay floor, tries kept')!;
-  const ratio = fwOn.rps / fwOff.rps;
-  rows.push({ measure: 'accepted throughput during the round, forwarding on vs off', result: `${fmt(ratio, 2)}× (${fmt(fwOn.rps)} vs ${fmt(fwOff.rps)} req/s)${cpuNote(fwOn)} on${cpuNote(fwOff)} off`, target: '≥ 0.80×', met: ratio >= 0.8 });
-  const sustained = fwOn.sustainedRps / fwOff.rps;
+  const during = sameRoundRatio(fwOn.rounds.map((r) => r.rps), fwOff.rounds.map((r) => r.rps));
+  rows.push({ measure: 'accepted throughput during the round, forwarding on vs off', result: `${during.text}; medians ${fmt(fwOn.rps)} vs ${fmt(fwOff.rps)} req/s${cpuNote(fwOn)} on${cpuNote(fwOff)} off`, target: '≥ 0.80×', met: during.ratio >= 0.8 });
+  const sustained = sameRoundRatio(fwOn.rounds.map((r) => r.sustainedRps), fwOff.rounds.map((r) => r.rps));
   rows.push({
     measure: 'sustained: accepted and handed on, the backlog drained after the round, vs forwarding off',
-    result: `${fmt(sustained, 2)}× (${fmt(fwOn.sustainedRps)} req/s; ${fmt(fwOn.drainMs / 1000, 1)} s to drain after ${fmt(ROUND_MS / 1000)} s)`,
+    result: `${sustained.text}; median ${fmt(fwOn.sustainedRps)} req/s, ${fmt(fwOn.drainMs / 1000, 1)} s to drain after ${fmt(ROUND_MS / 1000)} s`,
     target: '≥ 0.70×',
-    met: sustained >= 0.7,
+    met: sustained.ratio >= 0.7,
   });
   const floorSustained = flOn.sustainedRps / flOff.rps;
   const cpuOf = (m: Measured) => m.cpuUsPerRequest ?? 0;
@@ -289,6 +311,11 @@ async function startConnect(bridgePort: number, laptopDb: string, appPort: numbe
  * A backlog of at least BRIDGE_BACKLOG piles up on the public side between `away` and `back`;
  * timed from `back` until the laptop holds every delivery and has handed each on.
  */
+type CatchUp = { backlog: number; ms: number; storedMs: number; rate: number; publicCpuUs: number; laptopCpuUs: number };
+
+const describeCatchUp = (c: CatchUp) =>
+  `${c.backlog} deliveries in ${fmt(c.ms / 1000, 1)} s = ${fmt(c.rate)} deliveries/s (all stored on the laptop after ${fmt(c.storedMs / 1000, 1)} s; the rest is its relay); CPU a delivery: public ${fmt(c.publicCpuUs)} µs, connect ${fmt(c.laptopCpuUs)} µs`;
+
 async function catchUp(
   pub: Server,
   laptop: () => Server,
@@ -296,7 +323,7 @@ async function catchUp(
   laptopDb: string,
   away: () => Promise<void>,
   back: () => Promise<void>,
-): Promise<{ backlog: number; ms: number; storedMs: number; rate: number; publicCpuUs: number; laptopCpuUs: number }> {
+): Promise<CatchUp> {
   await away();
   const before = storeCounts(publicDb).stored;
   while (storeCounts(publicDb).stored - before < BRIDGE_BACKLOG) await load(pub.url, 2000, CONNECTIONS);
@@ -333,37 +360,48 @@ async function bridge(work: string): Promise<void> {
   const pub = await startServer(listenArgs(publicPort, publicDb, ['--bridge-port', String(bridgePort), '--bridge-token', `bench:${BRIDGE_TOKEN}`]), publicPort, '/webhooks');
   let laptop = await startConnect(bridgePort, laptopDb, appPort);
   try {
-    const result = await alternate([
-      { name: 'local relay', url: local.url, drain: async () => (await drainRelay(localDb)).ms },
-      { name: 'bridge', url: pub.url, drain: () => drainBridge(publicDb, laptopDb) },
-    ]);
-    const relayRate = result.get('local relay')!.sustainedRps;
-    const live = result.get('bridge')!.sustainedRps;
-
-    // The laptop sleeps (SIGSTOP: its process and its connection survive, as over a short sleep)
-    // while a backlog piles up on the public side; it wakes (SIGCONT) and catches up.
-    const publicBefore = pub.peakRssMb();
-    const slept = await catchUp(pub, () => laptop, publicDb, laptopDb, async () => {
-      laptop.child.kill('SIGSTOP');
-    }, async () => {
-      laptop.child.kill('SIGCONT');
-    });
-    // The same after a restart: the laptop's process starts again (its start is part of the time).
+    // After each round's live load, the laptop sleeps (SIGSTOP: its process and its connection
+    // survive, as over a short sleep) while a backlog piles up on the public side; it wakes
+    // (SIGCONT) and catches up. Each round's catch-up is judged against that round's live rate.
+    const slept: CatchUp[] = [];
+    const result = await alternate(
+      [
+        { name: 'local relay', url: local.url, drain: async () => (await drainRelay(localDb)).ms },
+        { name: 'bridge', url: pub.url, drain: () => drainBridge(publicDb, laptopDb) },
+      ],
+      CONNECTIONS,
+      async (round) => {
+        const c = await catchUp(pub, () => laptop, publicDb, laptopDb, async () => {
+          laptop.child.kill('SIGSTOP');
+        }, async () => {
+          laptop.child.kill('SIGCONT');
+        });
+        slept.push(c);
+        say(`  round ${round} catch-up after a sleep: ${describeCatchUp(c)}`);
+      },
+    );
+    const [relayed, bridged] = [result.get('local relay')!, result.get('bridge')!];
+    // The same after a restart, once: the laptop's process starts again (its start is part of the time).
     const restarted = await catchUp(pub, () => laptop, publicDb, laptopDb, async () => {
       await laptop.stop();
     }, async () => {
       laptop = await startConnect(bridgePort, laptopDb, appPort);
     });
-    const catchUpRate = slept.rate;
-    say(`  live: bridge ${fmt(live)} req/s sustained vs local relay ${fmt(relayRate)} req/s`);
-    for (const [name, c] of [['after a sleep', slept], ['after a restart', restarted]] as const) {
-      say(`  catch-up ${name}: ${c.backlog} deliveries in ${fmt(c.ms / 1000, 1)} s = ${fmt(c.rate)} deliveries/s, ${fmt(c.rate / live, 2)}× live (all stored on the laptop after ${fmt(c.storedMs / 1000, 1)} s; the rest is its relay); CPU a delivery: public ${fmt(c.publicCpuUs)} µs, connect ${fmt(c.laptopCpuUs)} µs`);
-    }
-    say(`  peak RSS: public listen ${fmt(pub.peakRssMb())} MB (${fmt(publicBefore)} MB before the catch-ups), connect ${fmt(laptop.peakRssMb())} MB (the process restarted for the second catch-up)`);
+    const live = sameRoundRatio(bridged.rounds.map((r) => r.sustainedRps), relayed.rounds.map((r) => r.sustainedRps));
+    const catchUpVsLive = sameRoundRatio(slept.map((c) => c.rate), bridged.rounds.map((r) => r.sustainedRps));
+    const mid = [...slept].sort((a, b) => a.rate - b.rate)[Math.floor(slept.length / 2)]!;
+    say(`  live: bridge ${fmt(bridged.sustainedRps)} req/s sustained vs local relay ${fmt(relayed.sustainedRps)} req/s (medians)`);
+    say(`  catch-up after a restart: ${describeCatchUp(restarted)}, ${fmt(restarted.rate / bridged.sustainedRps, 2)}× the median live rate`);
+    say(`  peak RSS: public listen ${fmt(pub.peakRssMb())} MB, connect ${fmt(laptop.peakRssMb())} MB (the process restarted for the last catch-up)`);
     rows.push(
-      { measure: 'bridge: sustained upstream accept → local app, vs the local relay', result: `${fmt(live / relayRate, 2)}× (${fmt(live)} vs ${fmt(relayRate)} req/s)`, target: '≥ 0.70×', met: live / relayRate >= 0.7 },
-      { measure: `bridge: catching up a backlog of ${slept.backlog} deliveries after a sleep, vs live`, result: `${fmt(catchUpRate)} deliveries/s, ${fmt(catchUpRate / live, 2)}× live; CPU a delivery: public ${fmt(slept.publicCpuUs)} µs, connect ${fmt(slept.laptopCpuUs)} µs`, target: '≥ 2×', met: catchUpRate / live >= 2 },
-      { measure: `bridge: the same after a restart of connect (its start counted), vs live`, result: `${fmt(restarted.rate)} deliveries/s, ${fmt(restarted.rate / live, 2)}× live`, target: '', met: null },
+      { measure: 'bridge: sustained upstream accept → local app, vs the local relay', result: `${live.text}; medians ${fmt(bridged.sustainedRps)} vs ${fmt(relayed.sustainedRps)} req/s`, target: '≥ 0.70×', met: live.ratio >= 0.7 },
+      {
+        measure: `bridge: catching up a backlog of at least ${BRIDGE_BACKLOG} deliveries after a sleep, each round's vs that round's live rate`,
+        result: `${catchUpVsLive.text}; the median catch-up ${fmt(mid.backlog)} deliveries at ${fmt(mid.rate)} deliveries/s; CPU a delivery: public ${fmt(mid.publicCpuUs)} µs, connect ${fmt(mid.laptopCpuUs)} µs`,
+        target: '≥ 2×',
+        met: catchUpVsLive.ratio >= 2,
+      },
+      { measure: `bridge: the same after a restart of connect (its start counted), vs the median live rate`, result: `${fmt(restarted.rate)} deliveries/s, ${fmt(restarted.rate / bridged.sustainedRps, 2)}× live`, target: '', met: null },
       { measure: 'bridge: peak RSS while catching up', result: `public listen ${fmt(pub.peakRssMb())} MB, connect ${fmt(laptop.peakRssMb())} MB`, target: '', met: null },
     );
   } finally {
@@ -415,11 +453,11 @@ async function consoles(work: string): Promise<void> {
   }
   const rss = hook.peakRssMb();
   await hook.stop();
-  const ratio = median(ten) / median(none);
-  const slowRatio = median(slow) / median(none);
+  const tenRatio = sameRoundRatio(ten, none);
+  const slowRatio = sameRoundRatio(slow, none);
   const allDropped = slowDropped === ROUNDS;
-  rows.push({ measure: '10 connected consoles vs none', result: `${fmt(ratio, 2)}× (${fmt(median(ten))} vs ${fmt(median(none))} req/s)`, target: '≥ 0.95×', met: ratio >= 0.95 });
-  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${fmt(slowRatio, 2)}× (${fmt(median(slow))} req/s), ${allDropped ? 'dropped' : `dropped in ${slowDropped} of ${ROUNDS} rounds`} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowRatio >= 0.9 && allDropped });
+  rows.push({ measure: '10 connected consoles vs none', result: `${tenRatio.text}; medians ${fmt(median(ten))} vs ${fmt(median(none))} req/s`, target: '≥ 0.95×', met: tenRatio.ratio >= 0.95 });
+  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${slowRatio.text}; median ${fmt(median(slow))} req/s; ${allDropped ? 'dropped' : `dropped in ${slowDropped} of ${ROUNDS} rounds`} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowRatio.ratio >= 0.9 && allDropped });
 }
 
 async function coldStart(work: string): Promise<void> {
