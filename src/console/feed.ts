@@ -39,6 +39,9 @@ interface Message {
   bytes: number;
 }
 
+/** Messages made of the console's per-request views, each field clipped (views.ts): small enough to keep unserialised. */
+const DEFERRABLE: ReadonlySet<FeedMessageType> = new Set(['attempt', 'delivery', 'relay']);
+
 /** The message's JSON, made once, within `maxBytes` (past it: the message without its data, marked truncated). */
 function serialised(m: Message, maxBytes: number): Message & { text: string } {
   if (m.text === null) {
@@ -105,11 +108,16 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
   return {
     publish(type, data) {
       n += 1;
-      // Callers hand over fresh objects (views made for the feed), so a message serialised later reads the same.
+      // Callers hand over fresh objects (views made for the feed), so a message serialised later
+      // reads the same. Only the per-request views, whose fields are clipped, wait unserialised:
+      // a rules message can carry fault answers of 64 KiB each, and is cut to its limit now.
       const message: Message = { n, type, data, text: null, bytes: 0 };
+      if (!DEFERRABLE.has(type)) serialised(message, limits.maxMessageBytes);
       backlog.push(message);
       if (backlog.length > limits.backlog) backlog.shift();
-      if (clients.size === 0) return;
+      // With messages still waiting for this turn's flush, this one joins them even if the last
+      // client just left: a client that attaches in this turn gets the backlog only up to them.
+      if (clients.size === 0 && pending.length === 0) return;
       if (pending.length === 0) setImmediate(flush);
       pending.push(serialised(message, limits.maxMessageBytes));
     },

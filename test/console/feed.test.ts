@@ -117,14 +117,44 @@ describe('backlog and resume', () => {
     const feed = createFeed({ ...DEFAULT_FEED_LIMITS, backlog: 2 }, () => {});
     let serialised = 0;
     const data = (id: number) => ({ id, toJSON: () => (serialised++, { id }) });
-    for (let i = 1; i <= 3; i++) feed.publish('notice', data(i));
+    for (let i = 1; i <= 3; i++) feed.publish('attempt', data(i));
     expect(serialised).toBe(0);
     const frames: string[][] = [[], []];
     for (const sent of frames) feed.attach(fakeSocket(sent), { since: null, epoch: null });
     // The first message fell out of the backlog unread; the other two were serialised for the first console only.
     expect(serialised).toBe(2);
     expect(frames[1]).toHaveLength(2);
-    expect(JSON.parse(frames[1]![1]!)).toEqual([{ n: 2, type: 'notice', data: { id: 2 } }, { n: 3, type: 'notice', data: { id: 3 } }]);
+    expect(JSON.parse(frames[1]![1]!)).toEqual([{ n: 2, type: 'attempt', data: { id: 2 } }, { n: 3, type: 'attempt', data: { id: 3 } }]);
+    feed.close();
+  });
+
+  it('cuts a rules message to its limit when published, so the backlog never holds its rules', () => {
+    const feed = createFeed({ ...DEFAULT_FEED_LIMITS, maxMessageBytes: 600 }, () => {});
+    let serialised = 0;
+    const rules = [{ id: 'r1', line: 'x'.repeat(1_000_000), toJSON: () => (serialised++, { id: 'r1', line: 'x'.repeat(1_000_000) }) }];
+    feed.publish('rules', { change: 'added', count: 1, rules });
+    expect(serialised).toBe(1);
+    const sent: string[] = [];
+    feed.attach(fakeSocket(sent), { since: null, epoch: null });
+    expect(serialised).toBe(1);
+    expect(JSON.parse(sent[1]!)).toEqual([{ n: 1, type: 'rules', data: null, truncated: true }]);
+    feed.close();
+  });
+
+  it('gives a client that attaches in the turn the last one left every message of that turn', async () => {
+    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
+    const first: string[] = [];
+    let closeFirst = () => {};
+    const leaving = { ...(fakeSocket(first) as unknown as Record<string, unknown>), on: (event: string, listener: () => void) => event === 'close' && (closeFirst = listener) } as unknown as WebSocket;
+    feed.attach(leaving, { since: null, epoch: null });
+    feed.publish('notice', { id: 1 });
+    closeFirst();
+    feed.publish('notice', { id: 2 });
+    const second: string[] = [];
+    feed.attach(fakeSocket(second), { since: null, epoch: null });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const got = second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n);
+    expect(got).toEqual([1, 2]);
     feed.close();
   });
 
