@@ -424,7 +424,7 @@ async function bridge(work: string): Promise<void> {
       },
       {
         measure: "bridge: CPU a delivery (public listen + connect), live over catch-up; and the same if the laptop's hand-off cost no more than the relay floor's with each try kept (scenario 3 of this run)",
-        result: `${byCpu.text}, ${liveCpu.map((l) => fmt(l)).join('/')} vs ${catchCpu.map((c) => fmt(c)).join('/')} µs; ${projected === null ? `no projection (${gap === null ? 'scenario 3 did not run' : 'a CPU figure is missing or out of range'})` : `${projected.text} with each hand-off ${fmt(gap!)} µs cheaper`}`,
+        result: `${byCpu.text}, ${liveCpu.map((l) => fmt(l)).join('/')} vs ${catchCpu.map((c) => fmt(c)).join('/')} µs; ${projected === null ? `no projection (${gap === null ? 'scenario 3 did not run' : 'a CPU figure is missing or out of range'})` : gap! > 0 ? `${projected.text} with each hand-off ${fmt(gap!)} µs cheaper` : `hookrelay's hand-off cost no more than the kept floor's in this run (${fmt(-gap!)} µs less)`}`,
         target: '',
         met: null,
       },
