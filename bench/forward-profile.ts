@@ -11,7 +11,8 @@
  * Knobs:
  * - ROUNDS (default 3), ROUND_MS (default 8000);
  * - NODEFLAGS for listen and FLOORFLAGS for the floor, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
- * - BASE: another build's dist/cli.js, measured in the same rounds as `base`;
+ * - BASE: another build's dist/cli.js, measured in the same rounds as `base`; BASEFLAGS: node flags for
+ *   `base` instead of NODEFLAGS (with BASE=dist/cli.js: this build with other V8 flags, in the same rounds);
  * - EXTRA: more listen flags, space-separated;
  * - SPLIT=1: every server's threads but its main one moved to core 1, so a `--cpu-prof` of a main
  *   thread holds only its own time. "The core N% busy" (all threads' CPU over the drain's wall time)
@@ -45,14 +46,14 @@ try {
 
 async function profile(): Promise<void> {
   const target = `http://127.0.0.1:${appPort}/hook`;
-  const startListen = async (cli: string, name: string) => {
+  const startListen = async (cli: string, name: string, flags: string[]) => {
     const port = await freePort();
     const db = join(work, `${name}.db`);
     const [, ...rest] = listenArgs(port, db, ['--forward-to', target, ...EXTRA]);
-    servers.push([name, await startServer([...NODEFLAGS, cli, ...rest], port, '/webhooks'), db]);
+    servers.push([name, await startServer([...flags, cli, ...rest], port, '/webhooks'), db]);
   };
-  await startListen('dist/cli.js', 'hookrelay');
-  if (process.env.BASE) await startListen(process.env.BASE, 'base');
+  await startListen('dist/cli.js', 'hookrelay', NODEFLAGS);
+  if (process.env.BASE) await startListen(process.env.BASE, 'base', process.env.BASEFLAGS === undefined ? NODEFLAGS : process.env.BASEFLAGS.split(' ').filter(Boolean));
   const keptPort = await freePort();
   const keptDb = join(work, 'kept.db');
   servers.push(['kept floor', await startServer([...FLOORFLAGS, 'bench/.build/bench/floor-server.js', String(keptPort), 'relay-kept', keptDb, target], keptPort, '/webhooks'), keptDb]);
