@@ -19,31 +19,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { freePort, pinnedSpawn } from './lib.js';
+import { freePort, pinnedSpawn, threadCpu } from './lib.js';
 
 const N = Number(process.env.N ?? 10_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const FROM = process.env.FROM ?? 'fresh';
 const DISTS = (process.env.DIST ?? 'dist').split(',');
-
-/** Each thread's user + system CPU in ms, by thread id (`/proc/self/task/<tid>/stat`, fields 14 and 15, in clock ticks of 10 ms). */
-function threadCpu(): Map<number, number> {
-  const cpu = new Map<number, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      cpu.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      /* the thread ended */
-    }
-  }
-  return cpu;
-}
 
 const appPort = await freePort();
 const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
@@ -115,16 +101,16 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   }
   counting = true;
   const cpuBefore = process.cpuUsage();
-  const threadsBefore = threadCpu();
+  const threadsBefore = threadCpu(process.pid);
   const started = performance.now();
   if (FROM === 'fresh') for (let i = 0; i < 1024; i++) offerNext();
   await done;
   const elapsed = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   // The main thread, then the busiest other threads (the writer first, in practice), µs a hand-off.
-  const threads = [...threadCpu()].map(([tid, ms]) => [tid, ((ms - (threadsBefore.get(tid) ?? 0)) * 1000) / n] as const);
-  const main = threads.find(([tid]) => tid === process.pid)?.[1] ?? 0;
-  const others = threads.filter(([tid]) => tid !== process.pid).map(([, us]) => us).sort((a, b) => b - a);
+  const threads = [...threadCpu(process.pid)].map(([name, ms]) => [name, ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / n] as const);
+  const main = threads.find(([name]) => name === 'main')?.[1] ?? 0;
+  const others = threads.filter(([name]) => name !== 'main').map(([, us]) => us).sort((a, b) => b - a);
   if (session && profile) {
     const { profile: written } = process.env.HEAP ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
     writeFileSync(profile, JSON.stringify(written));

@@ -18,6 +18,8 @@ afterEach(async () => {
 });
 
 const KILLS = 10;
+/** Relay jobs not yet handed on for good: none may be left once the last lifetime drains. */
+const JOBS_NOT_DONE = "SELECT COUNT(*) n FROM relay_jobs WHERE state != 'done'";
 const SEED = 20_261_121;
 const CONCURRENCY = 32;
 
@@ -85,7 +87,7 @@ describe('crash loop', () => {
     // The target may have seen a delivery before a kill whose commit of the 2xx was lost: that job is
     // pending still and is sent again in this lifetime, so wait for the outbox too, not only the ids.
     const outbox = new Database(dbPath, { readonly: true });
-    const pendingJobs = outbox.prepare<[], { n: number }>("SELECT COUNT(*) n FROM relay_jobs WHERE state != 'done'");
+    const pendingJobs = outbox.prepare<[], { n: number }>(JOBS_NOT_DONE);
     const drainDeadline = Date.now() + 60_000;
     while (pendingJobs.get()!.n > 0 && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 50));
     outbox.close();
@@ -96,7 +98,7 @@ describe('crash loop', () => {
     const db = new Database(dbPath, { readonly: true });
     cleanups.push(() => db.close());
     const storedIds = new Set(db.prepare<[], { id: string }>('SELECT id FROM deliveries').all().map((r) => r.id));
-    const notDone = db.prepare("SELECT COUNT(*) n FROM relay_jobs WHERE state != 'done'").get() as { n: number };
+    const notDone = db.prepare<[], { n: number }>(JOBS_NOT_DONE).get()!;
     // Exactly one 2xx hand-off is on record per delivery.
     const okTries = db
       .prepare<[], { n: number }>('SELECT COUNT(*) n FROM relay_attempts WHERE replay = 0 AND status BETWEEN 200 AND 299 GROUP BY delivery_seq HAVING COUNT(*) != 1')
