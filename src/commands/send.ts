@@ -6,6 +6,7 @@ import { EXIT_DELIVERY_FAILED, EXIT_INTERRUPTED, outputOf, reportProblems, repor
 import { systemClock } from '../sender/clock.js';
 import { runDeliveries } from '../sender/engine.js';
 import { formatEvent, formatSummary } from '../sender/format-timeline.js';
+import { emptyTally, refusalAdvice, tallyRefusal } from '../sender/refusal-advice.js';
 import { checkCommandFor } from '../sender/check-command.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
@@ -64,6 +65,7 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
   const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate });
   const started = systemClock.now();
   const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };
+  const refusals = emptyTally();
   // Ctrl-C stops sending and still prints what was done; a second one quits at once.
   const interrupt = new AbortController();
   const onSigint = (): void => {
@@ -84,7 +86,12 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
         concurrency: settings.concurrency,
         timeScale: settings.timeScale,
         signal: interrupt.signal,
-        onEvent: json ? undefined : (event) => formatEvent(event, ctx).forEach((line) => output.out(line)),
+        onEvent: json
+          ? undefined
+          : (event) => {
+              tallyRefusal(refusals, event);
+              formatEvent(event, ctx).forEach((line) => output.out(line));
+            },
       },
       { transport, clock: systemClock, random: settings.random },
     );
@@ -93,6 +100,7 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
     } else {
       const elapsedMs = systemClock.now() - started;
       formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed, interrupted: result.interrupted }).forEach((line) => output.out(line));
+      refusalAdvice(refusals, { signed: settings.secret !== null, how: settings.signing }).forEach((line) => output.out(line));
       const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
       output.out(`Judge this run (hookrelay listen records it): ${judge}`);
     }

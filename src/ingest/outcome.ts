@@ -8,8 +8,11 @@ import type { AttemptRecord } from '../core/records.js';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export type Action =
-  /** The receiver's own answer: a status, and a JSON body (null: no body at all, e.g. a 204 in sync mode). */
-  | { kind: 'answer'; status: number; body: string | null }
+  /**
+   * The receiver's own answer: a status, and a JSON body (null: no body at all, e.g. a 204 in sync mode).
+   * A refusal's `code` also goes out as ERROR_CODE_HEADER, which `hookrelay send` reads (it never reads bodies).
+   */
+  | { kind: 'answer'; status: number; body: string | null; code?: string }
   /** A fault rule's answer, exactly: these headers in this order, this body, and nothing else. */
   | { kind: 'fault-answer'; status: number; headers: ReadonlyArray<readonly [string, string]>; body: string }
   /** Destroy the connection with a TCP RST. */
@@ -32,4 +35,7 @@ export interface Outcome {
   recorded: Promise<AttemptRecord>;
 }
 
-export const jsonAnswer = (status: number, body: string): Action => ({ kind: 'answer', status, body });
+/** The header that names a refusal's code (SIGNATURE_MISMATCH, …) next to the JSON body that names it too. */
+export const ERROR_CODE_HEADER = 'x-hookrelay-error';
+
+export const jsonAnswer = (status: number, body: string, code?: string): Action => (code === undefined ? { kind: 'answer', status, body } : { kind: 'answer', status, body, code });

@@ -74,7 +74,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
     const attempt = attemptOf(facts, { finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null });
     if (hints.length > 0) attempt.hints = hints;
     const recorded = await log.record(attempt, arrival.requestId, arrival);
-    return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now)), recorded: Promise.resolve(recorded) };
+    return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now), rejection.code), recorded: Promise.resolve(recorded) };
   }
 
   async function handle(arrival: Arrival): Promise<Outcome> {

@@ -5,6 +5,7 @@
  * prints them for a captured request, and the pipeline keeps them with every rejected attempt.
  */
 import { decodeBodyLeniently } from '../core/envelope.js';
+import { noMatchQuestion } from '../core/signature/explain-text.js';
 import { verify, type VerifyResult } from '../core/signature/verify.js';
 import { readFacts, type Arrival } from './arrival.js';
 import type { CheckName } from './request-verdict.js';
@@ -103,10 +104,27 @@ export interface ReceiverHintSettings extends SignatureSettings {
   bodyLimitBytes: number;
 }
 
+/**
+ * The receiver read the raw bytes itself, so the library's general question on a mismatch ("are you
+ * passing the raw request body?") is not for it: when no sharper guess matched, the cause is another
+ * secret or a changed body, and this says what to do about a secret on either side.
+ */
+export function otherSecretHint(secretCount: number): string {
+  const mine = secretCount === 1 ? "this receiver's secret" : `any of this receiver's ${secretCount} secrets`;
+  return (
+    `no v1 signature matches with ${mine}: the sender signed with another secret, or the body changed after signing. ` +
+    `For the secret: sign with ${secretCount === 1 ? 'it' : 'one of them'} (listen's \`secrets\` line at start shows the end of each; \`hookrelay send --secret\`, ` +
+    `or the webhook's secret at the service), or give listen the sender's with --secret (repeatable, for rotation); ` +
+    `with neither flag, send and listen share the data folder's development secret`
+  );
+}
+
 /** Every hint the receiver keeps with a rejected attempt: the refusal's, and in the receiver's words which headers were missing. */
 export function receiverHints(arrival: Arrival, check: CheckName, code: string, settings: ReceiverHintSettings): string[] {
   const signature = check === 'signature' ? explainSignature(arrival, settings) : null;
-  const { hints, missing } = refusalHints(arrival, { check, code, signature, bodyLimitBytes: settings.bodyLimitBytes });
-  const missingHint = missingHeaderHint(missing);
+  const refusal = refusalHints(arrival, { check, code, signature, bodyLimitBytes: settings.bodyLimitBytes });
+  const general = noMatchQuestion(settings.secrets.length);
+  const hints = refusal.hints.map((hint) => (signature?.ok === false && signature.reason === 'mismatch' && hint.startsWith(general) ? otherSecretHint(settings.secrets.length) : hint));
+  const missingHint = missingHeaderHint(refusal.missing);
   return missingHint === null ? hints : [...hints, missingHint];
 }

@@ -82,7 +82,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       // Not awaited: recording into the store that just failed would hold the 503 back until the
       // write times out, past the sender's 10 s attempt timeout.
       const recorded = log.record({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, arrival.requestId, arrival);
-      return { action: jsonAnswer(503, errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now)), recorded };
+      return { action: jsonAnswer(503, errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now), 'STORE_UNAVAILABLE'), recorded };
     }
   };
 }

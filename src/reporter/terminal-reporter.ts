@@ -45,13 +45,38 @@ export function formatAttemptLine(attempt: AttemptRecord, color: boolean, skipVe
   return parts.join('  ');
 }
 
+/** A hint printed under a refusal is not repeated under the next ones for this long: a storm of the same refusal stays one line each. */
+export const HINT_REPEAT_MS = 60_000;
+
+/**
+ * The lines under a refused attempt: the receiver's hints on what to do (rejection-hints.ts), each
+ * once per HINT_REPEAT_MS. `seen` maps a hint to when it was last printed.
+ */
+export function hintLines(attempt: AttemptRecord, seen: Map<string, number>, nowMs: number): string[] {
+  if (attempt.outcome !== 'rejected' || !attempt.hints) return [];
+  const lines: string[] = [];
+  for (const hint of attempt.hints) {
+    const last = seen.get(hint);
+    if (last !== undefined && nowMs - last < HINT_REPEAT_MS) continue;
+    if (seen.size >= 64) seen.clear();
+    seen.set(hint, nowMs);
+    lines.push(`    ↳ ${printable(hint, 600)}`);
+  }
+  return lines;
+}
+
 export function attachTerminalReporter(hub: EventHub, options: ReporterOptions): TerminalReporter {
   if (options.format === 'silent') return { flush() {}, detach() {}, logger: null };
   if (options.format === 'json') return createJsonLogger(hub, { out: options.out, redact: options.redact });
   const sink = batchedWriter(options.out);
   const offs: Array<() => void> = [];
   {
-    offs.push(hub.on('attempt', ({ attempt, skipVerify, remote }) => remote || sink.write(formatAttemptLine(attempt, options.color, skipVerify))));
+    const hintsSeen = new Map<string, number>();
+    offs.push(hub.on('attempt', ({ attempt, skipVerify, remote }) => {
+      if (remote) return;
+      sink.write(formatAttemptLine(attempt, options.color, skipVerify));
+      for (const line of hintLines(attempt, hintsSeen, Date.now())) sink.write(line);
+    }));
     offs.push(hub.on('notice', ({ level, message }) =>
       sink.write(level === 'info' ? message : paint(options.color, level === 'warn' ? 33 : 31, `${level}: ${message}`)),
     ));

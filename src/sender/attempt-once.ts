@@ -29,6 +29,9 @@ export interface AttemptStep {
   extraHeaders?: Readonly<Record<string, string>>;
 }
 
+/** A judged attempt, and the refusal code a hookrelay receiver named (http-attempt.ts AttemptResult). */
+export type SentAttempt = FinishedAttempt & { receiverCode?: string };
+
 export interface StartedAttempt {
   delivery: Delivery;
   attemptNumber: number;
@@ -44,7 +47,7 @@ export async function attemptOnce(
   step: AttemptStep,
   deps: AttemptDeps,
   onStarted?: (started: StartedAttempt) => void,
-): Promise<FinishedAttempt | null> {
+): Promise<SentAttempt | null> {
   const nowMs = deps.clock.now();
   const started = startAttempt(delivery, nowMs);
   if (!started.ok) return null;
@@ -52,6 +55,7 @@ export async function attemptOnce(
   // Spec 6.3: every attempt is signed afresh with its own t.
   const signature = step.secret === null ? null : sign(step.secret, step.outgoing.body, Math.floor(nowMs / 1000));
   const headers = { ...step.extraHeaders, ...attemptHeaders(step.outgoing, started.attemptNumber, signature, step.timeScale) };
-  const { observation } = await deps.transport.send({ url: step.url, headers, body: step.outgoing.body });
-  return finishAttempt(started.delivery, observation, { policy: step.policy, nowMs: deps.clock.now(), random: deps.random, timeScale: step.timeScale });
+  const { observation, receiverCode } = await deps.transport.send({ url: step.url, headers, body: step.outgoing.body });
+  const finished = finishAttempt(started.delivery, observation, { policy: step.policy, nowMs: deps.clock.now(), random: deps.random, timeScale: step.timeScale });
+  return receiverCode === undefined ? finished : { ...finished, receiverCode };
 }

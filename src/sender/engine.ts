@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { DeliveryEvent, DeliveryEventListener } from '../core/retry-policy/delivery-events.js';
-import { closeAsInactive, createDelivery, type Delivery, type FinishedAttempt } from '../core/retry-policy/delivery-state.js';
+import { closeAsInactive, createDelivery, type Delivery } from '../core/retry-policy/delivery-state.js';
 import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
 import {
   afterAttempt,
@@ -14,7 +14,7 @@ import {
   type SuspendReason,
   type WebhookState,
 } from '../core/retry-policy/webhook-state.js';
-import { attemptOnce, type AttemptDeps } from './attempt-once.js';
+import { attemptOnce, type AttemptDeps, type SentAttempt } from './attempt-once.js';
 import type { OutgoingDelivery } from './build-request.js';
 import { createSlots } from './slots.js';
 
@@ -107,7 +107,7 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
         slot?.release();
         return close(index, closeAsInactive(records[index]!));
       }
-      let finished: FinishedAttempt | null;
+      let finished: SentAttempt | null;
       try {
         finished = await attemptOnce(
           records[index]!,
@@ -132,6 +132,7 @@ export async function runDeliveries(run: SendRun, deps: SenderDeps): Promise<Sen
         decision: finished.decision,
         scaledWaitMs: finished.scaledWaitMs,
         delivery: finished.delivery,
+        ...(finished.receiverCode === undefined ? {} : { receiverCode: finished.receiverCode }),
       });
       const change = afterAttempt(webhook, finished.outcome, run.failureHandling, clock.now());
       webhook = change.webhook;

@@ -23,7 +23,8 @@ export function formatEvent(event: DeliveryEvent, ctx: TimelineContext): string[
       const a = event.attempt;
       const status = a.responseStatus === null ? '---' : String(a.responseStatus);
       const klass = a.failureClass ?? 'delivered';
-      const next = describeDecision(event.decision, event.outcome, ctx, event.scaledWaitMs);
+      const refused = event.receiverCode === undefined ? '' : `; the receiver said ${event.receiverCode}`;
+      const next = describeDecision(event.decision, event.outcome, ctx, event.scaledWaitMs) + refused;
       return [`  ${label}#${a.attemptNumber}  ${clockTime(a.startedAt)}  ${status}  ${klass.padEnd(16)} ${String(a.durationMs ?? 0).padStart(5)} ms  ${next}`];
     }
     case 'delivery_finished':

@@ -39,6 +39,11 @@ export interface AttemptResult {
   observation: AttemptObservation;
   /** Every URL the attempt reached, the first one included. */
   urls: string[];
+  /**
+   * A hookrelay receiver's refusal code (its `x-hookrelay-error` header, e.g. SIGNATURE_MISMATCH), for
+   * the timeline; absent from other receivers, and when the header is not a plain code.
+   */
+  receiverCode?: string;
 }
 
 export interface Transport {
@@ -64,6 +69,8 @@ export interface HttpTransportOptions {
 }
 
 const BLOCKED_CODE = 'HOOKRELAY_BLOCKED_ADDRESS';
+/** What a receiver code may look like to be shown: anything else in that header is hostile or not ours. */
+const RECEIVER_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 const TIMED_OUT = Symbol('attempt timeout');
 
 /** A transport that sends attempts over real sockets. Close it when done. */
@@ -85,8 +92,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(TIMED_OUT), timeoutMs);
       const urls: string[] = [];
+      const seen: { receiverCode?: string } = {};
       try {
-        return { observation: await follow(req, urls, controller.signal), urls };
+        return { observation: await follow(req, urls, controller.signal, seen), urls, ...seen };
       } catch (err) {
         return { observation: observeError(err, controller.signal), urls };
       } finally {
@@ -98,7 +106,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
     },
   };
 
-  async function follow(req: AttemptRequest, urls: string[], signal: AbortSignal): Promise<AttemptObservation> {
+  async function follow(req: AttemptRequest, urls: string[], signal: AbortSignal, seen: { receiverCode?: string }): Promise<AttemptObservation> {
     let url = req.url;
     let headers = req.headers;
     const origin = new URL(req.url).origin;
@@ -112,6 +120,8 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       res.body.on('error', () => {});
       res.body.destroy();
       const status = res.statusCode;
+      const code = firstHeader(res.headers['x-hookrelay-error']);
+      if (code !== null && RECEIVER_CODE.test(code)) seen.receiverCode = code;
       if (status < 300 || status > 399) return { kind: 'response', status, retryAfter: firstHeader(res.headers['retry-after']) };
       const location = firstHeader(res.headers.location);
       if (location === null || location.trim() === '') return { kind: 'redirect', cause: 'missing_location', status };

@@ -63,6 +63,7 @@ describe.each(stores)('rejected and faulted attempts keep their request (%s stor
     const req = signedRequest({ id, secret: `${TEST_SECRET}\n`, body });
     const res = await app.inject({ method: 'POST', url: '/webhooks', headers: { ...req.headers, 'x-odd': 'a: b' }, payload: req.body });
     expect(res.json()).toMatchObject({ code: 'SIGNATURE_MISMATCH' });
+    expect(res.headers['x-hookrelay-error']).toBe('SIGNATURE_MISMATCH');
 
     const attempt = await kept(store, id);
     expect(attempt).toMatchObject({ outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' });

@@ -33,6 +33,18 @@ describe('one attempt over real sockets (spec 6.4)', () => {
     expect((await transport.send({ url: server.url(), headers: HEADERS, body: BODY })).observation).toEqual({ kind: 'response', status: 429, retryAfter: '17' });
   });
 
+  it("reads a hookrelay receiver's refusal code from x-hookrelay-error, and ignores a value that is not a plain code", async () => {
+    const { server, transport } = await setup((a) => ({ status: 400, headers: { 'x-hookrelay-error': a.headers['x-case'] === 'hostile' ? 'SIG MISMATCH<b>' : 'SIGNATURE_MISMATCH' } }));
+    const named = await transport.send({ url: server.url(), headers: HEADERS, body: BODY });
+    expect(named).toMatchObject({ observation: { kind: 'response', status: 400 }, receiverCode: 'SIGNATURE_MISMATCH' });
+    const hostile = await transport.send({ url: server.url(), headers: { ...HEADERS, 'x-case': 'hostile' }, body: BODY });
+    expect(hostile.observation).toMatchObject({ kind: 'response', status: 400 });
+    expect('receiverCode' in hostile).toBe(false);
+    const other = await setup(() => ({ status: 400 }));
+    const plain = await other.transport.send({ url: other.server.url(), headers: HEADERS, body: BODY });
+    expect('receiverCode' in plain).toBe(false);
+  });
+
   it('never reads the response body: a body that never ends still gives a prompt answer', async () => {
     const { server, transport } = await setup(() => ({ status: 200, endlessBody: true }), { timeoutMs: 5000 });
     const result = await transport.send({ url: server.url(), headers: HEADERS, body: BODY });

@@ -16,6 +16,8 @@ export type DeliveryEvent =
       /** The wait before the next attempt in the run's clock (policy wait × timeScale). */
       scaledWaitMs: number | null;
       delivery: Delivery;
+      /** Why a hookrelay receiver refused it, by code (e.g. SIGNATURE_MISMATCH); absent otherwise. */
+      receiverCode?: string;
     }
   | { type: 'delivery_finished'; index: number; delivery: Delivery }
   | { type: 'webhook_suspended'; webhook: WebhookState; reason: SuspendReason; byDeliveryId: string };

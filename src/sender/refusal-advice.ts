@@ -1,0 +1,46 @@
+/**
+ * What to do about the receiver's refusals, said once after the summary: `send` sees only a status,
+ * and a hookrelay receiver's refusal code (`x-hookrelay-error`), so the fix a new user needs (the
+ * same secret on both sides) must be spelled out here, not left to the receiver's terminal.
+ */
+import type { DeliveryEvent } from '../core/retry-policy/delivery-events.js';
+
+export interface RefusalTally {
+  /** Refusal codes a hookrelay receiver named, with how many attempts got each. */
+  codes: Map<string, number>;
+  /** Attempts answered 400, 401 or 403 without a code: another receiver, perhaps refusing the signature. */
+  unnamed4xx: number;
+}
+
+export const emptyTally = (): RefusalTally => ({ codes: new Map(), unnamed4xx: 0 });
+
+/** Counts one event's refusal into the tally. */
+export function tallyRefusal(tally: RefusalTally, event: DeliveryEvent): void {
+  if (event.type !== 'attempt_finished') return;
+  if (event.receiverCode !== undefined) tally.codes.set(event.receiverCode, (tally.codes.get(event.receiverCode) ?? 0) + 1);
+  else if ([400, 401, 403].includes(event.attempt.responseStatus ?? 0)) tally.unnamed4xx++;
+}
+
+/** The advice lines, one per kind of refusal; `signing` is how this run signs (the heading's words). */
+export function refusalAdvice(tally: RefusalTally, signing: { signed: boolean; how: string }): string[] {
+  const lines: string[] = [];
+  for (const [code, count] of tally.codes) {
+    const times = `${count} attempt${count === 1 ? '' : 's'}`;
+    const advice = ADVICE[code];
+    if (advice) lines.push(`${advice(signing.how)} (${code}, ${times})`);
+    else if (code !== 'STORE_UNAVAILABLE') lines.push(`The receiver refused ${times} with ${code}: its terminal, or \`hookrelay events list --status rejected\` run beside it, says why.`);
+  }
+  if (tally.unnamed4xx > 0 && signing.signed) {
+    lines.push(`The receiver answered 400, 401 or 403 to ${tally.unnamed4xx} attempt${tally.unnamed4xx === 1 ? '' : 's'}: if it checks signatures, it needs the secret this run signs with (${signing.how}).`);
+  }
+  return lines;
+}
+
+const ADVICE: Record<string, (how: string) => string> = {
+  SIGNATURE_MISMATCH: (how) =>
+    `The receiver could not verify the signature: its secret is not the one this run signs with (${how}). ` +
+    `Sign with its secret (--secret), or start listen with this one (--secret, repeatable); with neither flag, both use the development secret of the same data folder.`,
+  SIGNATURE_MISSING: () => 'The receiver needs a signature: leave out --unsigned, or start listen with --skip-verify (local experiments only).',
+  TIMESTAMP_TOO_OLD: () => "The receiver's clock is ahead of this one by more than its tolerance: sync the clocks, or raise listen's --tolerance.",
+  TIMESTAMP_IN_FUTURE: () => "The receiver's clock is behind this one by more than its tolerance: sync the clocks, or raise listen's --tolerance.",
+};

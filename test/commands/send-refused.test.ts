@@ -1,0 +1,63 @@
+/**
+ * `send` against a real hookrelay receiver that refuses: each attempt names the receiver's code (its
+ * x-hookrelay-error header), and after the summary one line says what to do, so a new user with the
+ * wrong secret learns the fix on the side that sent. The receiver's record keeps the receiver's words.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerSendCommand } from '../../src/commands/send.js';
+import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { otherSecretHint } from '../../src/ingest/rejection-hints.js';
+import { createEventHub } from '../../src/runtime/event-hub.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import type { DeliveryStore } from '../../src/store/store.js';
+import { runCli } from '../sender/helpers/cli.js';
+
+const RECEIVER_SECRET = 'whsec_receiver_secret_0123456789';
+const SENDER_SECRET = 'whsec_sender_secret_987654321zzzz';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function receiver(): Promise<{ url: string; store: DeliveryStore }> {
+  const store = createMemoryStore();
+  app = buildReceiver({ path: '/webhooks', secrets: [RECEIVER_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: 65536, store, hub: createEventHub(), clock: Date.now });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url: `${address}/webhooks`, store };
+}
+const send = (...args: string[]) => runCli(registerSendCommand, ['send', '--max-attempts', '1', ...args]);
+
+describe('send, refused by a hookrelay receiver', () => {
+  it('a wrong secret: the attempt names SIGNATURE_MISMATCH and the advice says to use one secret on both sides, showing only hints', async () => {
+    const { url, store } = await receiver();
+    const result = await send('--to', url, '--secret', SENDER_SECRET, '--count', '2');
+    expect(result.exitCode).toBe(1);
+    expect(result.out).toMatch(/400 {2}http_4xx .*✗ no retry: http_4xx is not in retryOn; the receiver said SIGNATURE_MISMATCH/);
+    const advice = result.out.split('\n').filter((line) => line.startsWith('The receiver could not verify the signature'));
+    expect(advice).toEqual([expect.stringContaining('(--secret whsec_…zzzz)')]);
+    expect(advice[0]).toContain('(SIGNATURE_MISMATCH, 2 attempts)');
+    expect(result.out + result.err).not.toContain(SENDER_SECRET);
+    expect(result.out + result.err).not.toContain(RECEIVER_SECRET);
+    // The receiver's own record says the same in its words.
+    const [attempt] = await store.listAttempts({ outcomes: ['rejected'], limit: 1 });
+    expect(attempt!.hints).toEqual([otherSecretHint(1)]);
+  });
+
+  it('unsigned: SIGNATURE_MISSING, and the advice names --unsigned and --skip-verify', async () => {
+    const { url } = await receiver();
+    const result = await send('--to', url, '--unsigned');
+    expect(result.out).toContain('the receiver said SIGNATURE_MISSING');
+    expect(result.out).toContain('The receiver needs a signature: leave out --unsigned, or start listen with --skip-verify (local experiments only). (SIGNATURE_MISSING, 1 attempt)');
+  });
+
+  it('the right secret: no advice at all', async () => {
+    const { url } = await receiver();
+    const result = await send('--to', url, '--secret', RECEIVER_SECRET);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.out).not.toContain('the receiver said');
+    expect(result.out).not.toMatch(/^The receiver/m);
+  });
+});
