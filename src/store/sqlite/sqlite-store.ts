@@ -25,6 +25,9 @@ import { spawnWorker } from './spawn-worker.js';
 import { encodeBatch, type StoreOpName, type WriteRequest } from './batch-codec.js';
 import { OUTCOME_CODES, type CommitStats, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
+/** How long an opened store that has not written waits before it starts its checkpoint thread. */
+const CHECKPOINTER_IDLE_START_MS = 5000;
+
 type WriteResult =
   | { ticket: number; ok: true; outcome: 'accepted' | 'duplicate' | 'recorded'; deliverySeq: number; attemptSeq: number; detail?: unknown }
   | { ticket: number; ok: false; error: string };
@@ -116,16 +119,26 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   writer.unref();
   port.unref();
 
-  const checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
-    // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
-    // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
-    // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
-    workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
-  });
-  checkpointer.unref();
-  checkpointer.on('error', () => {
-    /* checkpointing is an optimisation; SQLite checkpoints at the next open */
-  });
+  // Started at the first write, or after CHECKPOINTER_IDLE_START_MS: booting a thread costs ~100 ms
+  // of CPU, which a store that is only opened (the CLI's reads, a listen not yet sent anything)
+  // should not pay before it answers. An idle start still copies a WAL left from before.
+  let checkpointer: Worker | null = null;
+  const startCheckpointer = (): void => {
+    if (checkpointer !== null || closing !== null) return;
+    clearTimeout(checkpointerTimer);
+    checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
+      // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
+      // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
+      // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
+      workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
+    });
+    checkpointer.unref();
+    checkpointer.on('error', () => {
+      /* checkpointing is an optimisation; SQLite checkpoints at the next open */
+    });
+  };
+  const checkpointerTimer = setTimeout(startCheckpointer, CHECKPOINTER_IDLE_START_MS);
+  checkpointerTimer.unref();
 
   const readDb = openDatabase(file, { readonly: true });
   const reader = createSqliteReader(readDb);
@@ -181,6 +194,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   let nextTicket = 1;
   let outgoing: WriteRequest[] = [];
   const flush = () => {
+    if (checkpointer === null) startCheckpointer();
     const requests = outgoing;
     outgoing = [];
     const packed = encodeBatch(requests);
@@ -317,8 +331,9 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
             port.postMessage({ type: 'close' } satisfies ToWriter);
           });
         }
-        checkpointer.postMessage({ type: 'close' });
-        await Promise.all([writer.terminate(), checkpointer.terminate()]);
+        clearTimeout(checkpointerTimer);
+        checkpointer?.postMessage({ type: 'close' });
+        await Promise.all([writer.terminate(), checkpointer?.terminate()]);
         readDb.close();
         port.close();
       })();
