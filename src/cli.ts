@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
 import { VERSION } from './runtime/version.js';
+import { mistypedEnvWarnings } from './config/known-env.js';
 import { Command, CommanderError, Help, type Option } from 'commander';
 type Register = (program: Command) => Promise<unknown>;
 
@@ -53,6 +54,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
+
+for (const warning of mistypedEnvWarnings(process.env)) process.stderr.write(`${warning}\n`);
 
 try {
   // Usage errors (unknown flag, missing value) exit 2, like every other refused input; help and

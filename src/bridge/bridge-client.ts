@@ -8,6 +8,7 @@
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
+import { secretHint } from '../core/secret-hint.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -116,8 +117,9 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         // restarts) is retried like a lost connection.
         if (status === 401 || status === 403) {
           stopped = true;
-          setState('refused', `the bridge at ${host} refused this client: ${why}`);
-          options.onRefused?.(`the bridge at ${host} refused this client: ${why}`);
+          const refused = `the bridge at ${host} refused this client: ${why}`;
+          setState('refused', refused);
+          options.onRefused?.(`${refused}. ${tokenAdvice(options.token)}`);
         } else session.lost(`the server answered ${why}`);
         socket.terminate();
       });
@@ -143,6 +145,9 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     let lastSeq = 0;
     let helloSeen = false;
     let credit = 0;
+    // A socket that never opened was never a connection to lose: the terminal says "could not connect".
+    let opened = false;
+    socket.once('open', () => (opened = true));
     // Received, in order; each is acknowledged once it and every one before it is committed.
     const pending: Array<{ seq: number; done: boolean }> = [];
 
@@ -161,7 +166,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       reconnects++;
       const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures - 1, 5));
       const wait = Math.round(base * (0.8 + random() * 0.4));
-      setState('lost', `connection lost (${why}), retrying in ${Math.max(1, Math.round(wait / 1000))} s`);
+      setState('lost', `${opened ? 'connection lost' : 'could not connect'} (${why}), retrying in ${Math.max(1, Math.round(wait / 1000))} s`);
       // Not unref'd: a client waiting to reconnect is what keeps a headless `connect`
       // (--no-console, nothing else listening) running; stop() clears it.
       retryTimer = setTimeout(connect, Math.min(wait, MAX_BACKOFF_MS));
@@ -321,3 +326,11 @@ function safeHost(url: string): string {
 const formatSeconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 
 const printableReason = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+
+/** What to check when the public side refuses the token: which token was sent (by its hint) and where its twin lives. */
+export function tokenAdvice(token: string): string {
+  return (
+    `This client sent the token ${secretHint(token)}: it must be the TOKEN of one of the public listen's ` +
+    '--bridge-token NAME:TOKEN values (or its HOOKRELAY_BRIDGE_TOKEN lines), and not one it revoked; `hookrelay bridge token` makes a new one for both sides'
+  );
+}

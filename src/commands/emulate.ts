@@ -1,6 +1,6 @@
 /** `hookrelay emulate`, `emulate keys`, `emulate fire`: the service's webhook API on localhost (docs/emulate.md). */
 import type { Command } from 'commander';
-import { dataDirOf } from '../config/data-dir.js';
+import { dataDirOf, secretHint } from '../config/data-dir.js';
 import { DEFAULT_EMULATOR_DB, resolveEmulateConfig, resolveEmulatorDbPath, resolveFireConfig, type EmulateFlags, type EmulatorConfig, type FireFlags } from '../config/emulate-config.js';
 import type { EngineEvent } from '../emulator/delivery-engine.js';
 import { postEvent } from '../emulator/control-client.js';
@@ -81,7 +81,8 @@ export function registerEmulateCommand(program: Command): void {
       }
       const body = answer.body as { data?: { type: string; deliveries: Array<{ deliveryId: string; webhookId: string }> }; error?: string; code?: string };
       if (answer.status !== 201 || body.data === undefined) {
-        process.stderr.write(`hookrelay: the emulator answered ${answer.status} ${body.code ?? ''}: ${printable(String(body.error ?? JSON.stringify(answer.body)), 500)}\n`);
+        const keyHint = answer.status === 401 ? `; this run sent the key ${secretHint(apiKey)}: \`hookrelay emulate keys\` lists the emulator's keys` : '';
+        process.stderr.write(`hookrelay: the emulator answered ${answer.status} ${printable(String(body.code ?? ''), 40)}: ${printable(String(body.error ?? JSON.stringify(answer.body)), 500)}${keyHint}\n`);
         process.exitCode = 1;
         return;
       }

@@ -64,7 +64,7 @@ const MAX_SHOWN_ATTEMPT_BODY = 16 * 1024;
  */
 function attemptLines(a: AttemptRecord, number: number): string[] {
   const lines = [`  #${number}  ${attemptRow(a)}  attempt ${a.attemptHeader ?? '?'}${a.retryAfter ? `  retry-after=${printable(a.retryAfter)}` : ''}`];
-  for (const hint of a.hints ?? []) lines.push(`      hint: ${printable(hint, 400)}`);
+  for (const hint of a.hints ?? []) lines.push(`      hint: ${printable(hint, 600)}`);
   const request = a.request;
   if (!request) return lines;
   lines.push(`      headers (${request.headers.length})`, ...request.headers.map(([n, v]) => `        ${printable(n, 80)}: ${printable(v, 300)}`));
@@ -85,7 +85,7 @@ function senderAttemptLines(hops: AttemptRecord[], number: number): string[] {
   const first = hops[0]!;
   const last = hops[hops.length - 1]!;
   const lines = [`  #${number}  ${attemptRow({ ...last, receivedAt: first.receivedAt })}  attempt ${first.attemptHeader ?? '?'}  (${hops.length - 1} redirect hop${hops.length === 2 ? '' : 's'} followed)`];
-  for (const hint of last.hints ?? []) lines.push(`      hint: ${printable(hint, 400)}`);
+  for (const hint of last.hints ?? []) lines.push(`      hint: ${printable(hint, 600)}`);
   hops.forEach((a, i) => {
     // hookrelay's hop Locations are not recorded: the next arrival is where the sender went.
     const redirect = a.status !== null && a.status >= 300 && a.status <= 399;

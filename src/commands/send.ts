@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { formatDuration, formatMs } from '../core/retry-policy/format-duration.js';
 import type { RetryPolicy } from '../core/retry-policy/policy.js';
+import type { Delivery } from '../core/retry-policy/delivery-state.js';
 import { EXIT_DELIVERY_FAILED, EXIT_INTERRUPTED, outputOf, reportProblems, reportUsage, type CommandOutput } from '../sender/cli-output.js';
 import { systemClock } from '../sender/clock.js';
 import { runDeliveries } from '../sender/engine.js';
@@ -102,7 +103,8 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
       formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed, interrupted: result.interrupted }).forEach((line) => output.out(line));
       refusalAdvice(refusals, { signed: settings.secret !== null, how: settings.signing }).forEach((line) => output.out(line));
       const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
-      output.out(`Judge this run (hookrelay listen records it): ${judge}`);
+      if (anyReached(result.deliveries)) output.out(`Judge this run (hookrelay listen records it): ${judge}`);
+      else output.out('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
     }
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
@@ -110,6 +112,11 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
     process.off('SIGINT', onSigint);
     await transport.close();
   }
+}
+
+/** Whether any attempt reached a receiver, which could have recorded it: one that connected, answered or not. */
+function anyReached(deliveries: readonly Delivery[]): boolean {
+  return deliveries.some((d) => d.attempts.some((a) => a.finishedAt !== null && a.failureClass !== 'blocked' && !(a.failureClass === 'network' && a.errorMessage === 'could not connect')));
 }
 
 function printHeading(settings: SendSettings, output: CommandOutput): void {

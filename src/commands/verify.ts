@@ -250,7 +250,7 @@ function judgeRedacted(
       : [`invalid: the receiver would answer ${verdict.rejection.status} ${verdict.rejection.code} whatever the signature: ${printable(verdict.rejection.message, 400)}`];
     lines.push(`  signature: ${REDACTED_NOTE}`);
     if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
-    for (const hint of hints) lines.push(`  hint: ${printable(hint, 400)}`);
+    for (const hint of hints) lines.push(`  hint: ${printable(hint, 600)}`);
     output.out(lines.join('\n'));
   }
   process.exitCode = verdict.ok ? EXIT_SIGNATURE_REDACTED : 1;
@@ -269,7 +269,7 @@ function describe({ verdict, signature, hints }: Report, tolerance: number, secr
     for (const note of signature.notes ?? []) lines.push(`  note: ${note}${NOTE_DETAILS[note] ?? ''}`);
   }
   if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
-  for (const hint of hints) lines.push(`  hint: ${printable(hint, 400)}`);
+  for (const hint of hints) lines.push(`  hint: ${printable(hint, 600)}`);
   return lines.join('\n');
 }
 

@@ -9,7 +9,7 @@ import { errorBody } from './error-envelope.js';
 import { createFaultSockets } from './fault-answer.js';
 import { unreadHttpArrival } from './http-arrival.js';
 import { ingestPlugin } from './ingest-plugin.js';
-import { JSON_TYPE } from './outcome.js';
+import { ERROR_CODE_HEADER, JSON_TYPE } from './outcome.js';
 import { createIngestPipeline, type IngestOptions } from './pipeline.js';
 import { writeOutcome } from './reply-outcome.js';
 import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
@@ -102,7 +102,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
   app.register(ingestPlugin, { path: options.path, bodyLimitBytes: options.bodyLimitBytes, clock: options.clock, pipeline, sockets });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
+    reply.code(404).header(ERROR_CODE_HEADER, 'NOT_FOUND').type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
   );
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -113,7 +113,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     }
     const now = options.clock();
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).type(JSON_TYPE).send(errorBody('BAD_REQUEST', error.message, now));
+      return reply.code(error.statusCode).header(ERROR_CODE_HEADER, 'BAD_REQUEST').type(JSON_TYPE).send(errorBody('BAD_REQUEST', error.message, now));
     }
     options.hub.emit('notice', { level: 'error', message: `receiver error: ${error.message}` });
     return reply.code(500).type(JSON_TYPE).send(errorBody('INTERNAL', 'hookrelay failed to handle this request; nothing was acknowledged', now));

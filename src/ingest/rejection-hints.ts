@@ -113,9 +113,8 @@ export function otherSecretHint(secretCount: number): string {
   const mine = secretCount === 1 ? "this receiver's secret" : `any of this receiver's ${secretCount} secrets`;
   return (
     `no v1 signature matches with ${mine}: the sender signed with another secret, or the body changed after signing. ` +
-    `For the secret: sign with ${secretCount === 1 ? 'it' : 'one of them'} (listen's \`secrets\` line at start shows the end of each; \`hookrelay send --secret\`, ` +
-    `or the webhook's secret at the service), or give listen the sender's with --secret (repeatable, for rotation); ` +
-    `with neither flag, send and listen share the data folder's development secret`
+    `Sign with the secret listen shows at start (whsec_… and its end), or give listen the sender's with --secret (repeatable); ` +
+    `without --secret, send and listen share their data folder's development secret`
   );
 }
 

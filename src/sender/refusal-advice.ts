@@ -41,6 +41,7 @@ const ADVICE: Record<string, (how: string) => string> = {
     `The receiver could not verify the signature: its secret is not the one this run signs with (${how}). ` +
     `Sign with its secret (--secret), or start listen with this one (--secret, repeatable); with neither flag, both use the development secret of the same data folder.`,
   SIGNATURE_MISSING: () => 'The receiver needs a signature: leave out --unsigned, or start listen with --skip-verify (local experiments only).',
+  NOT_FOUND: () => 'The receiver serves nothing at this path: `hookrelay listen` takes deliveries at POST /webhooks, or at its --path; check --to.',
   TIMESTAMP_TOO_OLD: () => "The receiver's clock is ahead of this one by more than its tolerance: sync the clocks, or raise listen's --tolerance.",
   TIMESTAMP_IN_FUTURE: () => "The receiver's clock is behind this one by more than its tolerance: sync the clocks, or raise listen's --tolerance.",
 };

@@ -12,6 +12,8 @@
 import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from '../core/retry-policy/retry-after.js';
 import { VERSION } from '../runtime/version.js';
+import { isLoopbackHost } from '../runtime/hosts.js';
+import { secretHint } from '../core/secret-hint.js';
 import { createPacer, headerInteger, type Budget, type Pacer } from './pacer.js';
 import { excerpt, ServiceError, describeEnvelope, type ErrorEnvelope } from './service-error.js';
 
@@ -185,7 +187,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
       if (got.status >= 400 || got.status < 200) {
         // The base URL includes /v1 (spec, top and section 9): without it every path answers 404.
-        const hint = got.status === 404 && !/\/v\d+$/.test(new URL(base).pathname) ? `; is --api-url the API's base URL? It usually ends in /v1 (${excerpt(base, 200)}/v1)` : '';
+        const hint =
+          got.status === 404 && !/\/v\d+$/.test(new URL(base).pathname)
+            ? `; is --api-url the API's base URL? It usually ends in /v1 (${excerpt(base, 200)}/v1)`
+            : got.status === 401
+              ? unauthorizedHint(key, base)
+              : '';
         if (parsed.envelope) return fail('API_ERROR', `${describeEnvelope(got.status, parsed.envelope)}${after}${hint}`, got.status, parsed.envelope);
         return fail('BAD_RESPONSE', `${what}: the service answered ${got.status} ${parsed.problem ?? 'without the API\'s error envelope (spec 7)'}${after}${hint}`, got.status);
       }
@@ -291,4 +298,13 @@ function timeoutText(code: string, o: { connectTimeoutMs: number; headersTimeout
 function scrubEnvelope(envelope: ErrorEnvelope, scrub: (t: string) => string): ErrorEnvelope {
   const raw = JSON.parse(scrub(JSON.stringify(envelope.raw))) as Record<string, unknown>;
   return { ...envelope, error: scrub(envelope.error), code: scrub(envelope.code), raw };
+}
+
+/**
+ * Which key a 401 answered (its hint only) and where a good one comes from: the API's own words say
+ * only "invalid API key", and a local emulator's keys are one command away.
+ */
+export function unauthorizedHint(key: string, base: string): string {
+  const local = isLoopbackHost(new URL(base).hostname.replace(/^\[(.*)\]$/, '$1'));
+  return `; this run sent the key ${secretHint(key)} (--api-key or HOOKRELAY_API_KEY)${local ? '; for `hookrelay emulate`, `hookrelay emulate keys` lists its keys' : ''}`;
 }

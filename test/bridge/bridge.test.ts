@@ -146,6 +146,8 @@ describe('the bridge', () => {
     const wrong = await laptop(laptopConfig(app, null, { token: 'x'.repeat(40), name: 'intruder' }));
     const message = await wrong.refused;
     expect(message).toMatch(/refused this client: 401 a valid bridge token is required/);
+    // What to check, by the token's hint only.
+    expect(message).toContain('This client sent the token …xxxx: it must be the TOKEN of one of the public listen\'s --bridge-token NAME:TOKEN values');
     expect(message).not.toContain('x'.repeat(40));
     // The public side says so too, without the token.
     const refusals = notices.filter((n) => n.includes('refused a client'));

@@ -66,4 +66,24 @@ describe('a stalled bridge connection', () => {
     await until(stored(after), 'a live delivery after the reconnect');
     expect(local.bridge.progress().reconnects).toBe(1);
   }, 30_000);
+
+  it('a public side that is not there: "could not connect", not "connection lost", and it keeps trying', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const states: string[] = [];
+    const local = await buildConnect(
+      { url: `ws://127.0.0.1:${port}/bridge`, token: TOKEN, name: 'ana', dbPath: join(dir, 'laptop.db'), forward: null, console: null, logFormat: 'silent', retainMs: null, devSecret: null },
+      { pingMs: 100, deadMs: 400 },
+    );
+    cleanups.push(() => local.close());
+    local.hub.on('notice', (n) => states.push(n.message));
+    await until(() => states.some((m) => /^could not connect \(connect ECONNREFUSED 127\.0\.0\.1:\d+\), retrying in \d+ s$/.test(m)), 'the refused connect');
+    expect(states.filter((m) => m.startsWith('connection lost'))).toEqual([]);
+    expect(local.bridge.state()).not.toBe('refused');
+  }, 30_000);
 });

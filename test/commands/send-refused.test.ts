@@ -53,6 +53,26 @@ describe('send, refused by a hookrelay receiver', () => {
     expect(result.out).toContain('The receiver needs a signature: leave out --unsigned, or start listen with --skip-verify (local experiments only). (SIGNATURE_MISSING, 1 attempt)');
   });
 
+  it('a wrong path: NOT_FOUND, and the advice names the path listen serves', async () => {
+    const { url } = await receiver();
+    const result = await send('--to', url.replace('/webhooks', '/webhoks'), '--secret', RECEIVER_SECRET);
+    expect(result.out).toContain('404  http_4xx');
+    expect(result.out).toContain('the receiver said NOT_FOUND');
+    expect(result.out).toMatch(/^The receiver serves nothing at this path: `hookrelay listen` takes deliveries at POST \/webhooks, or at its --path; check --to\. \(NOT_FOUND, 1 attempt\)$/m);
+    // The receiver saw the attempts, so check has a run to judge.
+    expect(result.out).toContain('Judge this run');
+  });
+
+  it('nothing listening: no run to judge, and it says so instead of printing the check command', async () => {
+    const { url } = await receiver();
+    await app!.close();
+    app = undefined;
+    const result = await send('--to', url, '--secret', RECEIVER_SECRET);
+    expect(result.out).toMatch(/---  network /);
+    expect(result.out).not.toContain('Judge this run');
+    expect(result.out).toContain('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
+  });
+
   it('the right secret: no advice at all', async () => {
     const { url } = await receiver();
     const result = await send('--to', url, '--secret', RECEIVER_SECRET);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatImfFixdate } from '../../src/core/http-date.js';
-import { createApiClient, type ApiClientOptions } from '../../src/service/api-client.js';
+import { createApiClient, unauthorizedHint, type ApiClientOptions } from '../../src/service/api-client.js';
 import { ServiceError } from '../../src/service/service-error.js';
 import { createWebhooksApi } from '../../src/service/webhooks-api.js';
 import { apiError, delivery, json, ok, raw, startHostile, webhook, type Handler, type HostileServer } from './hostile-server.js';
@@ -161,6 +161,14 @@ describe('the error envelope, verbatim', () => {
     const e = await failure(api.list());
     expect(e.message).toContain('key [API key] is not valid');
     expect(JSON.stringify(e.envelope)).not.toContain(KEY);
+  });
+
+  it('a 401 names the key sent by its hint, and on loopback where an emulator keeps its keys', async () => {
+    const { api } = await clientFor(() => apiError(401, 'UNAUTHORIZED', 'invalid API key'));
+    const e = await failure(api.list());
+    expect(e.message).toMatch(/401 UNAUTHORIZED: invalid API key.*; this run sent the key …cdef \(--api-key or HOOKRELAY_API_KEY\); for `hookrelay emulate`, `hookrelay emulate keys` lists its keys$/);
+    expect(e.message).not.toContain(KEY);
+    expect(unauthorizedHint(KEY, 'https://api.example.com/v1')).toBe('; this run sent the key …cdef (--api-key or HOOKRELAY_API_KEY)');
   });
 });
 
