@@ -103,8 +103,9 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
       formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed, interrupted: result.interrupted }).forEach((line) => output.out(line));
       refusalAdvice(refusals, { signed: settings.secret !== null, how: settings.signing }).forEach((line) => output.out(line));
       const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
+      const attempted = result.deliveries.some((d) => d.attemptCount > 0);
       if (anyReached(result.deliveries)) output.out(`Judge this run (hookrelay listen records it): ${judge}`);
-      else output.out('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
+      else if (attempted) output.out('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
     }
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;

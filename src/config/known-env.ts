@@ -4,6 +4,7 @@
  * test holds this list to the names the source reads.
  */
 import { closestName } from '../core/closest-name.js';
+import { printable } from '../reporter/printable.js';
 
 export const KNOWN_ENV: readonly string[] = [
   'HOOKRELAY_API_KEY', 'HOOKRELAY_API_URL', 'HOOKRELAY_BODY_LIMIT', 'HOOKRELAY_BRIDGE_CA', 'HOOKRELAY_BRIDGE_HOST',
@@ -28,7 +29,7 @@ export function mistypedEnvWarnings(env: NodeJS.ProcessEnv): string[] {
   for (const name of Object.keys(env)) {
     if (!name.startsWith('HOOKRELAY_') || known.has(name)) continue;
     const meant = closestName(name, KNOWN_ENV);
-    if (meant !== null) warnings.push(`warning: the environment variable ${name} is not a hookrelay setting and is ignored; did you mean ${meant}?`);
+    if (meant !== null) warnings.push(`warning: the environment variable ${printable(name, 80)} is not a hookrelay setting and is ignored; did you mean ${meant}?`);
   }
   return warnings;
 }

@@ -120,7 +120,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       res.body.on('error', () => {});
       res.body.destroy();
       const status = res.statusCode;
-      const code = firstHeader(res.headers['x-hookrelay-error']);
+      // Only the final answer's, and only a refusal's: a hop or a 2xx naming a code is not one.
+      delete seen.receiverCode;
+      const code = status >= 400 ? firstHeader(res.headers['x-hookrelay-error']) : null;
       if (code !== null && RECEIVER_CODE.test(code)) seen.receiverCode = code;
       if (status < 300 || status > 399) return { kind: 'response', status, retryAfter: firstHeader(res.headers['retry-after']) };
       const location = firstHeader(res.headers.location);

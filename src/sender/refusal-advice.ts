@@ -28,6 +28,7 @@ export function refusalAdvice(tally: RefusalTally, signing: { signed: boolean; h
     const times = `${count} attempt${count === 1 ? '' : 's'}`;
     const advice = ADVICE[code];
     if (advice) lines.push(`${advice(signing.how)} (${code}, ${times})`);
+    else if (code === 'BAD_REQUEST') lines.push(`The receiver could not read ${times} as an HTTP request (${code}): it records none of them.`);
     else if (code !== 'STORE_UNAVAILABLE') lines.push(`The receiver refused ${times} with ${code}: its terminal, or \`hookrelay events list --status rejected\` run beside it, says why.`);
   }
   if (tally.unnamed4xx > 0 && signing.signed) {

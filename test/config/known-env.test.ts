@@ -21,7 +21,8 @@ describe('mistyped environment variables', () => {
 
   it('every HOOKRELAY_* name the source reads as a setting is known, and every known one is read', () => {
     const read = new Set<string>();
-    for (const file of sources(join(import.meta.dirname, '../../src'))) {
+    // known-env.ts itself is left out: its list quotes every name.
+    for (const file of sources(join(import.meta.dirname, '../../src')).filter((f) => !f.endsWith('known-env.ts'))) {
       // Quoted names and `env.NAME` reads; the shell here-document markers of shell-command.ts are not settings.
       for (const m of readFileSync(file, 'utf8').matchAll(/(?:['"`]|env\.)(HOOKRELAY_[A-Z0-9_]*[A-Z0-9])\b/g)) read.add(m[1]!);
     }

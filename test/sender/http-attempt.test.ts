@@ -40,6 +40,9 @@ describe('one attempt over real sockets (spec 6.4)', () => {
     const hostile = await transport.send({ url: server.url(), headers: { ...HEADERS, 'x-case': 'hostile' }, body: BODY });
     expect(hostile.observation).toMatchObject({ kind: 'response', status: 400 });
     expect('receiverCode' in hostile).toBe(false);
+    // Only a refusal names a code: a 2xx carrying the header is a delivery.
+    const delivered = await setup(() => ({ status: 200, headers: { 'x-hookrelay-error': 'SIGNATURE_MISMATCH' } }));
+    expect('receiverCode' in (await delivered.transport.send({ url: delivered.server.url(), headers: HEADERS, body: BODY }))).toBe(false);
     const other = await setup(() => ({ status: 400 }));
     const plain = await other.transport.send({ url: other.server.url(), headers: HEADERS, body: BODY });
     expect('receiverCode' in plain).toBe(false);

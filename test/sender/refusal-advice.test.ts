@@ -43,6 +43,12 @@ describe('refusalAdvice', () => {
     expect(refusalAdvice(tally, { signed: false, how: 'off' })).toEqual([]);
   });
 
+  it('BAD_REQUEST (HTTP the receiver could not read) is not sent to a list of rejected attempts it never recorded', () => {
+    const tally = emptyTally();
+    tallyRefusal(tally, finished(400, 'BAD_REQUEST'));
+    expect(refusalAdvice(tally, SIGNED)).toEqual(['The receiver could not read 1 attempt as an HTTP request (BAD_REQUEST): it records none of them.']);
+  });
+
   it('STORE_UNAVAILABLE is the receiver\'s trouble, not the sender\'s: no advice', () => {
     const tally = emptyTally();
     tallyRefusal(tally, finished(503, 'STORE_UNAVAILABLE'));

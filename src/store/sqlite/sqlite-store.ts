@@ -119,24 +119,32 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   writer.unref();
   port.unref();
 
-  // Started at the first write, or after CHECKPOINTER_IDLE_START_MS: booting a thread costs ~100 ms
-  // of CPU, which a store that is only opened (the CLI's reads, a listen not yet sent anything)
-  // should not pay before it answers. An idle start still copies a WAL left from before.
+  // Started at the first write of a delivery, relay outcome or the like, or after
+  // CHECKPOINTER_IDLE_START_MS: booting a thread costs ~100 ms of CPU, which a store that is only
+  // opened (the CLI's reads; a listen before its first delivery, whose start-up prune and readiness
+  // probes write next to nothing) should not pay before it answers. The timer still copies a WAL
+  // left from before, or from a large prune.
   let checkpointer: Worker | null = null;
   const startCheckpointer = (): void => {
     if (checkpointer !== null || closing !== null) return;
     clearTimeout(checkpointerTimer);
-    checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
-      // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
-      // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
-      // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
-      workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
-    });
+    try {
+      checkpointer = spawnWorker(import.meta.url, 'checkpoint-worker', {
+        // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
+        // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
+        // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
+        workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
+      });
+    } catch {
+      return; // checkpointing is an optimisation; SQLite checkpoints at the next open
+    }
     checkpointer.unref();
     checkpointer.on('error', () => {
-      /* checkpointing is an optimisation; SQLite checkpoints at the next open */
+      /* as above */
     });
   };
+  /** Writes that do not start the checkpoint thread: a start-up prune of nothing, a readiness probe. */
+  const housekeeping = (request: WriteRequest): boolean => request.kind === 'op' && (request.name === 'prune' || request.name === 'probe');
   const checkpointerTimer = setTimeout(startCheckpointer, CHECKPOINTER_IDLE_START_MS);
   checkpointerTimer.unref();
 
@@ -194,7 +202,6 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   let nextTicket = 1;
   let outgoing: WriteRequest[] = [];
   const flush = () => {
-    if (checkpointer === null) startCheckpointer();
     const requests = outgoing;
     outgoing = [];
     const packed = encodeBatch(requests);
@@ -205,6 +212,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   function write(request: WriteRequest): Promise<WriteResult> {
     const ticket = nextTicket++;
     request.ticket = ticket;
+    if (checkpointer === null && !housekeeping(request)) startCheckpointer();
     if (writerDead) return Promise.resolve({ ticket, ok: false, error: writerDead });
     return new Promise((resolveWrite) => {
       const at = performance.now() + writeTimeoutMs;

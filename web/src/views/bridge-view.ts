@@ -26,10 +26,10 @@ export interface BridgeLine {
 /**
  * Notices that concern the bridge: the public side's start with `bridge:`; the laptop's are the
  * client's changes of state (`connecting to`, `connected to`, `resuming`, `live`, `connection lost`,
- * `the bridge at … refused`).
+ * `could not connect`, `the bridge at … refused`).
  */
 export function mentionsBridge(message: string): boolean {
-  return /^bridge[: ]|^(connecting|connected) to |^resuming |^live$|^connection lost|^the bridge at /.test(message);
+  return /^bridge[: ]|^(connecting|connected) to |^resuming |^live$|^connection lost|^could not connect|^the bridge at /.test(message);
 }
 
 export function createBridgeLine(): BridgeLine {
