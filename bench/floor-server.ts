@@ -32,6 +32,7 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { verify } from '../src/core/signature/verify.js';
+import { SCHEMA_FLOOR_TABLES } from './schema-floor-ddl.js';
 
 const SECRET = 'whsec_bench_secret_value_0123456789';
 
@@ -145,7 +146,8 @@ function startHandOff(appUrl: string, done: (seq: number, status: number, kept?:
 
 /** The main thread's side: rows of one event-loop turn go to the writer in one message. */
 function startWriter(path: string, schema: boolean, relay: boolean, kept: boolean) {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+  // `--keep-store`: the 1M scenario's floor starts on the store seed-store.ts filled.
+  if (!process.argv.includes('--keep-store')) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
   const channel = new MessageChannel();
   new Worker(fileURLToPath(import.meta.url), { workerData: { path, port: channel.port2, schema, relay, kept }, transferList: [channel.port2] });
   const port = channel.port1;
@@ -194,9 +196,8 @@ function writer(): void {
   // Fills `answers` with [ticket, seq] for each inserted delivery.
   let commit: (rows: Row[], answers: number[]) => void;
   if (schema) {
-    db.exec(`
-      CREATE TABLE deliveries (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, received_at INTEGER NOT NULL, headers TEXT NOT NULL, raw_body BLOB NOT NULL);
-      CREATE TABLE attempts (seq INTEGER PRIMARY KEY, delivery_seq INTEGER, delivery_id TEXT, received_at INTEGER NOT NULL, outcome TEXT NOT NULL, status INTEGER NOT NULL)`);
+    // IF NOT EXISTS: the 1M scenario starts a floor on a store seed-store.ts filled.
+    db.exec(SCHEMA_FLOOR_TABLES);
     const insertDelivery = db.prepare('INSERT INTO deliveries (id, received_at, headers, raw_body) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
     const insertAttempt = db.prepare('INSERT INTO attempts (delivery_seq, delivery_id, received_at, outcome, status) VALUES (?, ?, ?, ?, 200)');
     // The outbox, named as hookrelay's so the bench's drain check reads both.
