@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { formatDuration, formatMs } from '../core/retry-policy/format-duration.js';
 import type { RetryPolicy } from '../core/retry-policy/policy.js';
 import type { Delivery } from '../core/retry-policy/delivery-state.js';
+import { COULD_NOT_CONNECT } from '../core/retry-policy/classify-outcome.js';
 import { EXIT_DELIVERY_FAILED, EXIT_INTERRUPTED, outputOf, reportProblems, reportUsage, type CommandOutput } from '../sender/cli-output.js';
 import { systemClock } from '../sender/clock.js';
 import { runDeliveries } from '../sender/engine.js';
@@ -117,7 +118,7 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
 
 /** Whether any attempt reached a receiver, which could have recorded it: one that connected, answered or not. */
 function anyReached(deliveries: readonly Delivery[]): boolean {
-  return deliveries.some((d) => d.attempts.some((a) => a.finishedAt !== null && a.failureClass !== 'blocked' && !(a.failureClass === 'network' && a.errorMessage === 'could not connect')));
+  return deliveries.some((d) => d.attempts.some((a) => a.finishedAt !== null && a.failureClass !== 'blocked' && !(a.failureClass === 'network' && a.errorMessage === COULD_NOT_CONNECT)));
 }
 
 function printHeading(settings: SendSettings, output: CommandOutput): void {

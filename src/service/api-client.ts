@@ -305,6 +305,6 @@ function scrubEnvelope(envelope: ErrorEnvelope, scrub: (t: string) => string): E
  * only "invalid API key", and a local emulator's keys are one command away.
  */
 export function unauthorizedHint(key: string, base: string): string {
-  const local = isLoopbackHost(new URL(base).hostname.replace(/^\[(.*)\]$/, '$1'));
+  const local = isLoopbackHost(new URL(base).hostname);
   return `; this run sent the key ${secretHint(key)} (--api-key or HOOKRELAY_API_KEY)${local ? '; for `hookrelay emulate`, `hookrelay emulate keys` lists its keys' : ''}`;
 }

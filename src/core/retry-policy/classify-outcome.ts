@@ -9,6 +9,9 @@ export type AttemptObservation =
   | { kind: 'redirect'; cause: 'missing_location' | 'unusable_location' | 'too_many_hops'; status: number }
   | { kind: 'blocked' };
 
+/** The errorMessage of an attempt that never reached the endpoint (refused, unresolved): `send` tells it apart by this. */
+export const COULD_NOT_CONNECT = 'could not connect';
+
 /** The judged attempt: the Attempt record's result fields (spec 2.11). */
 export interface AttemptOutcome {
   delivered: boolean;
@@ -30,7 +33,7 @@ export function classifyOutcome(observation: AttemptObservation): AttemptOutcome
     case 'timeout':
       return failed('timeout', null, 'timeout');
     case 'network':
-      return failed('network', null, observation.cause === 'reset' ? 'connection closed without a response' : 'could not connect');
+      return failed('network', null, observation.cause === 'reset' ? 'connection closed without a response' : COULD_NOT_CONNECT);
     case 'blocked':
       return failed('blocked', null, 'endpoint resolves to a private or reserved address');
     case 'redirect':
