@@ -67,6 +67,13 @@ forbidden.push(
     to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
   },
   {
+    name: 'no-dynamic-import-of-a-library',
+    comment: "a library loaded on use is re-exported by one of our modules, which the dynamic import names (src/runtime/undici-on-use.ts): the CLI's bundle keeps only a CommonJS package's default export behind a dynamic import",
+    severity: 'error',
+    from: { path: '^src/' },
+    to: { dynamic: true, dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+  },
+  {
     name: 'no-cycles',
     severity: 'error',
     from: { path: '^src/' },

@@ -8,18 +8,18 @@
  * Knobs: BACKLOG (deliveries piled up while asleep, default 10000); WARM (2 s rounds of live load
  * before, default 5: the JIT warms up as in the bench); NODEFLAGS (for connect, e.g. `--trace-gc-nvp`,
  * whose lines then land in its log, printed at the end); STRACE=1 (syscall counts of connect while it
- * catches up, `strace -c`); CLI (another build's dist/cli.js, for an A/B pair).
+ * catches up, `strace -c`); CLI (another build's dist/bin/cli.js, for an A/B pair).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer, storeCounts, threadCpu } from './lib.js';
+import { CLI_BUILD, freePort, listenArgs, load, pinnedSpawn, ROOT, SECRET, startServer, storeCounts, threadCpu } from './lib.js';
 
 const BACKLOG = Number(process.env.BACKLOG ?? 10_000);
 const WARM = Number(process.env.WARM ?? 5);
-const CLI = process.env.CLI ?? 'dist/cli.js';
+const CLI = process.env.CLI ?? CLI_BUILD;
 const TOKEN = 'bench-bridge-token-0123456789abcdef0123456789abcdef';
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-catch-up-'));
 

@@ -11,8 +11,8 @@
  * Knobs:
  * - ROUNDS (default 3), ROUND_MS (default 8000);
  * - NODEFLAGS for listen and FLOORFLAGS for the floor, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
- * - BASE: another build's dist/cli.js, measured in the same rounds as `base`; BASEFLAGS: node flags for
- *   `base` instead of NODEFLAGS (with BASE=dist/cli.js: this build with other V8 flags, in the same rounds);
+ * - BASE: another build's dist/bin/cli.js, measured in the same rounds as `base`; BASEFLAGS: node flags for
+ *   `base` instead of NODEFLAGS (with BASE=dist/bin/cli.js: this build with other V8 flags, in the same rounds);
  * - EXTRA: more listen flags, space-separated;
  * - SPLIT=1: every server's threads but its main one moved to core 1, so a `--cpu-prof` of a main
  *   thread holds only its own time. "The core N% busy" (all threads' CPU over the drain's wall time)
@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DRAIN_CAP_MS, drainRelay, freePort, listenArgs, load, pinnedSpawn, processCpu, startServer, threadCpu, type Server } from './lib.js';
+import { CLI_BUILD, DRAIN_CAP_MS, drainRelay, freePort, listenArgs, load, pinnedSpawn, processCpu, startServer, threadCpu, type Server } from './lib.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ROUND_MS = Number(process.env.ROUND_MS ?? 8000);
@@ -52,7 +52,7 @@ async function profile(): Promise<void> {
     const [, ...rest] = listenArgs(port, db, ['--forward-to', target, ...EXTRA]);
     servers.push([name, await startServer([...flags, cli, ...rest], port, '/webhooks'), db]);
   };
-  await startListen('dist/cli.js', 'hookrelay', NODEFLAGS);
+  await startListen(CLI_BUILD, 'hookrelay', NODEFLAGS);
   if (process.env.BASE) await startListen(process.env.BASE, 'base', process.env.BASEFLAGS === undefined ? NODEFLAGS : process.env.BASEFLAGS.split(' ').filter(Boolean));
   const keptPort = await freePort();
   const keptDb = join(work, 'kept.db');

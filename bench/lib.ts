@@ -140,8 +140,11 @@ export function load(url: string, durationMs: number, connections: number, rate 
 }
 
 /** `hookrelay listen` from the compiled build, as users run it. */
+/** The CLI as users run it (bin/hookrelay.js runs this bundle: scripts/bundle-cli.mjs). */
+export const CLI_BUILD = 'dist/bin/cli.js';
+
 export function listenArgs(port: number, db: string, extra: string[] = []): string[] {
-  return ['dist/cli.js', 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
+  return [CLI_BUILD, 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
 }
 
 /** How long a drain waits at the most before it gives up. */

@@ -6,19 +6,19 @@
  *   npm run build && npx tsx bench/receive-profile.ts   (after one `npm run bench`, which builds the floor)
  *
  * Knobs: ROUNDS (default 3), ROUND_MS (default 6000), NODEFLAGS (for listen, e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof` or `--trace-gc-nvp`), CLI (another build's dist/cli.js, for an A/B pair),
- * BASE (another build's dist/cli.js, measured in the same rounds as `base`), BASEEXTRA (more flags for `base` only, which is then this build unless BASE is given; with `--console-port` its console is on), FLOORFLAGS (the same for the schema floor), EXTRA (more listen flags, space-separated); SPLIT=1 (every thread but listen's main one moved to core 1, so a
+ * --cpu-prof-dir=/tmp/prof` or `--trace-gc-nvp`), CLI (another build's dist/bin/cli.js, for an A/B pair),
+ * BASE (another build's dist/bin/cli.js, measured in the same rounds as `base`), BASEEXTRA (more flags for `base` only, which is then this build unless BASE is given; with `--console-port` its console is on), FLOORFLAGS (the same for the schema floor), EXTRA (more listen flags, space-separated); SPLIT=1 (every thread but listen's main one moved to core 1, so a
  * `--cpu-prof` of the main thread is not charged with the writer's time: it preempts the main thread on one core).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, listenArgs, load, startServer, threadCpu, type Server } from './lib.js';
+import { CLI_BUILD, freePort, listenArgs, load, startServer, threadCpu, type Server } from './lib.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ROUND_MS = Number(process.env.ROUND_MS ?? 6000);
-const CLI = process.env.CLI ?? 'dist/cli.js';
+const CLI = process.env.CLI ?? CLI_BUILD;
 const NODEFLAGS = (process.env.NODEFLAGS ?? '').split(' ').filter(Boolean);
 const EXTRA = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-receive-profile-'));
@@ -27,7 +27,7 @@ const work = mkdtempSync(join(tmpdir(), 'hookrelay-receive-profile-'));
 const hookPort = await freePort();
 const schemaPort = await freePort();
 const [first, ...rest] = listenArgs(hookPort, join(work, 'hook.db'), EXTRA);
-const hook = await startServer([...NODEFLAGS, first === 'dist/cli.js' ? CLI : first!, ...rest], hookPort, '/webhooks');
+const hook = await startServer([...NODEFLAGS, first === CLI_BUILD ? CLI : first!, ...rest], hookPort, '/webhooks');
 const FLOORFLAGS = (process.env.FLOORFLAGS ?? '').split(' ').filter(Boolean);
 const schema = await startServer([...FLOORFLAGS, 'bench/.build/bench/floor-server.js', String(schemaPort), 'schema', join(work, 'schema.db')], schemaPort, '/webhooks');
 const servers: Array<[string, Server]> = [

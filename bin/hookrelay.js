@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled CLI (built by `npm install` through the `prepare` script).
+// Runs the bundled CLI (built by `npm install` through the `prepare` script: scripts/bundle-cli.mjs).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const compiled = new URL('../dist/cli.js', import.meta.url);
+const compiled = new URL('../dist/bin/cli.js', import.meta.url);
 if (!existsSync(fileURLToPath(compiled))) {
   process.stderr.write('hookrelay: dist/ is missing. Run `npm install` (or `npm run build`) in the hookrelay folder first.\n');
   process.exit(1);

@@ -297,7 +297,7 @@ export function registerEventsCommand(program: Command): Command {
         return;
       }
       const { target, secret, timeoutMs } = replay.settings;
-      const [{ Agent }, { replayDelivery }] = await Promise.all([import('undici'), import('../relay/replay.js')]);
+      const [{ Agent }, { replayDelivery }] = await Promise.all([import('../runtime/undici-on-use.js'), import('../relay/replay.js')]);
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
         const dispatcher = new Agent();
         try {

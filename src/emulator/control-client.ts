@@ -7,7 +7,7 @@ export interface ControlAnswer {
 
 /** POSTs `body` to `<apiUrl>/_emulator/events`. Rejects only when the emulator cannot be reached. */
 export async function postEvent(apiUrl: string, apiKey: string, body: unknown): Promise<ControlAnswer> {
-  const { request } = await import('undici'); // on use: not at every command's start
+  const { request } = await import('../runtime/undici-on-use.js'); // on use: not at every command's start
   const res = await request(`${apiUrl}/_emulator/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },

@@ -101,7 +101,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // otherwise load it at start, listen included (cold start is measured in npm run bench).
   let undici: Promise<{ dispatcher: Dispatcher; request: typeof import('undici').request }> | null = null;
   const http = () =>
-    (undici ??= import('undici').then(({ Agent, request }) => ({
+    (undici ??= import('../runtime/undici-on-use.js').then(({ Agent, request }) => ({
       dispatcher: new Agent({ connect: { timeout: o.connectTimeoutMs }, headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs }),
       request,
     })));

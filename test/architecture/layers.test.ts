@@ -25,7 +25,7 @@ describe('import rules', () => {
     expect(code).toBe(0);
   }, 60_000);
 
-  it('fail on an upward import, a sideways one, and a library in the core', async () => {
+  it('fail on an upward import, a sideways one, a library in the core, and a library imported dynamically', async () => {
     const { dir, remove } = tempDir();
     try {
       const write = (path: string, text: string) => {
@@ -39,11 +39,13 @@ describe('import rules', () => {
       write('src/relay/worker.ts', 'export const worker = 1;\n');
       write('src/core/pure.ts', "import { built } from '../app/build.js';\nimport Fastify from 'fastify';\nexport const pure = [built, Fastify];\n");
       write('src/ingest/route.ts', "import { worker } from '../relay/worker.js';\nexport const route = worker;\n");
+      write('src/relay/lazy.ts', "export const load = () => import('fastify');\n");
       const { code, output } = await depcruise(dir);
       expect(code).not.toBe(0);
       expect(output).toMatch(/core-imports-up: src\/core\/pure\.ts → src\/app\/build\.ts/);
       expect(output).toMatch(/ingest-imports-sideways: src\/ingest\/route\.ts → src\/relay\/worker\.ts/);
       expect(output).toMatch(/core-is-pure: src\/core\/pure\.ts → \S*node_modules\/fastify\//);
+      expect(output).toMatch(/no-dynamic-import-of-a-library: src\/relay\/lazy\.ts → \S*node_modules\/fastify\//);
     } finally {
       remove();
     }

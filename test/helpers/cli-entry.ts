@@ -1,6 +1,6 @@
 /**
- * How tests start the `hookrelay` CLI as a process: the build (dist/cli.js) when it is newer than
- * every source file, else the source through tsx. `npm install` builds dist/, so CI runs the build;
+ * How tests start the `hookrelay` CLI as a process: the build (dist/bin/cli.js, which bin/hookrelay.js
+ * runs) when it is newer than every source file, else the source through tsx. `npm install` builds dist/, so CI runs the build;
  * a source file edited since the last build sends every test back to the source. tsx compiles the
  * CLI's graph on each start: 2.2 s against 0.8 s for the build, measured, and the suite starts the
  * CLI a few hundred times. HOOKRELAY_TEST_FROM_SOURCE=1 always runs the source.
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SOURCE_CLI = join(ROOT, 'src/cli.ts');
-const BUILT_CLI = join(ROOT, 'dist/cli.js');
+const BUILT_CLI = join(ROOT, 'dist/bin/cli.js');
 
 function newestSourceMtime(dir: string): number {
   let newest = 0;

@@ -2,7 +2,7 @@
  * What `npm pack` ships, and that a fresh project can install it: the tarball holds exactly
  * dist/, bin/ and the documented files; a new project installs it, type-checks an import of every
  * subpath (Node's entry points, and the portable ones as a bundler for Workers resolves them), and
- * runs them. The package is built in a copy of the sources, so the working tree's dist/ is untouched.
+ * runs them, and the installed `hookrelay` command (its bundle, dist/bin/). The package is built in a copy of the sources, so the working tree's dist/ is untouched.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
+const manifest = () => JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
 const { dir, remove } = tempDir('hookrelay-pack-');
 afterAll(remove);
 
@@ -32,12 +33,14 @@ describe('the packed package', () => {
   it('holds exactly dist/, bin/ and the documented files, with every entry point and its types', async () => {
     const pkg = join(dir, 'pkg');
     mkdirSync(pkg);
-    for (const entry of ['package.json', 'bin', 'src', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs/library.md']) {
+    for (const entry of ['package.json', 'bin', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs/library.md']) {
       cpSync(join(REPO, entry), join(pkg, entry), { recursive: true });
     }
     symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'));
     const build = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json'], pkg);
     expect(build.stdout + build.stderr).toBe('');
+    const bundled = await run(process.execPath, ['scripts/bundle-cli.mjs'], pkg);
+    expect(bundled.code, bundled.stdout + bundled.stderr).toBe(0);
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], pkg);
     expect(packed.code, packed.stderr).toBe(0);
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
@@ -46,11 +49,11 @@ describe('the packed package', () => {
     // web/dist is the console's page, served by `listen` from an installed package.
     const strays = paths.filter((p) => !/^(dist|bin|web\/dist)\//.test(p) && !['package.json', 'README.md', 'docs/library.md'].includes(p));
     expect(strays).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const targets = JSON.stringify(manifest.exports).match(/\.\/dist\/[^"]+/g)!;
+    const targets = JSON.stringify(manifest().exports).match(/\.\/dist\/[^"]+/g)!;
     expect(targets.length).toBeGreaterThanOrEqual(14);
     for (const target of targets) expect(paths).toContain(target.slice(2));
     expect(paths).toContain('bin/hookrelay.js');
+    expect(paths).toContain('dist/bin/cli.js');
     expect(paths.some((p) => p.startsWith('dist/') && p.includes('.test.'))).toBe(false);
   }, 180_000);
 
@@ -79,5 +82,11 @@ describe('the packed package', () => {
     const ran = await run(process.execPath, ['run.mjs'], consumer);
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toEqual({ status: 200, waited: 'pack-1', sync: true, async: true, fetch: 'pack-1', express: 'function', fastify: 'function' });
+    // The installed command runs its bundle, undici loaded on use included (a client of an unreachable service).
+    const bin = join(consumer, 'node_modules', 'hookrelay', 'bin', 'hookrelay.js');
+    const version = await run(process.execPath, [bin, '--version'], consumer);
+    expect(version.stdout.trim()).toBe(manifest().version);
+    const unreachable = await run(process.execPath, [bin, 'webhooks', 'list', '--api-url', 'http://127.0.0.1:1', '--api-key', 'hr_test_pack'], consumer);
+    expect(unreachable.stdout + unreachable.stderr).toMatch(/could not reach the service \(ECONNREFUSED/);
   }, 240_000);
 });
