@@ -139,10 +139,10 @@ export function load(url: string, durationMs: number, connections: number, rate 
   return runPinnedScript<Load>(['bench/load-generator.ts', url, String(connections), String(durationMs), SECRET, String(rate)]);
 }
 
-/** `hookrelay listen` from the compiled build, as users run it. */
 /** The CLI as users run it (bin/hookrelay.js runs this bundle: scripts/bundle-cli.mjs). */
 export const CLI_BUILD = 'dist/bin/cli.js';
 
+/** `hookrelay listen` from the build, as users run it. */
 export function listenArgs(port: number, db: string, extra: string[] = []): string[] {
   return [CLI_BUILD, 'listen', '--port', String(port), '--db', db, '--secret', SECRET, '--log-format', 'json', '--no-console', ...extra];
 }

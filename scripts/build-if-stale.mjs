@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['src', 'web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle-cli.mjs'];
+const SOURCES = ['src', 'web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/bundle-cli.mjs'];
 const OUTPUTS = ['dist/bin/cli.js', 'web/dist/index.html'];
 
 function newestMtime(path) {

@@ -10,30 +10,41 @@
  * The entries sit together in dist/bin/, two levels below the package as dist/<layer>/ modules do,
  * so each `new URL(…, import.meta.url)` in the source still finds what it names: the writer's and
  * checkpointer's worker files beside the chunk that spawns them, web/dist for the console.
- * better-sqlite3 (a native addon) and pg stay in node_modules.
+ * better-sqlite3 (a native addon) and pg stay in node_modules, and so do fastify's schema compilers
+ * (ajv, fast-json-stringify), which src/runtime/lazy-schema-compilers.ts loads from there on a
+ * schema's first use, never at start: bundled, they were a third of what `listen` parses. The
+ * licences of the libraries the bundle holds go beside it, in THIRD-PARTY-NOTICES.md.
  */
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = 'dist/bin';
+const OUT = join(ROOT, 'dist', 'bin');
+// Built beside it and swapped in whole, so a failed bundle leaves the last one working.
+const NEXT = join(ROOT, 'dist', 'bin.next');
 
-rmSync(`${ROOT}/${OUT}`, { recursive: true, force: true });
-await build({
+rmSync(NEXT, { recursive: true, force: true });
+const { metafile } = await build({
   absWorkingDir: ROOT,
   entryPoints: ['dist/cli.js', 'dist/store/sqlite/writer-worker.js', 'dist/store/sqlite/checkpoint-worker.js'],
   entryNames: '[name]',
-  outdir: OUT,
+  outdir: NEXT,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3', 'pg', 'pg-native'],
+  external: ['better-sqlite3', 'pg', 'pg-native', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'],
+  // Maps back to src/ (through tsc's maps) for `node --enable-source-maps`, without the sources' text.
   sourcemap: 'linked',
+  sourcesContent: false,
+  metafile: true,
   logLevel: 'warning',
-  // The CommonJS dependencies bundled into ES modules still call require() and read __dirname.
+  // The CommonJS libraries bundled into ES modules still call require() and read __dirname. esbuild
+  // does not parse a banner: a module of ours that declared a top-level `require`, `__filename` or
+  // `__dirname` would fail to load ("already been declared"), in every test that starts the CLI.
   banner: {
     js: [
       "import { createRequire as __hookrelayRequire } from 'node:module';",
@@ -45,3 +56,26 @@ await build({
     ].join(' '),
   },
 });
+writeFileSync(join(NEXT, 'THIRD-PARTY-NOTICES.md'), notices(Object.keys(metafile.inputs)));
+rmSync(OUT, { recursive: true, force: true });
+renameSync(NEXT, OUT);
+
+/** Each bundled package's name, version, licence and licence text, in name order. */
+function notices(inputs) {
+  const roots = new Set();
+  for (const input of inputs) {
+    const at = input.lastIndexOf('node_modules/');
+    if (at < 0) continue;
+    const rest = input.slice(at + 'node_modules/'.length).split('/');
+    roots.add(input.slice(0, at) + 'node_modules/' + rest.slice(0, rest[0].startsWith('@') ? 2 : 1).join('/'));
+  }
+  const sections = [...roots].map((root) => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, root, 'package.json'), 'utf8'));
+    const file = existsSync(join(ROOT, root)) ? readdirSync(join(ROOT, root)).find((name) => /^(licen[cs]e|copying)/i.test(name)) : undefined;
+    const text = file ? readFileSync(join(ROOT, root, file), 'utf8').trim() : `(no licence file in the package; package.json says ${manifest.license ?? 'nothing'})`;
+    return { name: manifest.name, body: `## ${manifest.name} ${manifest.version} (${manifest.license ?? 'no licence field'})\n\n${text}\n` };
+  });
+  sections.sort((a, b) => (a.name < b.name ? -1 : 1));
+  const unique = sections.filter((s, i) => i === 0 || sections[i - 1].body !== s.body);
+  return `# Third-party notices\n\nThe libraries bundled into hookrelay's CLI (dist/bin/), with their licences.\n\n${unique.map((s) => s.body).join('\n')}`;
+}

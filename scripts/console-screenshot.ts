@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hookrelay-screenshot-'));
   const listen = spawn(
     process.execPath,
-    [join(ROOT, 'dist/cli.js'), 'listen', '--port', '0', '--console-port', '0', '--log-format', 'json', '--db', join(dir, 'hooks.db'), '--secret', SECRET,
+    [join(ROOT, 'dist/bin/cli.js'), 'listen', '--port', '0', '--console-port', '0', '--log-format', 'json', '--db', join(dir, 'hooks.db'), '--secret', SECRET,
       // The first two attempts of one trigger are answered 503, so the list shows a delivery that was faulted, then accepted.
       '--fault', `503 trigger=${FAULTED_TRIGGER} attempt=1-2 retry-after=10`],
     { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },

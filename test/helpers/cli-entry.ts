@@ -1,6 +1,6 @@
 /**
  * How tests start the `hookrelay` CLI as a process: the build (dist/bin/cli.js, which bin/hookrelay.js
- * runs) when it is newer than every source file, else the source through tsx. `npm install` builds dist/, so CI runs the build;
+ * runs) when it is newer than every source file and the lock, else the source through tsx. `npm install` builds dist/, so CI runs the build;
  * a source file edited since the last build sends every test back to the source. tsx compiles the
  * CLI's graph on each start: 2.2 s against 0.8 s for the build, measured, and the suite starts the
  * CLI a few hundred times. HOOKRELAY_TEST_FROM_SOURCE=1 always runs the source.
@@ -26,7 +26,9 @@ let fresh: boolean | undefined;
 function buildIsFresh(): boolean {
   if (fresh !== undefined) return fresh;
   try {
-    fresh = process.env.HOOKRELAY_TEST_FROM_SOURCE !== '1' && newestSourceMtime(join(ROOT, 'src')) <= statSync(BUILT_CLI).mtimeMs;
+    // The lock too: the bundle holds the libraries it names.
+    const newest = Math.max(newestSourceMtime(join(ROOT, 'src')), statSync(join(ROOT, 'package-lock.json')).mtimeMs);
+    fresh = process.env.HOOKRELAY_TEST_FROM_SOURCE !== '1' && newest <= statSync(BUILT_CLI).mtimeMs;
   } catch {
     fresh = false; // no build
   }

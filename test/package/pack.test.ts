@@ -54,6 +54,7 @@ describe('the packed package', () => {
     for (const target of targets) expect(paths).toContain(target.slice(2));
     expect(paths).toContain('bin/hookrelay.js');
     expect(paths).toContain('dist/bin/cli.js');
+    expect(paths).toContain('dist/bin/THIRD-PARTY-NOTICES.md');
     expect(paths.some((p) => p.startsWith('dist/') && p.includes('.test.'))).toBe(false);
   }, 180_000);
 
