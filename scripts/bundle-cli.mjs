@@ -16,7 +16,7 @@
  * licences of the libraries the bundle holds go beside it, in THIRD-PARTY-NOTICES.md.
  */
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,7 +71,7 @@ function notices(inputs) {
   }
   const sections = [...roots].map((root) => {
     const manifest = JSON.parse(readFileSync(join(ROOT, root, 'package.json'), 'utf8'));
-    const file = existsSync(join(ROOT, root)) ? readdirSync(join(ROOT, root)).find((name) => /^(licen[cs]e|copying)/i.test(name)) : undefined;
+    const file = readdirSync(join(ROOT, root)).find((name) => /^(licen[cs]e|copying)/i.test(name));
     const text = file ? readFileSync(join(ROOT, root, file), 'utf8').trim() : `(no licence file in the package; package.json says ${manifest.license ?? 'nothing'})`;
     return { name: manifest.name, body: `## ${manifest.name} ${manifest.version} (${manifest.license ?? 'no licence field'})\n\n${text}\n` };
   });
