@@ -12,7 +12,7 @@ import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-cod
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
-import { framesInWal, recordCheckpoint, type CheckpointResult } from './wal-frames.js';
+import { checkpointLooks, framesInWal, recordCheckpoint, type CheckpointResult } from './wal-frames.js';
 import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
 const { path, port, commitDelayMs, outbox, walRestartBytes, walFrames } = workerData as WriterData & { port: MessagePort };
@@ -201,7 +201,8 @@ const commitBatch = db.transaction((requests: DecodedRequest[]) => {
 const BUSY_RETRY_MS = 10;
 const BUSY_GIVE_UP_MS = 2000;
 
-function commit(requests: DecodedRequest[]): void {
+/** `bytes`: the batches' packed size, which finishCheckpoint counts toward the WAL once committed. */
+function commit(requests: DecodedRequest[], bytes: number): void {
   const started = performance.now();
   if (commitDelayMs > 0) sleep(commitDelayMs);
   let results: WriteResults | null = null;
@@ -225,7 +226,7 @@ function commit(requests: DecodedRequest[]): void {
     results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], attemptSeqs: [], error },
     commit: { ms: performance.now() - started, size: requests.length },
   });
-  finishCheckpoint();
+  finishCheckpoint(results === null ? 0 : bytes);
 }
 
 /**
@@ -233,15 +234,29 @@ function commit(requests: DecodedRequest[]): void {
  * finishes (frames arrive while it copies), and SQLite starts the WAL over only when a write
  * begins on a fully copied WAL. Measured: the bench load grew the WAL to 240 MB in 6 s, every
  * read and commit slowed with it, and the RESTART that was meant to bound it held the write lock
- * for 36–143 ms. So once the WAL passes a bound (as the checkpoint thread last saw it, every
- * second by default: wal-frames.ts), the writer, between two commits, copies what the thread has
- * not yet (a PASSIVE of its own); its next commit starts the WAL over. Below the bound (any load
- * the thread keeps up with) the writer never pays for a checkpoint. A reader holding an old
- * snapshot only delays this until it lets go.
+ * for 36–143 ms. So once the WAL passes a bound, the writer, between two commits, copies what the
+ * thread has not yet (a PASSIVE of its own); its next commit starts the WAL over. Below the bound
+ * (any load the thread keeps up with) the writer never pays for a checkpoint. A reader holding an
+ * old snapshot only delays this until it lets go.
+ *
+ * The WAL in use is what the last checkpoint saw (every second by default: wal-frames.ts) plus
+ * the bytes committed since, counted here from the batches (less than the frames they write, so
+ * the count never passes the bound before the WAL does). Without that count the WAL grew
+ * unchecked until the thread's first look, and the thread starts only at the first delivery
+ * (sqlite-store.ts): its boot under a loaded CI took long enough for 39 MiB of 256 KiB deliveries
+ * against a bound of 8.
  */
 const frameBytes = (db.pragma('page_size', { simple: true }) as number) + 24;
-function finishCheckpoint(): void {
-  if (framesInWal(walFrames) * frameBytes < walRestartBytes) return;
+let bytesSinceLook = 0;
+let lastLook = -1;
+function finishCheckpoint(committedBytes: number): void {
+  const look = checkpointLooks(walFrames);
+  if (look !== lastLook) {
+    lastLook = look;
+    bytesSinceLook = 0;
+  }
+  bytesSinceLook += committedBytes;
+  if (framesInWal(walFrames) * frameBytes + bytesSinceLook < walRestartBytes) return;
   try {
     recordCheckpoint(walFrames, (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], true);
   } catch {
@@ -258,13 +273,17 @@ function handle(message: ToWriter): void {
     return;
   }
   let pending = unpack(message.packed);
+  let bytes = message.packed.byteLength;
   // Drain everything that queued up during the last commit into this one.
   for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
     const m = next.message as ToWriter;
     if (m.type === 'close') closing = true;
-    else pending = pending.concat(unpack(m.packed));
+    else {
+      pending = pending.concat(unpack(m.packed));
+      bytes += m.packed.byteLength;
+    }
   }
-  commit(pending);
+  commit(pending, bytes);
 }
 
 port.on('message', (message: ToWriter) => {
