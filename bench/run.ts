@@ -53,7 +53,7 @@ const describeLoad = (l: Load) => `${fmt(l.rps)} req/s, p50 ${fmt(l.p50, 2)} ms,
  * what the senders saw during the round. `afterRound` runs after each round's servers (a step
  * measured once a round, such as the bridge's catch-up).
  */
-type Round = Load & { drainMs: number; sustainedRps: number; cpuUsPerRequest: number | null };
+type Round = Load & { drainMs: number; sustainedRps: number; cpuUsPerRequest: number | null; cpuUsParts: number[] };
 type Measured = Round & { rounds: Round[] };
 
 /** The median of the rounds' sustained rates (a Measured is the round with the median `rps`). */
@@ -84,6 +84,12 @@ function cpuMs(pid: number | readonly number[] | undefined): number {
  */
 let handOffOverKeptFloorUs: number | null = null;
 
+/**
+ * The floors' CPU a request from scenarios 1 and 3 of this run (null for one that did not run):
+ * the bridge's catch-up against live is worked out with them as if both sides cost their floors.
+ */
+const floorsUs: { schemaFloor: number | null; bareRoute: number | null; handOff: number | null; keptHandOff: number | null } = { schemaFloor: null, bareRoute: null, handOff: null, keptHandOff: null };
+
 async function alternate(
   servers: Array<{ name: string; url: string; drain?: () => Promise<number>; pid?: number | number[] }>,
   connections = CONNECTIONS,
@@ -98,11 +104,13 @@ async function alternate(
     const parts: string[] = [];
     for (const s of servers) {
       const cpuBefore = cpuMs(s.pid);
+      const partsBefore = Array.isArray(s.pid) ? s.pid.map((one) => cpuMs(one)) : [];
       const measured = await load(s.url, ROUND_MS, connections);
       const drainMs = s.drain ? await s.drain() : 0;
       // The drain is work for the round's requests too (the relay backlog).
       const cpuUsPerRequest = s.pid === undefined || measured.ok === 0 ? null : ((cpuMs(s.pid) - cpuBefore) * 1000) / measured.ok;
-      const l: Round = { ...measured, drainMs, sustainedRps: measured.ok / (measured.seconds + drainMs / 1000), cpuUsPerRequest };
+      const cpuUsParts = Array.isArray(s.pid) && measured.ok > 0 ? s.pid.map((one, i) => ((cpuMs(one) - partsBefore[i]!) * 1000) / measured.ok) : [];
+      const l: Round = { ...measured, drainMs, sustainedRps: measured.ok / (measured.seconds + drainMs / 1000), cpuUsPerRequest, cpuUsParts };
       runs.get(s.name)!.push(l);
       parts.push(`${s.name} ${fmt(l.rps)} req/s p99 ${fmt(l.p99, 2)} ms${l.cpuUsPerRequest === null ? '' : `, ${fmt(l.cpuUsPerRequest)} µs CPU/req`}${s.drain ? ` (then ${fmt(drainMs)} ms draining its relay backlog: ${fmt(l.sustainedRps)} req/s sustained)` : ''}${l.requests - l.ok ? ` (${l.requests - l.ok} non-2xx)` : ''}`);
     }
@@ -143,6 +151,8 @@ async function receiveVsBare(work: string): Promise<void> {
   const v = result.get('floor: verify')!;
   const f = result.get('floor: verify + durable insert')!;
   const sf = result.get('schema floor')!;
+  floorsUs.schemaFloor = sf.cpuUsPerRequest;
+  floorsUs.bareRoute = b.cpuUsPerRequest;
   const receive = sameRoundRatio(h.rounds.map((r) => r.rps), sf.rounds.map((r) => r.rps));
   const p99 = sameRoundRatio(h.rounds.map((r) => r.p99), sf.rounds.map((r) => r.p99));
   rows.push(
@@ -276,6 +286,7 @@ async function relay(work: string): Promise<void> {
   });
   const keptHandOff = cpuOf(flKept) - cpuOf(flOff);
   handOffOverKeptFloorUs = [fwOn, fwOff, flKept, flOff].every((m) => m.cpuUsPerRequest !== null) ? hookHandOff - keptHandOff : null;
+  if ([flOn, flKept, flOff].every((m) => m.cpuUsPerRequest !== null)) Object.assign(floorsUs, { handOff: floorHandOff, keptHandOff });
   rows.push({
     measure: "CPU a hand-off costs (on − off): hookrelay vs the relay floor, and vs that floor with each try kept; hookrelay's sustained ratio if its hand-off cost the floor's, and the kept floor's",
     result: `${fmt(hookHandOff)} vs ${fmt(floorHandOff)} and ${fmt(keptHandOff)} µs; ${fmt(cpuOf(fwOff) / (cpuOf(fwOff) + floorHandOff), 2)}× and ${fmt(cpuOf(fwOff) / (cpuOf(fwOff) + keptHandOff), 2)}×`,
@@ -426,6 +437,19 @@ async function bridge(work: string): Promise<void> {
     // No projection from a figure that is missing, or a gap the catch-up's own cost does not cover.
     const projectable = gap !== null && Number.isFinite(gap) && liveCpu.every(Number.isFinite) && Math.min(...catchCpu) > gap;
     const projected = projectable ? sameRoundRatio(liveCpu.map((l) => l - gap), catchCpu.map((c) => c - gap)) : null;
+    // 2× needs live ≥ 2 × the catch-up: the public side's intake (live, less its cheap catch-up send)
+    // no cheaper than the laptop's whole path. The same sums with both sides at their floors: the
+    // public side's intake the schema floor's, the laptop's the schema floor's without its HTTP
+    // route (less the bare route's) plus a floor's hand-off, and this run's send.
+    const livePublic = median(bridged.rounds.map((r) => r.cpuUsParts[0] ?? Number.NaN));
+    const liveLaptop = median(bridged.rounds.map((r) => r.cpuUsParts[1] ?? Number.NaN));
+    const send = median(slept.map((c) => c.publicCpuUs));
+    const { schemaFloor, bareRoute, handOff, keptHandOff } = floorsUs;
+    const atTheFloors = (h: number) => 1 + schemaFloor! / (send + schemaFloor! - bareRoute! + h);
+    const floorRatios =
+      schemaFloor !== null && bareRoute !== null && handOff !== null && keptHandOff !== null
+        ? `${fmt(atTheFloors(handOff), 2)}× with the relay floor's hand-off (${fmt(handOff)} µs), ${fmt(atTheFloors(keptHandOff), 2)}× with the kept floor's (${fmt(keptHandOff)} µs); intake ${fmt(schemaFloor)} µs, the laptop's store ${fmt(schemaFloor - bareRoute)} µs, the send ${fmt(send)} µs`
+        : 'not worked out (scenarios 1 and 3 must run with this one)';
     say(`  live: bridge ${fmt(liveRate)} req/s sustained vs local relay ${fmt(relayedRate)} req/s (medians)`);
     say(`  catch-up after a restart: ${describeCatchUp(restarted)}, ${fmt(restarted.rate / liveRate, 2)}× the median live rate`);
     say(`  peak RSS: public listen ${fmt(pub.peakRssMb())} MB, connect ${fmt(laptop.peakRssMb())} MB (the process restarted for the last catch-up)`);
@@ -440,6 +464,18 @@ async function bridge(work: string): Promise<void> {
       {
         measure: "bridge: CPU a delivery (public listen + connect), live over catch-up; and the same if the laptop's hand-off cost no more than the relay floor's with each try kept (scenario 3 of this run)",
         result: `${byCpu.text}, ${liveCpu.map((l) => fmt(l)).join('/')} vs ${catchCpu.map((c) => fmt(c)).join('/')} µs; ${projected === null ? `no projection (${gap === null ? 'scenario 3 did not run' : 'a CPU figure is missing or out of range'})` : gap! > 0 ? `${projected.text} with each hand-off ${fmt(gap!)} µs cheaper` : `hookrelay's hand-off cost no more than the kept floor's in this run (${fmt(-gap!)} µs less)`}`,
+        target: '',
+        met: null,
+      },
+      {
+        measure: 'bridge: CPU a delivery by side (medians), live and catching up: 2× needs the public side live to cost at least the whole catch-up',
+        result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(median(slept.map((c) => c.laptopCpuUs)))} µs`,
+        target: '',
+        met: null,
+      },
+      {
+        measure: "bridge: catch-up vs live if both sides cost their floors (scenario 1's schema floor and bare route, scenario 3's hand-offs, this scenario's send)",
+        result: floorRatios,
         target: '',
         met: null,
       },
