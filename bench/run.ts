@@ -444,11 +444,12 @@ async function bridge(work: string): Promise<void> {
     const livePublic = median(bridged.rounds.map((r) => r.cpuUsParts[0] ?? Number.NaN));
     const liveLaptop = median(bridged.rounds.map((r) => r.cpuUsParts[1] ?? Number.NaN));
     const send = median(slept.map((c) => c.publicCpuUs));
+    const catchUpLaptop = median(slept.map((c) => c.laptopCpuUs));
     const { schemaFloor, bareRoute, handOff, keptHandOff } = floorsUs;
     const atTheFloors = (h: number) => 1 + schemaFloor! / (send + schemaFloor! - bareRoute! + h);
     const floorRatios =
       schemaFloor !== null && bareRoute !== null && handOff !== null && keptHandOff !== null
-        ? `${fmt(atTheFloors(handOff), 2)}× with the relay floor's hand-off (${fmt(handOff)} µs), ${fmt(atTheFloors(keptHandOff), 2)}× with the kept floor's (${fmt(keptHandOff)} µs); intake ${fmt(schemaFloor)} µs, the laptop's store ${fmt(schemaFloor - bareRoute)} µs, the send ${fmt(send)} µs`
+        ? `${fmt(atTheFloors(handOff), 2)}× with the relay floor's hand-off (${fmt(handOff)} µs), ${fmt(atTheFloors(keptHandOff), 2)}× with the kept floor's (${fmt(keptHandOff)} µs); intake ${fmt(schemaFloor)} µs, the laptop's store ${fmt(schemaFloor - bareRoute)} µs, the send ${fmt(send)} µs; the catch-up at the floors costs ${fmt((send + schemaFloor - bareRoute + keptHandOff) / (schemaFloor + keptHandOff), 2)}× of a local relay at the floors (intake and the kept floor's hand-off)`
         : 'not worked out (scenarios 1 and 3 must run with this one)';
     say(`  live: bridge ${fmt(liveRate)} req/s sustained vs local relay ${fmt(relayedRate)} req/s (medians)`);
     say(`  catch-up after a restart: ${describeCatchUp(restarted)}, ${fmt(restarted.rate / liveRate, 2)}× the median live rate`);
@@ -468,8 +469,9 @@ async function bridge(work: string): Promise<void> {
         met: null,
       },
       {
-        measure: 'bridge: CPU a delivery by side (medians), live and catching up: 2× needs the public side live to cost at least the whole catch-up',
-        result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(median(slept.map((c) => c.laptopCpuUs)))} µs`,
+        measure:
+          "bridge: CPU a delivery by side (medians), live and catching up, and the local relay's: 2× needs the public side live to cost at least the whole catch-up; with live ≥ 0.7× the local relay too, the catch-up must cost at most 1 ÷ 1.4 of the local relay",
+        result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(catchUpLaptop)} µs; the local relay ${fmt(relayed.cpuUsPerRequest ?? Number.NaN)} µs, so the catch-up costs ${fmt((send + catchUpLaptop) / (relayed.cpuUsPerRequest ?? Number.NaN), 2)}× of it`,
         target: '',
         met: null,
       },
