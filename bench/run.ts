@@ -437,14 +437,19 @@ async function bridge(work: string): Promise<void> {
     // No projection from a figure that is missing, or a gap the catch-up's own cost does not cover.
     const projectable = gap !== null && Number.isFinite(gap) && liveCpu.every(Number.isFinite) && Math.min(...catchCpu) > gap;
     const projected = projectable ? sameRoundRatio(liveCpu.map((l) => l - gap), catchCpu.map((c) => c - gap)) : null;
-    // 2× needs live ≥ 2 × the catch-up: the public side's intake (live, less its cheap catch-up send)
-    // no cheaper than the laptop's whole path. The same sums with both sides at their floors: the
-    // public side's intake the schema floor's, the laptop's the schema floor's without its HTTP
-    // route (less the bare route's) plus a floor's hand-off, and this run's send.
-    const livePublic = median(bridged.rounds.map((r) => r.cpuUsParts[0] ?? Number.NaN));
-    const liveLaptop = median(bridged.rounds.map((r) => r.cpuUsParts[1] ?? Number.NaN));
-    const send = median(slept.map((c) => c.publicCpuUs));
-    const catchUpLaptop = median(slept.map((c) => c.laptopCpuUs));
+    // 2× needs live ≥ 2 × the catch-up: with the laptop costing the same live and catching up, the
+    // public side live must cost at least the whole catch-up plus its send. The same sums with both
+    // sides at their floors: the public side's intake the schema floor's, the laptop's the schema
+    // floor's without its HTTP route (less the bare route's) plus a floor's hand-off, and this
+    // run's send.
+    const finiteMedian = (values: Array<number | undefined>) => {
+      const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+      return known.length === values.length ? median(known) : Number.NaN;
+    };
+    const livePublic = finiteMedian(bridged.rounds.map((r) => r.cpuUsParts[0]));
+    const liveLaptop = finiteMedian(bridged.rounds.map((r) => r.cpuUsParts[1]));
+    const send = finiteMedian(slept.map((c) => c.publicCpuUs));
+    const catchUpLaptop = finiteMedian(slept.map((c) => c.laptopCpuUs));
     const { schemaFloor, bareRoute, handOff, keptHandOff } = floorsUs;
     const atTheFloors = (h: number) => 1 + schemaFloor! / (send + schemaFloor! - bareRoute! + h);
     const floorRatios =
@@ -470,7 +475,7 @@ async function bridge(work: string): Promise<void> {
       },
       {
         measure:
-          "bridge: CPU a delivery by side (medians), live and catching up, and the local relay's: 2× needs the public side live to cost at least the whole catch-up; with live ≥ 0.7× the local relay too, the catch-up must cost at most 1 ÷ 1.4 of the local relay",
+          "bridge: CPU a delivery by side (medians), live and catching up, and the local relay's: 2× needs the public side live to cost at least the whole catch-up plus its send; with live ≥ 0.7× the local relay too, the catch-up must cost at most 1 ÷ 1.4 of the local relay",
         result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(catchUpLaptop)} µs; the local relay ${fmt(relayed.cpuUsPerRequest ?? Number.NaN)} µs, so the catch-up costs ${fmt((send + catchUpLaptop) / (relayed.cpuUsPerRequest ?? Number.NaN), 2)}× of it`,
         target: '',
         met: null,

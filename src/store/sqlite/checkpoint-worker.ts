@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './open-database.js';
-import { recordCheckpoint, type CheckpointResult, type WalFramesCell } from './wal-frames.js';
+import { lookAtWal, type CheckpointResult, type WalFramesCell } from './wal-frames.js';
 
 const { path, intervalMs, walFrames } = workerData as { path: string; intervalMs: number; walFrames: WalFramesCell };
 const db = openDatabase(path, { busyTimeoutMs: 5000 });
@@ -16,7 +16,7 @@ const db = openDatabase(path, { busyTimeoutMs: 5000 });
 // the next and the writer always finds gaps to take the checkpoint lock in.
 let timer: NodeJS.Timeout = setTimeout(function pass() {
   try {
-    recordCheckpoint(walFrames, (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], false);
+    lookAtWal(walFrames, () => (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], false);
   } catch {
     /* busy: the next pass tries again */
   }

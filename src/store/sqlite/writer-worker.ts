@@ -12,7 +12,7 @@ import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-cod
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
-import { checkpointLooks, framesInWal, recordCheckpoint, type CheckpointResult } from './wal-frames.js';
+import { countCommitted, lookAtWal, walBytesInUse, type CheckpointResult } from './wal-frames.js';
 import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
 const { path, port, commitDelayMs, outbox, walRestartBytes, walFrames } = workerData as WriterData & { port: MessagePort };
@@ -239,26 +239,19 @@ function commit(requests: DecodedRequest[], bytes: number): void {
  * (any load the thread keeps up with) the writer never pays for a checkpoint. A reader holding an
  * old snapshot only delays this until it lets go.
  *
- * The WAL in use is what the last checkpoint saw (every second by default: wal-frames.ts) plus
- * the bytes committed since, counted here from the batches (less than the frames they write, so
- * the count never passes the bound before the WAL does). Without that count the WAL grew
- * unchecked until the thread's first look, and the thread starts only at the first delivery
- * (sqlite-store.ts): its boot under a loaded CI took long enough for 39 MiB of 256 KiB deliveries
- * against a bound of 8.
+ * The WAL in use is what the last checkpoint saw (every second by default) plus the bytes committed
+ * since, counted from the batches (wal-frames.ts). That count is an estimate: a batch's bytes are
+ * a little less than the frames a new delivery writes, and more than a duplicate's (its body is
+ * not written again). Without it the WAL grew unchecked until the thread's first look, and the
+ * thread starts only at the first delivery (sqlite-store.ts): its boot under a loaded CI took long
+ * enough for 39 MiB of 256 KiB deliveries against a bound of 8.
  */
 const frameBytes = (db.pragma('page_size', { simple: true }) as number) + 24;
-let bytesSinceLook = 0;
-let lastLook = -1;
 function finishCheckpoint(committedBytes: number): void {
-  const look = checkpointLooks(walFrames);
-  if (look !== lastLook) {
-    lastLook = look;
-    bytesSinceLook = 0;
-  }
-  bytesSinceLook += committedBytes;
-  if (framesInWal(walFrames) * frameBytes + bytesSinceLook < walRestartBytes) return;
+  if (committedBytes > 0) countCommitted(walFrames, committedBytes);
+  if (walBytesInUse(walFrames, frameBytes) < walRestartBytes) return;
   try {
-    recordCheckpoint(walFrames, (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], true);
+    lookAtWal(walFrames, () => (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], true);
   } catch {
     /* the checkpoint thread holds the checkpoint lock: the next commit tries again */
   }
