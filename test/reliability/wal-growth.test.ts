@@ -129,16 +129,16 @@ describe('WAL growth with a long-lived reader', () => {
     const largestInUse = await steadyIntake(STEADY_CHECKPOINT_MS);
     Object.assign(numbers, { steadyIntakeMiB: +((STEADY_DELIVERIES * BODY_BYTES) / 2 ** 20).toFixed(0), steadyBoundMiB: STEADY_BOUND / 2 ** 20, largestWalInUseMiB: +(largestInUse / 2 ** 20).toFixed(1) });
     // The bound, plus what arrives while the writer cannot checkpoint: the thread's own pass holds
-    // the checkpoint lock (the writer counts the bytes committed since a look began, so the
+    // the checkpoint lock (the writer reads the WAL's frames from SQLite after every commit, so the
     // thread's timing adds nothing else). 10–25 MiB measured; session 16's CI measured 38.9 MiB
-    // before the writer counted, while the thread was still booting. Four times the bound still
+    // when the writer went by the thread's last look, while the thread was still booting. Four times the bound still
     // fails the code before session 2 (73.8 MiB) by a wide margin.
     expect(largestInUse).toBeLessThan(STEADY_BOUND * 4);
   });
 
-  // Found in session 17: until the checkpoint thread's first look the writer saw an empty WAL,
-  // and the thread starts only at the first delivery. A thread that never looks shows the
-  // writer's own count bounds the WAL: without it, all 200 MiB stayed in the WAL.
+  // Found in session 17: the writer went by the checkpoint thread's last look, so until its first
+  // one the writer saw an empty WAL, and the thread starts only at the first delivery. A thread
+  // that never looks shows the writer's own reading bounds the WAL: without it, all 200 MiB stayed.
   it('keeps the WAL in use near its bound before the checkpoint thread has looked at it', async () => {
     const largestInUse = await steadyIntake(10 * 60_000);
     Object.assign(numbers, { largestWalInUseBeforeTheThreadLooksMiB: +(largestInUse / 2 ** 20).toFixed(1) });

@@ -17,7 +17,6 @@ import {
 import { checkBridgeCursorArgs } from '../bridge-cursors.js';
 import { createTicketQueue } from '../../runtime/ticket-queue.js';
 import { openDatabase } from './open-database.js';
-import { createWalFramesCell } from './wal-frames.js';
 import type { PruneChunk } from './prune-chunk.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { readStoreStats } from './sqlite-stats.js';
@@ -71,9 +70,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
   const writeTimeoutMs = options.writeTimeoutMs ?? 5000;
 
   const channel = new MessageChannel();
-  const walFrames = createWalFramesCell();
   const writer = spawnWorker(import.meta.url, 'writer-worker', {
-    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false, walRestartBytes: options.walRestartBytes ?? 64 * 1024 * 1024, walFrames },
+    workerData: { path: file, port: channel.port2, commitDelayMs: options.commitDelayMs ?? 0, outbox: options.outbox ?? false, walRestartBytes: options.walRestartBytes ?? 64 * 1024 * 1024 },
     transferList: [channel.port2],
   });
   const port = channel.port1;
@@ -133,7 +131,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
         // Every second, not every 200 ms: each pass fsyncs the database file, and a commit's WAL fsync
         // that queues behind it is the receive path's slowest answer. Measured (bench/notes.md, session
         // 9): p99 ~20–25 → ~15–19 ms at the same throughput under the bench's load.
-        workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000, walFrames },
+        workerData: { path: file, intervalMs: options.checkpointIntervalMs ?? 1000 },
       });
     } catch {
       return; // checkpointing is an optimisation; SQLite checkpoints at the next open

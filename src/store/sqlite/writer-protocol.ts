@@ -43,6 +43,4 @@ export interface WriterData {
   outbox: boolean;
   /** WAL in use past which the writer finishes a checkpoint between commits. */
   walRestartBytes: number;
-  /** Frames in the WAL as the last checkpoint saw them (wal-frames.ts), shared with the checkpoint thread. */
-  walFrames: Int32Array;
 }

@@ -12,10 +12,9 @@ import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-cod
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
 import { migrate } from './schema.js';
-import { countCommitted, lookAtWal, walBytesInUse, type CheckpointResult } from './wal-frames.js';
 import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
-const { path, port, commitDelayMs, outbox, walRestartBytes, walFrames } = workerData as WriterData & { port: MessagePort };
+const { path, port, commitDelayMs, outbox, walRestartBytes } = workerData as WriterData & { port: MessagePort };
 const send = (message: FromWriter) => port.postMessage(message);
 // Synchronous sleeps: the slow-disk test knob, and the pause between retries of a busy commit.
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -201,8 +200,7 @@ const commitBatch = db.transaction((requests: DecodedRequest[]) => {
 const BUSY_RETRY_MS = 10;
 const BUSY_GIVE_UP_MS = 2000;
 
-/** `bytes`: the batches' packed size, which finishCheckpoint counts toward the WAL once committed. */
-function commit(requests: DecodedRequest[], bytes: number): void {
+function commit(requests: DecodedRequest[]): void {
   const started = performance.now();
   if (commitDelayMs > 0) sleep(commitDelayMs);
   let results: WriteResults | null = null;
@@ -226,7 +224,7 @@ function commit(requests: DecodedRequest[], bytes: number): void {
     results: results ?? { tickets: requests.map((r) => r.ticket), outcomes: [], deliverySeqs: [], attemptSeqs: [], error },
     commit: { ms: performance.now() - started, size: requests.length },
   });
-  finishCheckpoint(results === null ? 0 : bytes);
+  finishCheckpoint();
 }
 
 /**
@@ -239,21 +237,25 @@ function commit(requests: DecodedRequest[], bytes: number): void {
  * (any load the thread keeps up with) the writer never pays for a checkpoint. A reader holding an
  * old snapshot only delays this until it lets go.
  *
- * The WAL in use is what the last checkpoint saw (every second by default) plus the bytes committed
- * since, counted from the batches (wal-frames.ts). That count is an estimate: a batch's bytes are
- * a little less than the frames a new delivery writes, and more than a duplicate's (its body is
- * not written again). Without it the WAL grew unchecked until the thread's first look, and the
- * thread starts only at the first delivery (sqlite-store.ts): its boot under a loaded CI took long
- * enough for 39 MiB of 256 KiB deliveries against a bound of 8.
+ * The WAL in use comes from SQLite itself after every commit: `wal_checkpoint(NOOP)` reads the WAL
+ * index's frame counts, with no lock and no I/O (~7 µs a call in a loop), and it counts every
+ * process's frames (a `db prune` or `events replay` beside a running listen writes too). Before
+ * session 17 the writer used the frames the checkpoint thread last saw, so until the thread's first
+ * pass (it starts at the first delivery: sqlite-store.ts) the WAL grew unchecked: 39 MiB of
+ * 256 KiB deliveries against a bound of 8 in a loaded CI.
  */
 const frameBytes = (db.pragma('page_size', { simple: true }) as number) + 24;
-function finishCheckpoint(committedBytes: number): void {
-  if (committedBytes > 0) countCommitted(walFrames, committedBytes);
-  if (walBytesInUse(walFrames, frameBytes) < walRestartBytes) return;
+/** The result row of `PRAGMA wal_checkpoint`: `log` frames in the WAL, `checkpointed` of them copied (−1 when busy). */
+type CheckpointResult = { busy: number; log: number; checkpointed: number };
+const walState = db.prepare<[], CheckpointResult>('PRAGMA wal_checkpoint(NOOP)');
+function finishCheckpoint(): void {
   try {
-    lookAtWal(walFrames, () => (db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0], true);
+    const wal = walState.get();
+    // Fully copied already: the next commit starts the WAL over, unless a reader still holds it.
+    if (!wal || wal.log * frameBytes < walRestartBytes || wal.checkpointed >= wal.log) return;
+    db.pragma('wal_checkpoint(PASSIVE)'); // busy while the thread checkpoints: the next commit looks again
   } catch {
-    /* the checkpoint thread holds the checkpoint lock: the next commit tries again */
+    /* an I/O error: the next commit looks again */
   }
 }
 
@@ -266,17 +268,13 @@ function handle(message: ToWriter): void {
     return;
   }
   let pending = unpack(message.packed);
-  let bytes = message.packed.byteLength;
   // Drain everything that queued up during the last commit into this one.
   for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
     const m = next.message as ToWriter;
     if (m.type === 'close') closing = true;
-    else {
-      pending = pending.concat(unpack(m.packed));
-      bytes += m.packed.byteLength;
-    }
+    else pending = pending.concat(unpack(m.packed));
   }
-  commit(pending, bytes);
+  commit(pending);
 }
 
 port.on('message', (message: ToWriter) => {
