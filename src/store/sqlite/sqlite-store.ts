@@ -1,6 +1,7 @@
 /**
- * The SQLite driver: a writer thread owns all writes (group commit), a checkpoint thread keeps
- * the WAL bounded, and reads run on a connection of their own in this thread.
+ * The SQLite driver: a writer thread owns all writes (group commit), a checkpoint thread copies
+ * the WAL into the database and the writer keeps it bounded, and reads run on a connection of
+ * their own in this thread.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -238,8 +238,8 @@ function commit(requests: DecodedRequest[]): void {
  * old snapshot only delays this until it lets go.
  *
  * The WAL in use comes from SQLite itself after every commit: `wal_checkpoint(NOOP)` reads the WAL
- * index's frame counts, with no lock and no I/O (~7 µs a call in a loop), and it counts every
- * process's frames (a `db prune` or `events replay` beside a running listen writes too). Before
+ * index's frame counts, copying nothing and waiting on no lock (~7 µs a call in a loop; busy, and
+ * skipped, while another process is mid-commit), and it counts every process's frames (a `db prune` or `events replay` beside a running listen writes too). Before
  * session 17 the writer used the frames the checkpoint thread last saw, so until the thread's first
  * pass (it starts at the first delivery: sqlite-store.ts) the WAL grew unchecked: 39 MiB of
  * 256 KiB deliveries against a bound of 8 in a loaded CI.
