@@ -71,9 +71,8 @@ function sameRoundRatio(a: readonly number[], b: readonly number[]): { ratio: nu
 }
 
 /** User + system CPU of every thread of a process so far, in ms (0 when it is gone). */
-function cpuMs(pid: number | readonly number[] | undefined): number {
+function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return 0;
-  if (typeof pid !== 'number') return pid.reduce((sum, one) => sum + cpuMs(one), 0);
   const { user, system } = processCpu(pid);
   return user + system;
 }
@@ -103,13 +102,13 @@ async function alternate(
   for (let round = 1; round <= ROUNDS; round++) {
     const parts: string[] = [];
     for (const s of servers) {
-      const cpuBefore = cpuMs(s.pid);
-      const partsBefore = Array.isArray(s.pid) ? s.pid.map((one) => cpuMs(one)) : [];
+      const pids = s.pid === undefined ? [] : typeof s.pid === 'number' ? [s.pid] : s.pid;
+      const cpuBefore = pids.map((one) => cpuMs(one));
       const measured = await load(s.url, ROUND_MS, connections);
       const drainMs = s.drain ? await s.drain() : 0;
-      // The drain is work for the round's requests too (the relay backlog).
-      const cpuUsPerRequest = s.pid === undefined || measured.ok === 0 ? null : ((cpuMs(s.pid) - cpuBefore) * 1000) / measured.ok;
-      const cpuUsParts = Array.isArray(s.pid) && measured.ok > 0 ? s.pid.map((one, i) => ((cpuMs(one) - partsBefore[i]!) * 1000) / measured.ok) : [];
+      // The drain is work for the round's requests too (the relay backlog). Each process's share, and their sum.
+      const cpuUsParts = measured.ok === 0 ? [] : pids.map((one, i) => ((cpuMs(one) - cpuBefore[i]!) * 1000) / measured.ok);
+      const cpuUsPerRequest = pids.length === 0 || measured.ok === 0 ? null : cpuUsParts.reduce((sum, part) => sum + part, 0);
       const l: Round = { ...measured, drainMs, sustainedRps: measured.ok / (measured.seconds + drainMs / 1000), cpuUsPerRequest, cpuUsParts };
       runs.get(s.name)!.push(l);
       parts.push(`${s.name} ${fmt(l.rps)} req/s p99 ${fmt(l.p99, 2)} ms${l.cpuUsPerRequest === null ? '' : `, ${fmt(l.cpuUsPerRequest)} µs CPU/req`}${s.drain ? ` (then ${fmt(drainMs)} ms draining its relay backlog: ${fmt(l.sustainedRps)} req/s sustained)` : ''}${l.requests - l.ok ? ` (${l.requests - l.ok} non-2xx)` : ''}`);
@@ -450,6 +449,7 @@ async function bridge(work: string): Promise<void> {
     const liveLaptop = finiteMedian(bridged.rounds.map((r) => r.cpuUsParts[1]));
     const send = finiteMedian(slept.map((c) => c.publicCpuUs));
     const catchUpLaptop = finiteMedian(slept.map((c) => c.laptopCpuUs));
+    const localRelayUs = relayed.cpuUsPerRequest ?? Number.NaN;
     const { schemaFloor, bareRoute, handOff, keptHandOff } = floorsUs;
     const atTheFloors = (h: number) => 1 + schemaFloor! / (send + schemaFloor! - bareRoute! + h);
     const floorRatios =
@@ -476,7 +476,7 @@ async function bridge(work: string): Promise<void> {
       {
         measure:
           "bridge: CPU a delivery by side (medians), live and catching up, and the local relay's: 2× needs the public side live to cost at least the whole catch-up plus its send; with live ≥ 0.7× the local relay too, the catch-up must cost at most 1 ÷ 1.4 of the local relay",
-        result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(catchUpLaptop)} µs; the local relay ${fmt(relayed.cpuUsPerRequest ?? Number.NaN)} µs, so the catch-up costs ${fmt((send + catchUpLaptop) / (relayed.cpuUsPerRequest ?? Number.NaN), 2)}× of it`,
+        result: `live: public ${fmt(livePublic)} + connect ${fmt(liveLaptop)} µs; catching up: public ${fmt(send)} + connect ${fmt(catchUpLaptop)} µs; the local relay ${fmt(localRelayUs)} µs, so the catch-up costs ${fmt((send + catchUpLaptop) / localRelayUs, 2)}× of it`,
         target: '',
         met: null,
       },
