@@ -496,15 +496,22 @@ async function bridge(work: string): Promise<void> {
   }
 }
 
+/** Load on `url` with the server's CPU a request answered over it (every thread of `pid`). */
+async function loadWithCpu(url: string, pid: number | undefined): Promise<{ load: Load; cpuUs: number | null }> {
+  const before = cpuMs(pid);
+  const l = await load(url, ROUND_MS, CONNECTIONS);
+  return { load: l, cpuUs: pid === undefined || l.ok === 0 ? null : ((cpuMs(pid) - before) * 1000) / l.ok };
+}
+
 /** Load while `clients` feed clients are connected (mode slow: they never read). */
-async function withConsoleClients(url: string, consolePort: number, clients: number, mode: 'normal' | 'slow'): Promise<{ load: Load; clients: { messages: number; droppedByServer: number } }> {
+async function withConsoleClients(url: string, pid: number | undefined, consolePort: number, clients: number, mode: 'normal' | 'slow'): Promise<{ load: Load; cpuUs: number | null; clients: { messages: number; droppedByServer: number } }> {
   const child = pinnedSpawn(1, ['bench/console-clients.ts', String(consolePort), String(clients), String(ROUND_MS + 1500), mode], 'pipe');
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   await lines.next(); // connected
-  const l = await load(url, ROUND_MS, CONNECTIONS);
+  const measured = await loadWithCpu(url, pid);
   const summary = JSON.parse((await lines.next()).value as string) as { messages: number; droppedByServer: number };
   await once(child, 'exit');
-  return { load: l, clients: summary };
+  return { ...measured, clients: summary };
 }
 
 async function consoles(work: string): Promise<void> {
@@ -517,32 +524,39 @@ async function consoles(work: string): Promise<void> {
   // The console that never reads is measured in the same alternating rounds as the others (a
   // single round after them moved with the machine by ±20%); a fresh one each round.
   const slow: number[] = [];
+  // The server's CPU a request in each case (median of the rounds): what the consoles cost it, apart from the load generator's core.
+  const noneCpu: number[] = [];
+  const tenCpu: number[] = [];
+  const slowCpu: number[] = [];
   let slowDropped = 0;
   await load(hook.url, 1500, CONNECTIONS);
   for (let round = 1; round <= ROUNDS; round++) {
     // The order turns each round, so no case always runs first or on the fullest database.
     const measure = {
-      none: () => load(hook.url, ROUND_MS, CONNECTIONS).then((l) => ({ load: l, clients: { messages: 0, droppedByServer: 0 } })),
-      ten: () => withConsoleClients(hook.url, consolePort, 10, 'normal'),
-      slow: () => withConsoleClients(hook.url, consolePort, 1, 'slow'),
+      none: () => loadWithCpu(hook.url, hook.child.pid).then((l) => ({ ...l, clients: { messages: 0, droppedByServer: 0 } })),
+      ten: () => withConsoleClients(hook.url, hook.child.pid, consolePort, 10, 'normal'),
+      slow: () => withConsoleClients(hook.url, hook.child.pid, consolePort, 1, 'slow'),
     };
     const order = (['none', 'ten', 'slow'] as const).map((_, i, all) => all[(i + round - 1) % all.length]!);
     const got: Partial<Record<keyof typeof measure, Awaited<ReturnType<typeof measure.ten>>>> = {};
     for (const name of order) got[name] = await measure[name]();
     const [n, t, s] = [got.none!.load, got.ten!, got.slow!];
+    const cpu = (c: number | null) => (c === null ? '' : `, ${fmt(c)} µs CPU/req`);
+    for (const [list, c] of [[noneCpu, got.none!.cpuUs], [tenCpu, t.cpuUs], [slowCpu, s.cpuUs]] as const) if (c !== null) list.push(c);
     none.push(n.rps);
     ten.push(t.load.rps);
     slow.push(s.load.rps);
     if (s.clients.droppedByServer > 0) slowDropped++;
-    say(`  round ${round}: no console ${fmt(n.rps)} req/s | 10 consoles ${fmt(t.load.rps)} req/s (${t.clients.messages} feed messages read) | one console that never reads ${fmt(s.load.rps)} req/s (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
+    say(`  round ${round}: no console ${fmt(n.rps)} req/s${cpu(got.none!.cpuUs)} | 10 consoles ${fmt(t.load.rps)} req/s${cpu(t.cpuUs)} (${t.clients.messages} feed messages read) | one console that never reads ${fmt(s.load.rps)} req/s${cpu(s.cpuUs)} (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
   }
   const rss = hook.peakRssMb();
   await hook.stop();
   const tenRatio = sameRoundRatio(ten, none);
   const slowRatio = sameRoundRatio(slow, none);
   const allDropped = slowDropped === ROUNDS;
-  rows.push({ measure: '10 connected consoles vs none', result: `${tenRatio.text}; medians ${fmt(median(ten))} vs ${fmt(median(none))} req/s`, target: '≥ 0.95×', met: tenRatio.ratio >= 0.95 });
-  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${slowRatio.text}; median ${fmt(median(slow))} req/s; ${allDropped ? 'dropped' : `dropped in ${slowDropped} of ${ROUNDS} rounds`} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowRatio.ratio >= 0.9 && allDropped });
+  const cpuMedians = noneCpu.length === ROUNDS && tenCpu.length === ROUNDS ? `; ${fmt(median(tenCpu))} vs ${fmt(median(noneCpu))} µs CPU/req` : '';
+  rows.push({ measure: '10 connected consoles vs none', result: `${tenRatio.text}; medians ${fmt(median(ten))} vs ${fmt(median(none))} req/s${cpuMedians}`, target: '≥ 0.95×', met: tenRatio.ratio >= 0.95 });
+  rows.push({ measure: 'a console that never reads: receive vs none, and dropped at the cap', result: `${slowRatio.text}; median ${fmt(median(slow))} req/s${slowCpu.length === ROUNDS ? `, ${fmt(median(slowCpu))} µs CPU/req` : ''}; ${allDropped ? 'dropped' : `dropped in ${slowDropped} of ${ROUNDS} rounds`} (peak RSS ${fmt(rss)} MB)`, target: '≥ 0.90×, dropped', met: slowRatio.ratio >= 0.9 && allDropped });
 }
 
 async function coldStart(work: string): Promise<void> {

@@ -1,6 +1,6 @@
 /** The WebSocket feed over real sockets: typed messages, backlog and resume, size cap, slow and dead clients. */
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_FEED_LIMITS } from '../../src/console/console-options.js';
 import { createFeed } from '../../src/console/feed.js';
@@ -152,10 +152,38 @@ describe('backlog and resume', () => {
     feed.publish('notice', { id: 2 });
     const second: string[] = [];
     feed.attach(fakeSocket(second), { since: null, epoch: null });
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const got = second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n);
-    expect(got).toEqual([1, 2]);
+    const got = () => second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n);
+    await vi.waitFor(() => expect(got()).toEqual([1, 2]));
     feed.close();
+  });
+
+  it('sends the messages of one flush window to a client as one frame, and a window past its size at once', () => {
+    vi.useFakeTimers();
+    try {
+      // A 16 KiB cap: a window goes out early once it holds 1 KiB.
+      const feed = createFeed({ ...DEFAULT_FEED_LIMITS, flushIntervalMs: 50, bufferCapBytes: 16 * 1024 }, () => {});
+      const sent: string[] = [];
+      feed.attach(fakeSocket(sent), { since: null, epoch: null });
+      const framesAfterHello = () => sent.slice(1).map((text) => [JSON.parse(text)].flat() as Array<{ n: number }>);
+      // Published in different turns (a group commit's answers each), within one window.
+      for (let i = 1; i <= 5; i++) {
+        feed.publish('notice', { i });
+        vi.advanceTimersByTime(5);
+      }
+      expect(framesAfterHello()).toEqual([]);
+      vi.advanceTimersByTime(25);
+      expect(framesAfterHello().map((frame) => frame.map((m) => m.n))).toEqual([[1, 2, 3, 4, 5]]);
+
+      // Past 1 KiB, the window does not wait for its end.
+      for (let i = 6; i <= 20; i++) feed.publish('notice', { pad: 'x'.repeat(100) });
+      vi.advanceTimersByTime(1);
+      const frames = framesAfterHello();
+      expect(frames.length).toBe(2);
+      expect(frames[1]!.map((m) => m.n)).toEqual(Array.from({ length: 15 }, (_, i) => i + 6));
+      feed.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('resumes after `since` within the same epoch, and asks for a resync otherwise', async () => {
