@@ -64,6 +64,7 @@ await Promise.all(
       const ws = new WebSocket(`ws://localhost:${port}/api/feed`, 'hookrelay.v1', { origin, headers: { host: `localhost:${port}` } });
       ws.once('open', () => resolve());
       ws.once('error', reject);
+      // Frames, not messages: a frame holds a window's messages (the page's parse is not the server's cost).
       ws.on('message', () => messages++);
       ws.on('close', () => dropped++);
       sockets.push(ws);

@@ -547,7 +547,7 @@ async function consoles(work: string): Promise<void> {
     ten.push(t.load.rps);
     slow.push(s.load.rps);
     if (s.clients.droppedByServer > 0) slowDropped++;
-    say(`  round ${round}: no console ${fmt(n.rps)} req/s${cpu(got.none!.cpuUs)} | 10 consoles ${fmt(t.load.rps)} req/s${cpu(t.cpuUs)} (${t.clients.messages} feed messages read) | one console that never reads ${fmt(s.load.rps)} req/s${cpu(s.cpuUs)} (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
+    say(`  round ${round}: no console ${fmt(n.rps)} req/s${cpu(got.none!.cpuUs)} | 10 consoles ${fmt(t.load.rps)} req/s${cpu(t.cpuUs)} (${t.clients.messages} feed frames read) | one console that never reads ${fmt(s.load.rps)} req/s${cpu(s.cpuUs)} (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
   }
   const rss = hook.peakRssMb();
   await hook.stop();

@@ -13,7 +13,7 @@ import type { FeedLimits } from './console-options.js';
 export type FeedMessageType = 'attempt' | 'delivery' | 'relay' | 'rules' | 'notice' | 'deleted';
 
 export interface Feed {
-  /** Numbers, serialises and sends a message to every client, and keeps it in the backlog. */
+  /** Numbers a message and keeps it in the backlog; with a client attached, serialises it into the window's frame (sent by a timer, never from within this call). */
   publish(type: FeedMessageType, data: unknown): void;
   /**
    * Adds an open socket. `since`/`epoch` are what a reconnecting client saw last: it gets the
@@ -21,7 +21,7 @@ export interface Feed {
    */
   attach(ws: WebSocket, resume: { since: number | null; epoch: string | null }): void;
   clientCount(): number;
-  /** Terminates every client and stops the keepalive. */
+  /** Terminates every client, stops the keepalive, and drops the window not yet sent. */
   close(): void;
 }
 
@@ -80,7 +80,8 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
   // intake itself, and a frame per event-loop turn still cost ten consoles ~5 µs a request.
   let pending: Array<Message & { json: Buffer }> = [];
   let pendingBytes = 0;
-  // A window's frame goes out early past this size, so one frame never nears a reading client's cap.
+  // A window's frame goes out on the next turn once it holds this much: a frame stays near this size
+  // (plus one turn's messages), far under a reading client's cap.
   const frameBytes = Math.max(1, Math.floor(limits.bufferCapBytes / 16));
   let flushTimer: NodeJS.Timeout | null = null;
   let flushSoon: NodeJS.Immediate | null = null;
@@ -88,11 +89,12 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
     if (flushTimer) clearTimeout(flushTimer);
     if (flushSoon) clearImmediate(flushSoon);
     flushTimer = flushSoon = null;
-    if (pending.length === 0) return;
-    const frame = frameOf(pending, 'of-several');
+    const batch = pending;
     pending = [];
     pendingBytes = 0;
+    if (batch.length === 0 || clients.size === 0) return;
     // One buffer for every client: ws would otherwise encode a string again for each one.
+    const frame = frameOf(batch, 'of-several');
     for (const client of clients) send(client, frame, frame.length);
   };
 

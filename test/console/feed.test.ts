@@ -141,27 +141,56 @@ describe('backlog and resume', () => {
     feed.close();
   });
 
-  it('gives a client that attaches in the turn the last one left every message of that turn', async () => {
+  it('gives a client that attaches after the last one left, before the window is sent, every message of that window once', () => {
+    vi.useFakeTimers();
     const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
-    const first: string[] = [];
-    let closeFirst = () => {};
-    const leaving = { ...(fakeSocket(first) as unknown as Record<string, unknown>), on: (event: string, listener: () => void) => event === 'close' && (closeFirst = listener) } as unknown as WebSocket;
-    feed.attach(leaving, { since: null, epoch: null });
-    feed.publish('notice', { id: 1 });
-    closeFirst();
-    feed.publish('notice', { id: 2 });
-    const second: string[] = [];
-    feed.attach(fakeSocket(second), { since: null, epoch: null });
-    const got = () => second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n);
-    await vi.waitFor(() => expect(got()).toEqual([1, 2]));
-    feed.close();
+    try {
+      const first: string[] = [];
+      let closeFirst = () => {};
+      const leaving = { ...(fakeSocket(first) as unknown as Record<string, unknown>), on: (event: string, listener: () => void) => event === 'close' && (closeFirst = listener) } as unknown as WebSocket;
+      feed.attach(leaving, { since: null, epoch: null });
+      feed.publish('notice', { id: 1 });
+      closeFirst();
+      feed.publish('notice', { id: 2 });
+      const second: string[] = [];
+      feed.attach(fakeSocket(second), { since: null, epoch: null });
+      vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs);
+      expect(second).toHaveLength(2);
+      expect(second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n)).toEqual([1, 2]);
+    } finally {
+      feed.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives a client that attaches mid-window the backlog before the window, and the window once, with the others', () => {
+    vi.useFakeTimers();
+    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
+    try {
+      const early: string[] = [];
+      feed.attach(fakeSocket(early), { since: null, epoch: null });
+      feed.publish('notice', { id: 1 });
+      vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs);
+      feed.publish('notice', { id: 2 });
+      const late: string[] = [];
+      feed.attach(fakeSocket(late), { since: null, epoch: null });
+      feed.publish('notice', { id: 3 });
+      vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs);
+      const numbers = (frames: string[]) => frames.slice(1).map((text) => ([JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n));
+      // The late client: message 1 from the backlog, then the window (2, 3) in the same frame as the early one's.
+      expect(numbers(late)).toEqual([[1], [2, 3]]);
+      expect(numbers(early)).toEqual([[1], [2, 3]]);
+    } finally {
+      feed.close();
+      vi.useRealTimers();
+    }
   });
 
   it('sends the messages of one flush window to a client as one frame, and a window past its size at once', () => {
     vi.useFakeTimers();
+    // A 16 KiB cap: a window goes out early once it holds 1 KiB.
+    const feed = createFeed({ ...DEFAULT_FEED_LIMITS, flushIntervalMs: 50, bufferCapBytes: 16 * 1024 }, () => {});
     try {
-      // A 16 KiB cap: a window goes out early once it holds 1 KiB.
-      const feed = createFeed({ ...DEFAULT_FEED_LIMITS, flushIntervalMs: 50, bufferCapBytes: 16 * 1024 }, () => {});
       const sent: string[] = [];
       feed.attach(fakeSocket(sent), { since: null, epoch: null });
       const framesAfterHello = () => sent.slice(1).map((text) => [JSON.parse(text)].flat() as Array<{ n: number }>);
@@ -180,8 +209,8 @@ describe('backlog and resume', () => {
       const frames = framesAfterHello();
       expect(frames.length).toBe(2);
       expect(frames[1]!.map((m) => m.n)).toEqual(Array.from({ length: 15 }, (_, i) => i + 6));
-      feed.close();
     } finally {
+      feed.close();
       vi.useRealTimers();
     }
   });

@@ -49,7 +49,7 @@ export function connectFeed(path: string, token: string | null, handlers: FeedHa
       } catch {
         return;
       }
-      // A frame holds one message, or the messages of one moment as an array.
+      // A frame holds one message, or the messages of one window (~50 ms), or the backlog, as an array.
       for (const message of Array.isArray(parsed) ? parsed : [parsed]) handle(message as IncomingMessage);
     };
     const handle = (message: IncomingMessage) => {

@@ -60,7 +60,7 @@ export function collect(ws: WebSocket): Collector {
   ws.on('message', (data) => {
     const text = String(data);
     raw.push(text);
-    // A frame holds one message, or the messages of one moment as an array.
+    // A frame holds one message, or the messages of one window (~50 ms), or the backlog, as an array.
     const parsed = JSON.parse(text) as Record<string, unknown> | Array<Record<string, unknown>>;
     for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
       messages.push(message);
