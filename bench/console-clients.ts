@@ -1,6 +1,6 @@
 /**
  * N WebSocket clients on the console feed, reading (or, with `slow`, never reading) while load
- * runs. Prints how many messages the readers got and whether the slow one was dropped.
+ * runs. Prints how many frames the readers got and whether the slow one was dropped.
  *
  * args: <console port> <clients> <duration ms> <normal|slow>
  */
@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 const [portText, clientsText, durationText, mode] = process.argv.slice(2);
 const port = Number(portText);
 const origin = `http://localhost:${port}`;
-let messages = 0;
+let frames = 0;
 let dropped = 0;
 const sockets: WebSocket[] = [];
 
@@ -53,7 +53,7 @@ if (mode === 'slow') {
         }),
     ),
   );
-  process.stdout.write(`${JSON.stringify({ clients: raw.length, messages: 0, droppedByServer: dropped })}\n`);
+  process.stdout.write(`${JSON.stringify({ clients: raw.length, frames: 0, droppedByServer: dropped })}\n`);
   for (const socket of raw) socket.destroy();
   process.exit(0);
 }
@@ -65,7 +65,7 @@ await Promise.all(
       ws.once('open', () => resolve());
       ws.once('error', reject);
       // Frames, not messages: a frame holds a window's messages (the page's parse is not the server's cost).
-      ws.on('message', () => messages++);
+      ws.on('message', () => frames++);
       ws.on('close', () => dropped++);
       sockets.push(ws);
     }),
@@ -73,5 +73,5 @@ await Promise.all(
 );
 process.stdout.write(`${JSON.stringify({ connected: sockets.length })}\n`);
 await new Promise((r) => setTimeout(r, Number(durationText)));
-process.stdout.write(`${JSON.stringify({ clients: sockets.length, messages, droppedByServer: dropped })}\n`);
+process.stdout.write(`${JSON.stringify({ clients: sockets.length, frames, droppedByServer: dropped })}\n`);
 for (const ws of sockets) ws.terminate();

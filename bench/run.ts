@@ -504,12 +504,12 @@ async function loadWithCpu(url: string, pid: number | undefined): Promise<{ load
 }
 
 /** Load while `clients` feed clients are connected (mode slow: they never read). */
-async function withConsoleClients(url: string, pid: number | undefined, consolePort: number, clients: number, mode: 'normal' | 'slow'): Promise<{ load: Load; cpuUs: number | null; clients: { messages: number; droppedByServer: number } }> {
+async function withConsoleClients(url: string, pid: number | undefined, consolePort: number, clients: number, mode: 'normal' | 'slow'): Promise<{ load: Load; cpuUs: number | null; clients: { frames: number; droppedByServer: number } }> {
   const child = pinnedSpawn(1, ['bench/console-clients.ts', String(consolePort), String(clients), String(ROUND_MS + 1500), mode], 'pipe');
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   await lines.next(); // connected
   const measured = await loadWithCpu(url, pid);
-  const summary = JSON.parse((await lines.next()).value as string) as { messages: number; droppedByServer: number };
+  const summary = JSON.parse((await lines.next()).value as string) as { frames: number; droppedByServer: number };
   await once(child, 'exit');
   return { ...measured, clients: summary };
 }
@@ -533,7 +533,7 @@ async function consoles(work: string): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     // The order turns each round, so no case always runs first or on the fullest database.
     const measure = {
-      none: () => loadWithCpu(hook.url, hook.child.pid).then((l) => ({ ...l, clients: { messages: 0, droppedByServer: 0 } })),
+      none: () => loadWithCpu(hook.url, hook.child.pid).then((l) => ({ ...l, clients: { frames: 0, droppedByServer: 0 } })),
       ten: () => withConsoleClients(hook.url, hook.child.pid, consolePort, 10, 'normal'),
       slow: () => withConsoleClients(hook.url, hook.child.pid, consolePort, 1, 'slow'),
     };
@@ -547,7 +547,7 @@ async function consoles(work: string): Promise<void> {
     ten.push(t.load.rps);
     slow.push(s.load.rps);
     if (s.clients.droppedByServer > 0) slowDropped++;
-    say(`  round ${round}: no console ${fmt(n.rps)} req/s${cpu(got.none!.cpuUs)} | 10 consoles ${fmt(t.load.rps)} req/s${cpu(t.cpuUs)} (${t.clients.messages} feed frames read) | one console that never reads ${fmt(s.load.rps)} req/s${cpu(s.cpuUs)} (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
+    say(`  round ${round}: no console ${fmt(n.rps)} req/s${cpu(got.none!.cpuUs)} | 10 consoles ${fmt(t.load.rps)} req/s${cpu(t.cpuUs)} (${t.clients.frames} feed frames read) | one console that never reads ${fmt(s.load.rps)} req/s${cpu(s.cpuUs)} (dropped by the server: ${s.clients.droppedByServer > 0 ? 'yes' : 'no'})`);
   }
   const rss = hook.peakRssMb();
   await hook.stop();

@@ -114,11 +114,7 @@ export interface FeedLimits {
   bufferCapBytes: number;
   /** Interval of keepalive pings; a client that missed the previous pong is dropped. */
   pingIntervalMs: number;
-  /**
-   * How long a message waits for others to share its frame. Every message of the window goes to
-   * each client as one frame: a frame per event-loop turn (one a group commit, ~250 a second under
-   * load) cost ten consoles' receiver ~5 µs a request in sends alone.
-   */
+  /** How long a message waits for others to share its frame (feed.ts says why). */
   flushIntervalMs: number;
 }
 

@@ -77,7 +77,8 @@ export function createFeed(limits: FeedLimits, onDrop: (reason: string) => void)
   let n = 0;
   // Messages of one flush window (limits.flushIntervalMs) travel as one frame (a JSON array): with
   // many consoles and a busy receiver, a frame per message per client would cost more than the
-  // intake itself, and a frame per event-loop turn still cost ten consoles ~5 µs a request.
+  // intake itself, and a frame per event-loop turn (one a group commit, ~190 a second to each
+  // client under the bench's load) still cost ten consoles ~5 µs a request in sends.
   let pending: Array<Message & { json: Buffer }> = [];
   let pendingBytes = 0;
   // A window's frame goes out on the next turn once it holds this much: a frame stays near this size

@@ -215,6 +215,22 @@ describe('backlog and resume', () => {
     }
   });
 
+  it('sends nothing of a window still pending when the feed closes', () => {
+    vi.useFakeTimers();
+    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
+    try {
+      const sent: string[] = [];
+      feed.attach(fakeSocket(sent), { since: null, epoch: null });
+      feed.publish('notice', { id: 1 });
+      feed.close();
+      vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs * 2);
+      expect(sent).toHaveLength(1);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('resumes after `since` within the same epoch, and asks for a resync otherwise', async () => {
     fx = await startConsole({ feed: { backlog: 3 } });
     for (let i = 1; i <= 5; i++) fx.hub.emit('attempt', { attempt: attempt(i), skipVerify: false });
