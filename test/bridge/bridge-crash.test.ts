@@ -4,10 +4,9 @@
  * public side answered 2xx is in the laptop's store, and the app got each at least once; a second
  * copy only in the documented window (a kill between the app's 2xx and the laptop's record of it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,8 +14,8 @@ import { startListenProcess, type ListenProcess } from '../helpers/listen-proces
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { freePort, startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { startConnectProcess } from '../helpers/connect-process.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TOKEN = 'crash-test-token-0123456789abcdefghijklmnop';
 const SECRET = 'whsec_crash_public_0123456789abcdef';
 const cleanups: Array<() => unknown> = [];
@@ -26,24 +25,7 @@ afterEach(async () => {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** Starts `connect` and resolves once it reports `live`. */
-async function startConnect(args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'connect', ...args, '--no-console', '--log-format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`connect did not go live:\n${out}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/"msg":"live"/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  });
-  return child;
-}
+const startConnect = (args: string[]): Promise<ChildProcess> => startConnectProcess([...args, '--no-console'], (child) => cleanups.push(() => child.kill('SIGKILL')));
 
 async function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

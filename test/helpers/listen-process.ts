@@ -22,10 +22,17 @@ export async function startListenProcess(args: string[], env: NodeJS.ProcessEnv 
   let out = '';
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   const url = await new Promise<string>((resolve, reject) => {
+    let found = false;
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
+      // Looked for until found, never after: a regex flattens the whole output kept so far, and a
+      // busy listen prints a line an attempt (quadratic: it slowed a 10,000-delivery test past its timeout).
+      if (found) return;
       const match = /"receiver":"(http:\/\/[^"]+)"/.exec(out);
-      if (match) resolve(match[1]!);
+      if (match) {
+        found = true;
+        resolve(match[1]!);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -43,9 +50,15 @@ export async function startListenBanner(args: string[], cleanup: (kill: () => vo
   cleanup(() => child.kill('SIGKILL'));
   let out = '';
   await new Promise<void>((resolve, reject) => {
+    let shown = false;
     child.stdout!.on('data', (chunk: Buffer) => {
+      // Read until the banner is out, never after (see startListenProcess).
+      if (shown) return;
       out += chunk.toString();
-      if (out.includes('Waiting for deliveries')) resolve();
+      if (out.includes('Waiting for deliveries')) {
+        shown = true;
+        resolve();
+      }
     });
     child.on('exit', () => reject(new Error(`listen exited:\n${out}`)));
   });

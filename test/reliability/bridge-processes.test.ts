@@ -3,10 +3,9 @@
  * (10,000 deliveries queue while one subscriber acknowledges nothing and the laptop's app is down)
  * and several subscribers, each with its own cursor and store.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import WebSocket from 'ws';
 import { Agent, request } from 'undici';
@@ -16,8 +15,8 @@ import { startListenProcess } from '../helpers/listen-process.js';
 import { envelopeBody, signedRequest } from '../helpers/signed-delivery.js';
 import { freePort, startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { startConnectProcess } from '../helpers/connect-process.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const TOKEN = 'proc-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const STUCK_TOKEN = 'stuck-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const VENDOR_TOKEN = 'vendor-token-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -28,23 +27,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function startConnect(args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'connect', ...args, '--log-format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => child.kill('SIGKILL'));
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`connect did not go live:\n${out}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/"msg":"live"/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  });
-  return child;
-}
+const startConnect = (args: string[]): Promise<ChildProcess> => startConnectProcess(args, (child) => cleanups.push(() => child.kill('SIGKILL')));
 
 async function scrape(url: string): Promise<Map<string, number>> {
   const res = await request(url);
