@@ -2,7 +2,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { DEFAULT_FEED_LIMITS } from '../../src/console/console-options.js';
+import { DEFAULT_FEED_LIMITS, type FeedLimits } from '../../src/console/console-options.js';
 import { createFeed } from '../../src/console/feed.js';
 import type { HubEvents } from '../../src/runtime/event-hub.js';
 import type { AttemptRecord } from '../../src/store/store.js';
@@ -43,6 +43,18 @@ const attempt = (seq: number, overrides: Partial<AttemptRecord> = {}): AttemptRe
 /** Just enough of a ws socket for createFeed: open, reading everything, what it is sent kept as text. */
 const fakeSocket = (sent: string[]) =>
   ({ readyState: 1, OPEN: 1, bufferedAmount: 0, send: (data: string | Buffer) => sent.push(String(data)), on: () => {}, ping: () => {}, terminate: () => {} }) as unknown as WebSocket;
+
+/** Runs `body` with a feed of these limits on fake timers; the feed is closed and real timers restored after. */
+function withFakeTimers(limits: Partial<FeedLimits>, body: (feed: ReturnType<typeof createFeed>) => void): void {
+  vi.useFakeTimers();
+  const feed = createFeed({ ...DEFAULT_FEED_LIMITS, ...limits }, () => {});
+  try {
+    body(feed);
+  } finally {
+    feed.close();
+    vi.useRealTimers();
+  }
+}
 
 const notice = (fx: ConsoleFixture) =>
   new Promise<HubEvents['notice']>((resolve) => {
@@ -141,10 +153,8 @@ describe('backlog and resume', () => {
     feed.close();
   });
 
-  it('gives a client that attaches after the last one left, before the window is sent, every message of that window once', () => {
-    vi.useFakeTimers();
-    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
-    try {
+  it('gives a client that attaches after the last one left, before the window is sent, every message of that window once', () =>
+    withFakeTimers({}, (feed) => {
       const first: string[] = [];
       let closeFirst = () => {};
       const leaving = { ...(fakeSocket(first) as unknown as Record<string, unknown>), on: (event: string, listener: () => void) => event === 'close' && (closeFirst = listener) } as unknown as WebSocket;
@@ -157,16 +167,10 @@ describe('backlog and resume', () => {
       vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs);
       expect(second).toHaveLength(2);
       expect(second.slice(1).flatMap((text) => [JSON.parse(text)].flat() as Array<{ n: number }>).map((m) => m.n)).toEqual([1, 2]);
-    } finally {
-      feed.close();
-      vi.useRealTimers();
-    }
-  });
+    }));
 
-  it('gives a client that attaches mid-window the backlog before the window, and the window once, with the others', () => {
-    vi.useFakeTimers();
-    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
-    try {
+  it('gives a client that attaches mid-window the backlog before the window, and the window once, with the others', () =>
+    withFakeTimers({}, (feed) => {
       const early: string[] = [];
       feed.attach(fakeSocket(early), { since: null, epoch: null });
       feed.publish('notice', { id: 1 });
@@ -180,17 +184,11 @@ describe('backlog and resume', () => {
       // The late client: message 1 from the backlog, then the window (2, 3) in the same frame as the early one's.
       expect(numbers(late)).toEqual([[1], [2, 3]]);
       expect(numbers(early)).toEqual([[1], [2, 3]]);
-    } finally {
-      feed.close();
-      vi.useRealTimers();
-    }
-  });
+    }));
 
-  it('sends the messages of one flush window to a client as one frame, and a window past its size at once', () => {
-    vi.useFakeTimers();
+  it('sends the messages of one flush window to a client as one frame, and a window past its size at once', () =>
     // A 16 KiB cap: a window goes out early once it holds 1 KiB.
-    const feed = createFeed({ ...DEFAULT_FEED_LIMITS, flushIntervalMs: 50, bufferCapBytes: 16 * 1024 }, () => {});
-    try {
+    withFakeTimers({ flushIntervalMs: 50, bufferCapBytes: 16 * 1024 }, (feed) => {
       const sent: string[] = [];
       feed.attach(fakeSocket(sent), { since: null, epoch: null });
       const framesAfterHello = () => sent.slice(1).map((text) => [JSON.parse(text)].flat() as Array<{ n: number }>);
@@ -209,16 +207,10 @@ describe('backlog and resume', () => {
       const frames = framesAfterHello();
       expect(frames.length).toBe(2);
       expect(frames[1]!.map((m) => m.n)).toEqual(Array.from({ length: 15 }, (_, i) => i + 6));
-    } finally {
-      feed.close();
-      vi.useRealTimers();
-    }
-  });
+    }));
 
-  it('sends nothing of a window still pending when the feed closes', () => {
-    vi.useFakeTimers();
-    const feed = createFeed(DEFAULT_FEED_LIMITS, () => {});
-    try {
+  it('sends nothing of a window still pending when the feed closes', () =>
+    withFakeTimers({}, (feed) => {
       const sent: string[] = [];
       feed.attach(fakeSocket(sent), { since: null, epoch: null });
       feed.publish('notice', { id: 1 });
@@ -226,10 +218,7 @@ describe('backlog and resume', () => {
       vi.advanceTimersByTime(DEFAULT_FEED_LIMITS.flushIntervalMs * 2);
       expect(sent).toHaveLength(1);
       expect(vi.getTimerCount()).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }));
 
   it('resumes after `since` within the same epoch, and asks for a resync otherwise', async () => {
     fx = await startConsole({ feed: { backlog: 3 } });
