@@ -2,7 +2,9 @@
  * The laptop side of the bridge: subscribes to a public hookrelay, feeds each delivery to the
  * local ingest pipeline (source `bridge`), and acknowledges it only after the local commit.
  * Frames are untrusted: one that is malformed, oversized or out of order closes the connection
- * with a message, and nothing of it is stored. The connection is watched (a ping every 15 s, dead
+ * with a message, and nothing of it is stored. A delivery whose frame is whole but which breaks a
+ * limit (core/limits.ts) or a rule is recorded here as refused, with why, and acknowledged: the
+ * subscription moves on instead of being sent it forever. The connection is watched (a ping every 15 s, dead
  * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
  */
 import { rootCertificates } from 'node:tls';
@@ -198,14 +200,17 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
 
     async function store(delivery: BridgeDelivery, entry: { seq: number; done: boolean }): Promise<void> {
       const outcome = await pipeline.handle(arrivalOf(delivery, clock()));
-      await outcome.recorded.catch(() => {});
+      const recorded = await outcome.recorded.catch(() => null);
       const action = outcome.action;
-      if (action.kind === 'answer' && action.status >= 200 && action.status < 300) {
+      const status = action.kind === 'answer' ? action.status : 0;
+      // Stored (2xx), or refused by a check and that refusal stored (4xx, seq > 0): sending it again
+      // would be refused again, forever, so the record is what is acknowledged and the cursor moves on.
+      if ((status >= 200 && status < 300) || (status >= 400 && status < 500 && recorded !== null && recorded.seq > 0)) {
         entry.done = true;
         ackSoon();
       } else {
         // Not stored here (the local store is down, say): not acknowledged; the server sends it again.
-        lost(`delivery ${delivery.seq} was not stored here (${action.kind === 'answer' ? action.status : action.kind}); resuming from the last acknowledged one`);
+        lost(`delivery ${delivery.seq} was not stored here (${status || action.kind}); resuming from the last acknowledged one`);
       }
     }
 
@@ -312,6 +317,7 @@ function arrivalOf(d: BridgeDelivery, now: number): Arrival {
     connection: { wait: async () => true, ended: async () => now },
     requestId: `bridge-${d.seq}`,
     upstream: { signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp, acceptedAt: d.receivedAt },
+    ...(d.untaken !== undefined ? { untaken: d.untaken } : {}),
   };
 }
 

@@ -59,7 +59,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--json', 'print the verdict as JSON')
     .addHelpText('after', `
 The verdict is the receiver's: its checks in its order, and the first that fails gives the status
-and code \`listen\` answers with: size (413 PAYLOAD_TOO_LARGE) → signature (400 SIGNATURE_MISSING,
+and code \`listen\` answers with: size (413 PAYLOAD_TOO_LARGE, 431 HEADERS_TOO_LARGE) → signature (400 SIGNATURE_MISSING,
 SIGNATURE_MALFORMED, SIGNATURE_NO_V1, SIGNATURE_MISMATCH, TIMESTAMP_TOO_OLD, TIMESTAMP_IN_FUTURE)
 → envelope and headers (400 INVALID_JSON, INVALID_ENVELOPE, DELIVERY_ID_MISMATCH,
 EVENT_TYPE_MISMATCH). The envelope is checked against x-service-delivery and x-service-event, so

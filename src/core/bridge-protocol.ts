@@ -7,6 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { joinHeaderPairs } from './header-lines.js';
+import { headerCountProblem, headerNameProblem, MAX_HEADER_LINES, MAX_HEADER_NAME_LENGTH, MAX_ID_LENGTH } from './limits.js';
 
 export const BRIDGE_PROTOCOL = 'hookrelay-bridge.1';
 export const BRIDGE_PROTOCOL_2 = 'hookrelay-bridge.2';
@@ -42,6 +43,13 @@ export interface BridgeDelivery {
   signature: 'valid' | 'skipped';
   secretIndex: number | null;
   signatureTimestamp: number | null;
+  /**
+   * Set by the parsers when the frame carried this delivery intact (its seq and its end are known)
+   * but the delivery breaks a limit of core/limits.ts or a rule of the protocol: why. The client
+   * records it as a delivery it could not take, acknowledges that record, and moves on; the fields
+   * above then hold what could be read (headers that pass, ids as decoded).
+   */
+  untaken?: string;
 }
 
 export type ServerFrame =
@@ -75,10 +83,9 @@ export const encodeClientFrame = (frame: ClientFrame): string => JSON.stringify(
 const isSeq = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isTime = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const nullableInt = (v: unknown): v is number | null => v === null || (Number.isSafeInteger(v) && (v as number) >= 0);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const MAX_TEXT = 256;
-const MAX_HEADERS = 200;
+const MAX_TEXT = MAX_ID_LENGTH;
 
 function object(text: string): Record<string, unknown> | string {
   let value: unknown;
@@ -111,46 +118,71 @@ export function parseServerFrame(text: string): Parsed<ServerFrame> {
   }
 }
 
+/** One header pair as HTTP allows it (the length limits are core/limits.ts's, checked on the whole list). */
 function headerProblem(name: string, value: string): string | null {
-  if (!HEADER_NAME.test(name)) return 'delivery: a header name is not a valid token';
+  if (!HEADER_TOKEN.test(name)) return 'delivery: a header name is not a valid token';
   if (/[\r\n\0]/.test(value)) return 'delivery: a header value holds CR, LF or NUL';
+  return null;
+}
+
+/** The pairs that pass headerProblem, no more than the limit allows: what is kept of a delivery the client cannot take. */
+function keptPairs(pairs: ReadonlyArray<readonly [string, string]>): Array<[string, string]> {
+  const kept: Array<[string, string]> = [];
+  for (const [name, value] of pairs) {
+    if (kept.length === MAX_HEADER_LINES) break;
+    if (name.length <= MAX_HEADER_NAME_LENGTH && headerProblem(name, value) === null) kept.push([name, value]);
+  }
+  return kept;
+}
+
+/** The first problem of a delivery's header list of `lines` lines, of which `pairs` are the first (at most the limit's): the count, then each pair. */
+function headersProblem(pairs: ReadonlyArray<readonly [string, string]>, lines: number): string | null {
+  const count = headerCountProblem(lines);
+  if (count) return `delivery: ${count}`;
+  for (const [name, value] of pairs) {
+    const problem = headerNameProblem(name) ?? headerProblem(name, value);
+    if (problem) return problem.startsWith('delivery: ') ? problem : `delivery: ${problem}`;
+  }
   return null;
 }
 
 function parseDelivery(f: Record<string, unknown>): Parsed<ServerFrame> {
   if (!isSeq(f.seq) || f.seq === 0) return { ok: false, message: 'delivery: seq must be a positive integer' };
+  // The seq is known: from here a problem makes the delivery one the client records as not taken, not a broken frame.
+  let untaken: string | undefined;
+  const problem = (message: string) => (untaken ??= message);
   const text = (name: string) => typeof f[name] === 'string' && (f[name] as string).length > 0 && (f[name] as string).length <= MAX_TEXT;
-  if (!text('id')) return { ok: false, message: 'delivery: id must be a string of 1 to 256 characters' };
-  if (!text('trigger')) return { ok: false, message: 'delivery: trigger must be a string of 1 to 256 characters' };
-  if (!isTime(f.receivedAt)) return { ok: false, message: 'delivery: receivedAt must be a time in ms' };
-  if (f.signature !== 'valid' && f.signature !== 'skipped') return { ok: false, message: 'delivery: signature must be "valid" or "skipped"' };
-  if (!nullableInt(f.secretIndex) || !nullableInt(f.signatureTimestamp)) return { ok: false, message: 'delivery: secretIndex and signatureTimestamp must be integers or null' };
-  if (!Array.isArray(f.headers) || f.headers.length > MAX_HEADERS) return { ok: false, message: `delivery: headers must be a list of at most ${MAX_HEADERS} [name, value] pairs` };
-  const headers: Array<[string, string]> = [];
-  for (const pair of f.headers as unknown[]) {
-    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') return { ok: false, message: 'delivery: each header must be a [name, value] pair of strings' };
-    const problem = headerProblem(pair[0], pair[1]);
-    if (problem) return { ok: false, message: problem };
-    headers.push([pair[0], pair[1]]);
+  if (!text('id')) problem(`delivery: id must be a string of 1 to ${MAX_TEXT} characters`);
+  if (!text('trigger')) problem(`delivery: trigger must be a string of 1 to ${MAX_TEXT} characters`);
+  if (!isTime(f.receivedAt)) problem('delivery: receivedAt must be a time in ms');
+  if (f.signature !== 'valid' && f.signature !== 'skipped') problem('delivery: signature must be "valid" or "skipped"');
+  if (!nullableInt(f.secretIndex) || !nullableInt(f.signatureTimestamp)) problem('delivery: secretIndex and signatureTimestamp must be integers or null');
+  const pairs: Array<[string, string]> = [];
+  if (!Array.isArray(f.headers)) problem('delivery: headers must be a list of [name, value] pairs');
+  else {
+    // Past the limit nothing more of a hostile list is copied.
+    for (const pair of (f.headers as unknown[]).slice(0, MAX_HEADER_LINES)) {
+      if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string') pairs.push([pair[0], pair[1]]);
+      else problem('delivery: each header must be a [name, value] pair of strings');
+    }
+    const headers = headersProblem(pairs, f.headers.length);
+    if (headers) problem(headers);
   }
-  if (typeof f.body !== 'string' || f.body.length % 4 !== 0 || !BASE64.test(f.body)) return { ok: false, message: 'delivery: body must be base64' };
-  return {
-    ok: true,
-    frame: {
-      type: 'delivery',
-      delivery: {
-        seq: f.seq,
-        id: f.id as string,
-        trigger: f.trigger as string,
-        receivedAt: f.receivedAt,
-        headers,
-        body: Buffer.from(f.body, 'base64'),
-        signature: f.signature,
-        secretIndex: f.secretIndex,
-        signatureTimestamp: f.signatureTimestamp,
-      },
-    },
+  const bodyOk = typeof f.body === 'string' && f.body.length % 4 === 0 && BASE64.test(f.body);
+  if (!bodyOk) problem('delivery: body must be base64');
+  const delivery: BridgeDelivery = {
+    seq: f.seq,
+    id: typeof f.id === 'string' ? f.id.slice(0, MAX_TEXT) : '',
+    trigger: typeof f.trigger === 'string' ? f.trigger.slice(0, MAX_TEXT) : '',
+    receivedAt: isTime(f.receivedAt) ? f.receivedAt : 0,
+    headers: untaken === undefined ? pairs : keptPairs(pairs),
+    body: bodyOk ? Buffer.from(f.body as string, 'base64') : Buffer.alloc(0),
+    signature: f.signature === 'valid' ? 'valid' : 'skipped',
+    secretIndex: nullableInt(f.secretIndex) ? f.secretIndex : null,
+    signatureTimestamp: nullableInt(f.signatureTimestamp) ? f.signatureTimestamp : null,
   };
+  if (untaken !== undefined) delivery.untaken = untaken;
+  return { ok: true, frame: { type: 'delivery', delivery } };
 }
 
 /** A frame the server received from a client, checked. */
@@ -269,7 +301,11 @@ export function parseDeliveryFrames(frame: Buffer, most = Infinity): { ok: true;
   return { ok: true, deliveries };
 }
 
-/** One delivery record starting at `start`; `end` is where the next one would start. */
+/**
+ * One delivery record starting at `start`; `end` is where the next one would start. A record whose
+ * framing fails (type, flags, seq, a length past the end) breaks the frame; one whose framing holds
+ * but whose content does not is given back with `untaken`, so the client can record it and move on.
+ */
 function parseRecord(frame: Buffer, start: number): DeliveryRecord {
   const bad = (message: string): DeliveryRecord => ({ ok: false, message: `delivery: ${message}` });
   const size = frame.length - start;
@@ -279,13 +315,6 @@ function parseRecord(frame: Buffer, start: number): DeliveryRecord {
   if (flags > 7) return bad(`unknown flags ${flags}`);
   const seq = readU64(frame, start + 2);
   if (seq === null || seq === 0) return bad('seq must be a positive integer');
-  const receivedAt = readU64(frame, start + 10);
-  if (receivedAt === null) return bad('receivedAt must be a time in ms');
-  const secretIndex = frame.readUInt32BE(start + 18);
-  const signatureTimestamp = readU64(frame, start + 22);
-  if (signatureTimestamp === null) return bad('secretIndex and signatureTimestamp must be integers or null');
-  if (!(flags & FLAG_SECRET_INDEX) && secretIndex !== 0) return bad('secretIndex is absent but not 0');
-  if (!(flags & FLAG_TIMESTAMP) && signatureTimestamp !== 0) return bad('signatureTimestamp is absent but not 0');
   let at = start + FIXED;
   const field = (lengthBytes: 2 | 4, what: string): Buffer | string => {
     if (at + lengthBytes > frame.length) return `delivery: the frame ends inside ${what}`;
@@ -295,33 +324,53 @@ function parseRecord(frame: Buffer, start: number): DeliveryRecord {
     at = from + n;
     return frame.subarray(from, at);
   };
-  const id = text(field(2, 'the id'), 'id');
-  if (typeof id !== 'object') return { ok: false, message: id };
-  const trigger = text(field(2, 'the trigger'), 'trigger');
-  if (typeof trigger !== 'object') return { ok: false, message: trigger };
+  const idBytes = field(2, 'the id');
+  if (typeof idBytes === 'string') return { ok: false, message: idBytes };
+  const triggerBytes = field(2, 'the trigger');
+  if (typeof triggerBytes === 'string') return { ok: false, message: triggerBytes };
   const lines = field(4, 'the headers');
   if (typeof lines === 'string') return { ok: false, message: lines };
-  if (!isUtf8(lines)) return bad('the headers are not UTF-8');
-  const headers = headerLines(lines.toString('utf8'));
-  if (typeof headers === 'string') return { ok: false, message: headers };
   const body = field(4, 'the body');
   if (typeof body === 'string') return { ok: false, message: body };
-  return {
-    ok: true,
-    end: at,
-    delivery: {
-      seq,
-      id: id.value,
-      trigger: trigger.value,
-      receivedAt,
-      headers,
-      // A copy: the frame may be a view of a larger socket buffer, which the delivery must not keep alive.
-      body: Buffer.from(body),
-      signature: flags & FLAG_VALID ? 'valid' : 'skipped',
-      secretIndex: flags & FLAG_SECRET_INDEX ? secretIndex : null,
-      signatureTimestamp: flags & FLAG_TIMESTAMP ? signatureTimestamp : null,
-    },
+
+  // The record's bounds are known: a problem from here makes it a delivery the client cannot take.
+  let untaken: string | undefined;
+  const problem = (message: string) => (untaken ??= `delivery: ${message}`);
+  const receivedAt = readU64(frame, start + 10);
+  if (receivedAt === null) problem('receivedAt must be a time in ms');
+  const secretIndex = frame.readUInt32BE(start + 18);
+  const signatureTimestamp = readU64(frame, start + 22);
+  if (signatureTimestamp === null) problem('secretIndex and signatureTimestamp must be integers or null');
+  if (!(flags & FLAG_SECRET_INDEX) && secretIndex !== 0) problem('secretIndex is absent but not 0');
+  if (!(flags & FLAG_TIMESTAMP) && signatureTimestamp !== 0) problem('signatureTimestamp is absent but not 0');
+  const id = text(idBytes, 'id');
+  if (!id.ok) problem(id.message);
+  const trigger = text(triggerBytes, 'trigger');
+  if (!trigger.ok) problem(trigger.message);
+  let headers: Array<[string, string]> = [];
+  if (!isUtf8(lines)) problem('the headers are not UTF-8');
+  else {
+    const read = headerLines(lines.toString('utf8'));
+    headers = read.pairs;
+    if (read.problem) problem(read.problem);
+    const limits = headersProblem(read.pairs, read.lines);
+    if (limits) untaken ??= limits;
+    if (untaken !== undefined) headers = keptPairs(read.pairs);
+  }
+  const delivery: BridgeDelivery = {
+    seq,
+    id: id.value,
+    trigger: trigger.value,
+    receivedAt: receivedAt ?? 0,
+    headers,
+    // A copy: the frame may be a view of a larger socket buffer, which the delivery must not keep alive.
+    body: Buffer.from(body),
+    signature: flags & FLAG_VALID ? 'valid' : 'skipped',
+    secretIndex: flags & FLAG_SECRET_INDEX ? secretIndex : null,
+    signatureTimestamp: flags & FLAG_TIMESTAMP ? signatureTimestamp ?? 0 : null,
   };
+  if (untaken !== undefined) delivery.untaken = untaken;
+  return { ok: true, end: at, delivery };
 }
 
 function readU64(frame: Buffer, at: number): number | null {
@@ -329,31 +378,36 @@ function readU64(frame: Buffer, at: number): number | null {
   return high >= SAFE_HIGH ? null : high * 0x1_0000_0000 + frame.readUInt32BE(at + 4);
 }
 
-/** An id or trigger: UTF-8 of 1 to 256 characters, as version 1 allows. */
-function text(bytes: Buffer | string, name: string): { value: string } | string {
-  if (typeof bytes === 'string') return bytes;
-  const problem = `delivery: ${name} must be a string of 1 to 256 characters`;
-  if (bytes.length === 0 || bytes.length > MAX_TEXT * 4 || !isUtf8(bytes)) return problem;
-  const value = bytes.toString('utf8');
-  return value.length > MAX_TEXT ? problem : { value };
+/** An id or trigger: UTF-8 of 1 to MAX_TEXT characters, as version 1 allows; `value` is what could be read either way. */
+function text(bytes: Buffer, name: string): { ok: true; value: string } | { ok: false; value: string; message: string } {
+  const value = bytes.subarray(0, MAX_TEXT * 4).toString('utf8').slice(0, MAX_TEXT);
+  const message = `${name} must be a string of 1 to ${MAX_TEXT} characters`;
+  if (bytes.length === 0 || bytes.length > MAX_TEXT * 4 || !isUtf8(bytes)) return { ok: false, value, message };
+  return bytes.toString('utf8').length > MAX_TEXT ? { ok: false, value, message } : { ok: true, value };
 }
 
-/** The header lines of a version 2 frame, each checked as version 1 checks a pair. */
-function headerLines(block: string): Array<[string, string]> | string {
-  const headers: Array<[string, string]> = [];
+/**
+ * The header lines of a version 2 frame, each line split as version 1 holds a pair, and the first
+ * problem of their form (a line without ": " or without its line feed); the pairs read before it.
+ */
+function headerLines(block: string): { pairs: Array<[string, string]>; lines: number; problem: string | null } {
+  const pairs: Array<[string, string]> = [];
   let start = 0;
   while (start < block.length) {
     const end = block.indexOf('\n', start);
-    if (end < 0) return 'delivery: the header lines must each end with a line feed';
-    if (headers.length === MAX_HEADERS) return `delivery: headers must be a list of at most ${MAX_HEADERS} [name, value] pairs`;
+    if (end < 0) return { pairs, lines: pairs.length + 1, problem: 'the header lines must each end with a line feed' };
+    // Past the limit the rest is only counted: nothing more of a hostile block is copied.
+    if (pairs.length === MAX_HEADER_LINES) return { pairs, lines: pairs.length + countLines(block, start), problem: null };
     const colon = block.indexOf(': ', start);
-    if (colon < 0 || colon > end) return 'delivery: a header line has no ": " after its name';
-    const name = block.slice(start, colon);
-    const value = block.slice(colon + 2, end);
-    const problem = headerProblem(name, value);
-    if (problem) return problem;
-    headers.push([name, value]);
+    if (colon < 0 || colon > end) return { pairs, lines: pairs.length + 1, problem: 'a header line has no ": " after its name' };
+    pairs.push([block.slice(start, colon), block.slice(colon + 2, end)]);
     start = end + 1;
   }
-  return headers;
+  return { pairs, lines: pairs.length, problem: null };
+}
+
+function countLines(block: string, from: number): number {
+  let lines = 0;
+  for (let at = block.indexOf('\n', from); at >= 0; at = block.indexOf('\n', at + 1)) lines++;
+  return lines;
 }

@@ -1,14 +1,11 @@
 /** The envelope check of spec 6.1 on text: the one the receiver and every kit adapter run. */
 import type { DeliveryEnvelope, EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
+import { MAX_ID_LENGTH } from './limits.js';
 
 /** The payload schema version the service currently sends (spec 6.1, 9.5). */
 export const CURRENT_API_VERSION = '2026-06-01';
 
-/**
- * The longest delivery id and trigger the receiver stores (UTF-16 code units). The service sends
- * UUIDs; the bound keeps every stored id reachable through the console's routes and the CLI.
- */
-export const MAX_ID_LENGTH = 256;
+export { MAX_ID_LENGTH };
 
 /** An id or trigger as an attempt record keeps it: at most MAX_ID_LENGTH, so a hostile header cannot bloat the store. */
 export const cappedId = (text: string): string => (text.length > MAX_ID_LENGTH ? text.slice(0, MAX_ID_LENGTH) : text);

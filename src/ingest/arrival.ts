@@ -46,6 +46,13 @@ export interface Arrival {
    * signature was checked there, over these bytes, against secrets this side does not hold.
    */
   upstream?: UpstreamVerdict;
+  /**
+   * Set by an intake that received something it cannot take as a delivery, though it knows where it
+   * is in its sequence (a bridged delivery that breaks a limit or a rule of the protocol): why. The
+   * pipeline records it as refused (BRIDGE_DELIVERY_REFUSED) before any other check, so the intake
+   * can acknowledge that record and move on instead of being sent it forever.
+   */
+  untaken?: string;
 }
 
 export interface UpstreamVerdict {

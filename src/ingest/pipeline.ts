@@ -2,7 +2,7 @@
  * The ingest pipeline: one Arrival in, one Outcome out, whatever the source (an HTTP POST today,
  * a bridged delivery later). Checks in the order of PRODUCT.md:
  *
- *   size (413) → [pre-verify fault rules] → signature (400) → envelope (400) → [fault rules]
+ *   size (413 body, 431 header lines) → [pre-verify fault rules] → signature (400) → envelope (400) → [fault rules]
  *   → [sync passthrough, copies of one id taking turns] → store + dedupe → 2xx after the commit
  *
  * The last hop of a redirect chain hookrelay serves skips the rules; the other hops are redirects.
@@ -24,7 +24,7 @@ import { createFaultStage, NO_FAULTS } from './fault-stage.js';
 import { jsonAnswer, type Outcome } from './outcome.js';
 import { createPassthroughStep } from './passthrough-step.js';
 import { receiverHints } from './rejection-hints.js';
-import { envelopeRejection, readRejection, type Rejection } from './rejection.js';
+import { envelopeRejection, sizeRejection, untakenRejection, type Rejection } from './rejection.js';
 import type { CheckName } from './request-verdict.js';
 import { checkSignature } from './signature-step.js';
 import { createStoreStep } from './store-step.js';
@@ -68,8 +68,8 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
    * sender was told can be read back. A refusal by one of the receiver's checks (`check`) keeps
    * `hookrelay verify`'s hints on it; the record keeps the request's headers and body (attempt-log.ts).
    */
-  async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null, check: CheckName | null): Promise<Outcome> {
-    const hints = check === null ? [] : receiverHints(arrival, check, rejection.code, options);
+  async function refuse(arrival: Arrival, facts: ArrivalFacts, rejection: Rejection, signatureTimestamp: number | null, check: CheckName | null, why: string[] = []): Promise<Outcome> {
+    const hints = check === null ? why : receiverHints(arrival, check, rejection.code, options);
     const now = clock();
     const attempt = attemptOf(facts, { finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null });
     if (hints.length > 0) attempt.hints = hints;
@@ -79,7 +79,9 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
 
   async function handle(arrival: Arrival): Promise<Outcome> {
     const facts = readFacts(arrival);
-    if (arrival.unread) return refuse(arrival, facts, readRejection(arrival.unread.problem, options.bodyLimitBytes), null, 'size');
+    if (arrival.untaken !== undefined) return refuse(arrival, facts, untakenRejection(arrival.untaken), null, null, [arrival.untaken]);
+    const size = sizeRejection(arrival, options.bodyLimitBytes);
+    if (size) return refuse(arrival, facts, size, null, 'size');
 
     // Notes for the record of an arrival handled normally: the fault rule or hop that let it through first.
     const notes: string[] = [];

@@ -1,7 +1,8 @@
 /** Why the receiver refused an arrival: the code in the error envelope and the HTTP status. */
 import type { EnvelopeProblem } from '../core/envelope.js';
+import { headerLimitProblem } from '../core/limits.js';
 import type { VerifyFailure } from '../core/signature/verify.js';
-import type { ReadProblem } from './arrival.js';
+import type { Arrival, ReadProblem } from './arrival.js';
 
 export interface Rejection {
   status: number;
@@ -40,3 +41,16 @@ export function readRejection(problem: ReadProblem, bodyLimitBytes: number): Rej
       return { status: 400, code: 'EMPTY_BODY', message: 'the body is empty' };
   }
 }
+
+/**
+ * The first check of every arrival, size: a body the source could not read, or header lines over
+ * the limits of core/limits.ts (431), which the bridge could not carry either. Null: the size is fine.
+ */
+export function sizeRejection(arrival: Arrival, bodyLimitBytes: number): Rejection | null {
+  if (arrival.unread) return readRejection(arrival.unread.problem, bodyLimitBytes);
+  const headers = headerLimitProblem(arrival.rawHeaders);
+  return headers === null ? null : { status: 431, code: 'HEADERS_TOO_LARGE', message: `the request has ${headers}` };
+}
+
+/** Something an intake received and cannot take as a delivery (Arrival.untaken): recorded, so the intake can move past it. */
+export const untakenRejection = (why: string): Rejection => ({ status: 422, code: 'BRIDGE_DELIVERY_REFUSED', message: why });

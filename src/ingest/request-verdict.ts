@@ -1,12 +1,12 @@
 /**
- * The receiver's verdict on an arrival before any fault rule or the store: size → signature
+ * The receiver's verdict on an arrival before any fault rule or the store: size (body, header lines) → signature
  * (spec 6.3) → envelope (spec 6.1), in the pipeline's order (pipeline.ts) and through its own steps
  * (rejection.ts, signature-step.ts, core/envelope.ts), so a refusal has the code the receiver
  * answers with. `hookrelay verify` judges a captured request with it, offline.
  */
 import { checkEnvelope, type EnvelopeCheck } from '../core/envelope.js';
 import { readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
-import { envelopeRejection, readRejection, type Rejection } from './rejection.js';
+import { envelopeRejection, sizeRejection, type Rejection } from './rejection.js';
 import { checkSignature, type SignatureCheck, type SignatureSettings } from './signature-step.js';
 
 export interface VerdictSettings extends SignatureSettings {
@@ -33,9 +33,8 @@ export type RequestVerdict =
  * signature's and the envelope's results when every check before the fault rules passes.
  */
 export function judgeArrival(arrival: Arrival, settings: VerdictSettings): RequestVerdict {
-  if (arrival.unread) {
-    return { ok: false, check: 'size', rejection: readRejection(arrival.unread.problem, settings.bodyLimitBytes), signatureTimestamp: null };
-  }
+  const size = sizeRejection(arrival, settings.bodyLimitBytes);
+  if (size) return { ok: false, check: 'size', rejection: size, signatureTimestamp: null };
   return checkSignedEnvelope(arrival, readFacts(arrival), settings);
 }
 

@@ -43,6 +43,8 @@ async function scenario(frames: Array<string | Buffer>, protocol: string = BRIDG
   const pipeline: IngestPipeline = {
     async handle(arrival) {
       handed.push(arrival);
+      // As the real pipeline does: a delivery the client could not take is recorded as refused.
+      if (arrival.untaken !== undefined) return { action: { kind: 'answer', status: 422, body: '{}' }, recorded: Promise.resolve({ seq: handed.length } as never) };
       return { action: { kind: 'answer', status: 200, body: '{}' }, recorded: Promise.resolve({} as never) };
     },
   };
@@ -82,9 +84,6 @@ describe('the bridge client against hostile frames', () => {
     ['more deliveries than the credit', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), delivery(1), delivery(2)], /more than 1 unacknowledged deliveries/, ['bridge-1']],
     ['a binary frame', [HELLO, Buffer.from([1, 2, 3])], /binary frames are not part of protocol version 1/, []],
     ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/, ['bridge-2']],
-    ['a body that is not base64', [HELLO, delivery(1, { body: '%%%' })], /body must be base64/, []],
-    ['a header value with CR LF', [HELLO, delivery(1, { headers: [['x-a', 'v\r\nx-b: injected']] })], /a header value holds CR, LF or NUL/, []],
-    ['an id of 300 characters', [HELLO, delivery(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/, []],
     ['a second hello', [HELLO, HELLO], /a second hello/, []],
     ['a hello of protocol 2 on version 1', [HELLO_2], /hello says protocol 2, but version 1 was negotiated/, []],
     ['a hello of protocol 3', [JSON.stringify({ type: 'hello', protocol: 3, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 3 is not 1 or 2/, []],
@@ -110,8 +109,6 @@ describe('the bridge client against hostile frames', () => {
     ['one frame of more records than the credit', [JSON.stringify({ type: 'hello', protocol: 2, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 }), Buffer.concat([binary(1), binary(2)])], /more than 1 unacknowledged deliveries/, []],
     ['an unknown binary frame type', [HELLO_2, Buffer.from([9, 0, 0])], /unknown binary frame type 9/, []],
     ['a binary delivery out of order', [HELLO_2, binary(2), binary(2)], /delivery 2 is out of order/, ['bridge-2']],
-    ['a header value with CR LF', [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] })], /a header value holds CR, LF or NUL/, []],
-    ['an id of 300 characters', [HELLO_2, binary(1, { id: 'i'.repeat(300) })], /id must be a string of 1 to 256 characters/, []],
   ])('on protocol version 2, closes the connection on %s, says why, and stores none of it', async (_name, frames, why, handed) => {
     const run = await scenario(frames as Array<string | Buffer>, BRIDGE_PROTOCOL_2);
     await until(() => run.closes.length > 0, 'the close');
@@ -119,6 +116,28 @@ describe('the bridge client against hostile frames', () => {
     expect(run.states.some((s) => why.test(s))).toBe(true);
     expect(run.handed.map((a) => a.requestId)).toEqual(handed);
     expect(run.handed.every((a) => a.source === 'bridge' && a.rawBody.equals(body))).toBe(true);
+  });
+
+  const LONG_NAME = `x-${'n'.repeat(255)}`;
+  const MANY = Array.from({ length: 201 }, (_, i) => [`x-e${i}`, 'v'] as [string, string]);
+  it.each([
+    ['a body that is not base64', BRIDGE_PROTOCOL, [HELLO, delivery(1, { body: '%%%' }), delivery(2)], /body must be base64/],
+    ['a header value with CR LF', BRIDGE_PROTOCOL, [HELLO, delivery(1, { headers: [['x-a', 'v\r\nx-b: injected']] }), delivery(2)], /a header value holds CR, LF or NUL/],
+    ['an id of 300 characters', BRIDGE_PROTOCOL, [HELLO, delivery(1, { id: 'i'.repeat(300) }), delivery(2)], /id must be a string of 1 to 256 characters/],
+    ['201 header lines', BRIDGE_PROTOCOL, [HELLO, delivery(1, { headers: MANY }), delivery(2)], /201 header lines; hookrelay accepts at most 200/],
+    ['a header name of 257 characters', BRIDGE_PROTOCOL, [HELLO, delivery(1, { headers: [[LONG_NAME, 'v']] }), delivery(2)], /a header name of 257 characters/],
+    ['a header value with CR (version 2)', BRIDGE_PROTOCOL_2, [HELLO_2, binary(1, { headers: [['x-a', 'v\rx-b']] }), binary(2)], /a header value holds CR, LF or NUL/],
+    ['an id of 300 characters (version 2)', BRIDGE_PROTOCOL_2, [HELLO_2, binary(1, { id: 'i'.repeat(300) }), binary(2)], /id must be a string of 1 to 256 characters/],
+    ['201 header lines (version 2)', BRIDGE_PROTOCOL_2, [HELLO_2, binary(1, { headers: MANY }), binary(2)], /201 header lines; hookrelay accepts at most 200/],
+    ['a header name of 257 characters (version 2)', BRIDGE_PROTOCOL_2, [HELLO_2, Buffer.concat([binary(1, { headers: [[LONG_NAME, 'v']] }), binary(2)])], /a header name of 257 characters/],
+  ])('hands on a whole frame of %s as a delivery it could not take, acknowledges its record, and takes the next one', async (_name, protocol, frames, why) => {
+    const run = await scenario(frames as Array<string | Buffer>, protocol as string);
+    await until(() => run.client.progress().ackedSeq === 2, 'the ack of the next delivery');
+    expect(run.closes).toEqual([]);
+    expect(run.handed.map((a) => a.requestId)).toEqual(['bridge-1', 'bridge-2']);
+    expect(why.test(run.handed[0]!.untaken ?? '')).toBe(true);
+    expect(run.handed[1]!.untaken).toBeUndefined();
+    expect(run.states.some((s) => /retrying/.test(s))).toBe(false);
   });
 
   it('on protocol version 2, takes every delivery of a frame of several records, in order, and acknowledges them', async () => {

@@ -133,7 +133,7 @@ describe('hookrelay verify', () => {
   it('--help names the receiver\'s checks in order, --header, and the exit codes', async () => {
     const result = await runCli(['verify', '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout.replace(/\s+/g, ' ')).toMatch(/size \(413 PAYLOAD_TOO_LARGE\) → signature \(400 SIGNATURE_MISSING, .* → envelope and headers \(400 INVALID_JSON, .*EVENT_TYPE_MISMATCH\)/);
+    expect(result.stdout.replace(/\s+/g, ' ')).toMatch(/size \(413 PAYLOAD_TOO_LARGE, 431 HEADERS_TOO_LARGE\) → signature \(400 SIGNATURE_MISSING, .* → envelope and headers \(400 INVALID_JSON, .*EVENT_TYPE_MISMATCH\)/);
     expect(result.stdout).toContain('--header <line>');
     expect(result.stdout).toMatch(/Exit code: 0 the receiver would accept it, 1 it would refuse it, 2/);
   });

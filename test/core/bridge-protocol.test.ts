@@ -50,6 +50,13 @@ const refusal = (text: string) => {
   return parsed.ok ? '' : parsed.message;
 };
 
+/** Why a delivery frame that is whole (its seq known) holds a delivery the client cannot take. */
+const untaken = (text: string) => {
+  const parsed = parseServerFrame(text);
+  expect(parsed.ok && parsed.frame.type === 'delivery').toBe(true);
+  return parsed.ok && parsed.frame.type === 'delivery' ? parsed.frame.delivery.untaken : undefined;
+};
+
 describe('parseServerFrame: frames that are not objects', () => {
   it.each([
     ['', 'the frame is not JSON'],
@@ -180,7 +187,9 @@ describe('parseServerFrame: delivery', () => {
   const TIME = 'delivery: receivedAt must be a time in ms';
   const SIGNATURE = 'delivery: signature must be "valid" or "skipped"';
   const NULLABLE = 'delivery: secretIndex and signatureTimestamp must be integers or null';
-  const HEADERS = 'delivery: headers must be a list of at most 200 [name, value] pairs';
+  const HEADERS = 'delivery: headers must be a list of [name, value] pairs';
+  const COUNT = 'delivery: 201 header lines; hookrelay accepts at most 200';
+  const NAME = 'delivery: a header name of 257 characters; hookrelay accepts at most 256';
   const PAIR = 'delivery: each header must be a [name, value] pair of strings';
   const TOKEN = 'delivery: a header name is not a valid token';
   const VALUE = 'delivery: a header value holds CR, LF or NUL';
@@ -193,6 +202,11 @@ describe('parseServerFrame: delivery', () => {
     ['seq', '7', SEQ],
     ['seq', 2 ** 53, SEQ],
     ['seq', undefined, SEQ],
+  ])('refuses the frame with %s = %j', (field, value, message) => {
+    expect(refusal(withField(validDelivery(), field, value))).toBe(message);
+  });
+
+  it.each([
     ['id', '', ID],
     ['id', 'i'.repeat(257), ID],
     ['id', 1, ID],
@@ -221,7 +235,7 @@ describe('parseServerFrame: delivery', () => {
     ['headers', undefined, HEADERS],
     ['headers', { a: 'b' }, HEADERS],
     ['headers', 'content-type: x', HEADERS],
-    ['headers', Array.from({ length: 201 }, (_, i) => [`h${i}`, '']), HEADERS],
+    ['headers', Array.from({ length: 201 }, (_, i) => [`h${i}`, '']), COUNT],
     ['headers', [['a']], PAIR],
     ['headers', [['a', 'b', 'c']], PAIR],
     ['headers', [['a', 1]], PAIR],
@@ -232,7 +246,7 @@ describe('parseServerFrame: delivery', () => {
     ['headers', [['a b', 'v']], TOKEN],
     ['headers', [['a:b', 'v']], TOKEN],
     ['headers', [['é', 'v']], TOKEN],
-    ['headers', [['n'.repeat(257), 'v']], TOKEN],
+    ['headers', [['n'.repeat(257), 'v']], NAME],
     ['headers', [['a', 'x\r\ny: z']], VALUE],
     ['headers', [['a', 'x\ny']], VALUE],
     ['headers', [['a', 'x\ry']], VALUE],
@@ -248,15 +262,28 @@ describe('parseServerFrame: delivery', () => {
     ['body', 'AA==AA==', BODY],
     ['body', 'aGVsbG8-', BODY],
     ['body', 'aGVs bG8=', BODY],
-  ])('refuses %s = %j', (field, value, message) => {
-    expect(refusal(withField(validDelivery(), field, value))).toBe(message);
+  ])('takes the frame but not the delivery with %s = %j', (field, value, message) => {
+    expect(untaken(withField(validDelivery(), field, value))).toBe(message);
   });
 
   it('checks the fields in order and names the first that is wrong', () => {
     const frame = { ...validDelivery(), seq: 0, id: '', body: '!' };
     expect(refusal(JSON.stringify(frame))).toBe(SEQ);
-    expect(refusal(JSON.stringify({ ...frame, seq: 1 }))).toBe(ID);
-    expect(refusal(JSON.stringify({ ...frame, seq: 1, id: 'x' }))).toBe(BODY);
+    expect(untaken(JSON.stringify({ ...frame, seq: 1 }))).toBe(ID);
+    expect(untaken(JSON.stringify({ ...frame, seq: 1, id: 'x' }))).toBe(BODY);
+  });
+
+  it('keeps of a delivery it cannot take its seq and the headers that pass, no more than the limit', () => {
+    const headers = [['x-ok', 'v'], ['bad name', 'v'], ...Array.from({ length: 300 }, (_, i) => [`h${i}`, ''])];
+    const parsed = parseServerFrame(withField(validDelivery(), 'headers', headers));
+    expect(parsed.ok && parsed.frame.type === 'delivery').toBe(true);
+    if (!parsed.ok || parsed.frame.type !== 'delivery') return;
+    const d = parsed.frame.delivery;
+    expect(d.untaken).toBe('delivery: 302 header lines; hookrelay accepts at most 200');
+    expect(d.seq).toBe(7);
+    expect(d.headers).toHaveLength(199);
+    expect(d.headers[0]).toEqual(['x-ok', 'v']);
+    expect(d.body.toString()).toBe('{"id":"evt_1"}');
   });
 });
 
@@ -522,24 +549,39 @@ describe('protocol version 2: a delivery as one binary frame', () => {
   it.each([
     ['seq 0', spoil((f) => void f.writeBigUInt64BE(0n, 2)), 'delivery: seq must be a positive integer'],
     ['seq past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 53n, 2)), 'delivery: seq must be a positive integer'],
-    ['receivedAt past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 60n, 10)), 'delivery: receivedAt must be a time in ms'],
     ['unknown flags', spoil((f) => void (f[1] = 8)), 'delivery: unknown flags 8'],
+    ['a body longer than the frame', spoil((f) => void f.writeUInt32BE(8, f.length - 11)), 'delivery: the body runs past the end of the frame'],
+    ['bytes after the body', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'delivery: 1 bytes follow the body'],
+    ['an unknown frame type', spoil((f) => void (f[0] = 2)), 'unknown binary frame type 2'],
+  ])('refuses the frame with %s', (_name, frame, message) => {
+    expect(parseDeliveryFrame(frame)).toEqual({ ok: false, message });
+  });
+
+  it.each([
+    ['receivedAt past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 60n, 10)), 'delivery: receivedAt must be a time in ms'],
     ['a secretIndex said absent but set', spoil((f) => void (f[1] = 1 | 4)), 'delivery: secretIndex is absent but not 0'],
     ['a timestamp said absent but set', spoil((f) => void (f[1] = 1 | 2)), 'delivery: signatureTimestamp is absent but not 0'],
     ['an empty id', encodeDeliveryFrame({ ...sample(), id: '' }), 'delivery: id must be a string of 1 to 256 characters'],
     ['an id of invalid UTF-8', spoil((f) => void (f[32] = 0xff)), 'delivery: id must be a string of 1 to 256 characters'],
     ['a trigger of 257 characters', encodeDeliveryFrame({ ...sample(), trigger: 't'.repeat(257) }), 'delivery: trigger must be a string of 1 to 256 characters'],
     ['a header name that is not a token', encodeDeliveryFrame({ ...sample(), headers: [['bad name', 'v']] }), 'delivery: a header name is not a valid token'],
+    ['a header name of 257 characters', encodeDeliveryFrame({ ...sample(), headers: [[`x-${'n'.repeat(255)}`, 'v']] }), 'delivery: a header name of 257 characters; hookrelay accepts at most 256'],
     ['a header value with NUL', encodeDeliveryFrame({ ...sample(), headers: [['x-a', 'v\0']] }), 'delivery: a header value holds CR, LF or NUL'],
     ['a header line without ": "', withLines(Buffer.from('x-a\n')), 'delivery: a header line has no ": " after its name'],
     ['a header line without its line feed', withLines(Buffer.from('x-a: v')), 'delivery: the header lines must each end with a line feed'],
     ['header lines that are not UTF-8', withLines(Buffer.from([0x78, 0x3a, 0x20, 0xff, 0x0a])), 'delivery: the headers are not UTF-8'],
-    ['201 headers', encodeDeliveryFrame({ ...sample(), headers: Array.from({ length: 201 }, (_, i) => [`x-${i}`, 'v'] as [string, string]) }), 'delivery: headers must be a list of at most 200 [name, value] pairs'],
-    ['a body longer than the frame', spoil((f) => void f.writeUInt32BE(8, f.length - 11)), 'delivery: the body runs past the end of the frame'],
-    ['bytes after the body', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'delivery: 1 bytes follow the body'],
-    ['an unknown frame type', spoil((f) => void (f[0] = 2)), 'unknown binary frame type 2'],
-  ])('refuses %s', (_name, frame, message) => {
-    expect(parseDeliveryFrame(frame)).toEqual({ ok: false, message });
+    ['201 headers', encodeDeliveryFrame({ ...sample(), headers: Array.from({ length: 201 }, (_, i) => [`x-${i}`, 'v'] as [string, string]) }), 'delivery: 201 header lines; hookrelay accepts at most 200'],
+  ])('takes the frame but not the delivery with %s', (_name, frame, message) => {
+    const parsed = parseDeliveryFrame(frame);
+    expect(parsed.ok && parsed.frame.type === 'delivery' && parsed.frame.delivery.untaken).toBe(message);
+    expect(parsed.ok && parsed.frame.type === 'delivery' && parsed.frame.delivery.seq).toBe(7);
+  });
+
+  it('reads on past a delivery it cannot take: the next record of the frame is whole', () => {
+    const bad = encodeDeliveryFrame({ ...sample(), headers: [[`x-${'n'.repeat(255)}`, 'v']] });
+    const good = encodeDeliveryFrame({ ...sample(), seq: 8 });
+    const parsed = parseDeliveryFrames(Buffer.concat([bad, good]));
+    expect(parsed.ok && parsed.deliveries.map((d) => [d.seq, d.untaken])).toEqual([[7, 'delivery: a header name of 257 characters; hookrelay accepts at most 256'], [8, undefined]]);
   });
 
   it('never throws on random bytes', () => {
