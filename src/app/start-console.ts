@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleConfig, ForwardConfig } from '../config/listen-config.js';
 import type { BridgeView } from '../console/console-options.js';
-import { secretHint, secretRedactor } from '../core/secret-hint.js';
+import { outputRedactor } from '../config/output-redactor.js';
+import { secretHint } from '../core/secret-hint.js';
 import type { FaultRules } from '../faults/rules-controller.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ReplayResult } from '../relay/replay.js';
@@ -98,7 +99,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         return store.deleteDelivery(id);
       },
       ...(wiring.bridge ? { bridge: wiring.bridge } : {}),
-      redact: secretRedactor([...wiring.secrets, ...(forward ? [forward.secret] : [])]),
+      redact: outputRedactor(wiring.secrets, forward),
       now: wiring.clock,
     });
     await server.listen({ host: settings.host, port: settings.port });

@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { BRIDGE_TOKEN_NAME_RULE, isBridgeTokenName } from '../config/bridge-settings.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
-import { secretRedactor } from '../core/secret-hint.js';
+import { displayUrl } from '../core/url-secrets.js';
+import { outputRedactor } from '../config/output-redactor.js';
 import { useColor } from '../config/terminal.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { printable } from '../reporter/printable.js';
@@ -55,15 +56,15 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
       return;
     }
     if (config.devSecret?.created) writeDevSecret(dataDirOf(config.dbPath), config.forward!.secret);
-    const redact = secretRedactor([config.token, ...(config.forward ? [config.forward.secret] : [])]);
+    const redact = outputRedactor([config.token], config.forward, [config.url, config.storeUrl]);
     attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: useColor(process.stdout), redact });
     if (config.logFormat === 'pretty') {
       process.stdout.write(
         [
           'hookrelay is connecting',
-          `  bridge     ${printable(config.url, 200)} as ${config.name} (token ${secretHint(config.token)})`,
+          `  bridge     ${printable(displayUrl(config.url), 200)} as ${config.name} (token ${secretHint(config.token)})`,
           `  database   ${config.storeUrl ? 'PostgreSQL' : resolve(config.dbPath)}`,
-          ...(config.forward ? [`  forward    ${printable(config.forward.to, 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
+          ...(config.forward ? [`  forward    ${printable(displayUrl(config.forward.to), 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
           ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),
           'Ctrl-C to stop.',
           '',

@@ -6,6 +6,7 @@ import { resolveReplaySettings } from '../config/replay-settings.js';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
 import { shellQuote } from '../core/shell-command.js';
+import { displayUrl } from '../core/url-secrets.js';
 import { printable, RELAY_ERROR_CHARS } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
 import type { AttemptOutcome, AttemptRecord, DeliveryStore, RelayAttemptRecord, StoredDelivery } from '../store/store.js';
@@ -139,7 +140,7 @@ function relayTryJson(r: RelayAttemptRecord) {
  * there is nothing to show.
  */
 function relayTryLines(r: RelayAttemptRecord): string[] {
-  const lines = [`  ${time(r.startedAt)}  ${r.replay ? 'replay' : `try ${r.try}`}  → ${r.status ?? '---'}  ${r.finishedAt - r.startedAt} ms  ${printable(r.target, 100)}${r.error ? `  ${printable(r.error, RELAY_ERROR_CHARS)}` : ''}`];
+  const lines = [`  ${time(r.startedAt)}  ${r.replay ? 'replay' : `try ${r.try}`}  → ${r.status ?? '---'}  ${r.finishedAt - r.startedAt} ms  ${printable(displayUrl(r.target), 100)}${r.error ? `  ${printable(r.error, RELAY_ERROR_CHARS)}` : ''}`];
   const a = r.answer;
   if (!a) {
     if (r.status !== null) lines.push('      answer not kept (recorded before hookrelay kept answers)');

@@ -2,7 +2,8 @@
 import { DEFAULT_DB_PATH } from '../config/data-dir.js';
 import { useColor } from '../config/terminal.js';
 import { shellQuote } from '../core/shell-command.js';
-import { secretRedactor } from '../core/secret-hint.js';
+import { displayUrl } from '../core/url-secrets.js';
+import { outputRedactor } from '../config/output-redactor.js';
 import { Option, type Command } from 'commander';
 import { X509Certificate } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -11,7 +12,6 @@ import { secretHint } from '../config/data-dir.js';
 import { resolveListenConfig, type ListenConfig, type TlsPair } from '../config/listen-config.js';
 import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
-import { redactPostgresUrl } from '../store/postgres/pg-url.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
@@ -80,7 +80,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     return;
   }
   const color = useColor(out);
-  const redact = secretRedactor([...config.secrets, ...(config.forward ? [config.forward.secret] : [])]);
+  const redact = outputRedactor(config.secrets, config.forward, [config.storeUrl]);
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
   else if (reporter.logger) {
@@ -91,13 +91,13 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         event: 'listening',
         receiver: app.receiverUrl,
         health: new URL('/healthz', app.receiverUrl).href,
-        db: config.storeUrl ? redactPostgresUrl(config.storeUrl) : resolve(config.dbPath),
+        db: config.storeUrl ? displayUrl(config.storeUrl) : resolve(config.dbPath),
         skipVerify: config.skipVerify,
         console: app.consoleUrl,
         bridge: app.bridgeUrl,
         metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
-        forwardTo: config.forward?.to ?? null,
-        routes: (config.forward?.routes ?? []).map(({ glob, url }) => ({ glob, url })),
+        forwardTo: config.forward ? displayUrl(config.forward.to) : null,
+        routes: (config.forward?.routes ?? []).map(({ glob, url }) => ({ glob, url: displayUrl(url) })),
         tls: config.tls ? { cert: config.tls.certFile } : null,
         retain: config.retainMs ? formatRetainDuration(config.retainMs) : 'off',
         secretHints: config.secrets.map(secretHint),
@@ -138,7 +138,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     `  receiver   POST ${app.receiverUrl}   (health: GET ${app.receiverUrl.replace(config.path, '/healthz')})`,
     ...(isAnyAddress(config.host) ? [`             bound to ${config.host.includes(':') ? `[${config.host.replace(/^\[|\]$/g, '')}]` : config.host}: reachable on every network interface of this machine, not only here`] : []),
     config.storeUrl
-      ? `  database   ${redactPostgresUrl(config.storeUrl)}   (PostgreSQL, shared by every instance on it)`
+      ? `  database   ${displayUrl(config.storeUrl)}   (PostgreSQL, shared by every instance on it)`
       : `  database   ${resolve(config.dbPath)}   (WAL, synchronous=FULL)`,
     `  tolerance  ${config.toleranceSeconds} s, past and future`,
     `  retention  ${config.retainMs ? `${formatRetainDuration(config.retainMs)} (pruned at start and hourly; never a delivery whose relay is pending)` : 'off: everything is kept'}`,
@@ -153,7 +153,7 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
   if (config.forward) {
     const f = config.forward;
     lines.push(
-      `  forward    ${printable(f.to, 200)}   (${f.mode === 'sync' ? 'sync: the sender gets the app\'s answer' : `durable outbox, up to ${f.maxTries} tries`}; signed with ${f.secret === config.secrets[0] ? 'the primary secret' : `--forward-secret ${secretHint(f.secret)}`})`,
+      `  forward    ${printable(displayUrl(f.to), 200)}   (${f.mode === 'sync' ? 'sync: the sender gets the app\'s answer' : `durable outbox, up to ${f.maxTries} tries`}; signed with ${f.secret === config.secrets[0] ? 'the primary secret' : `--forward-secret ${secretHint(f.secret)}`})`,
       ...forwardDetailLines(f),
     );
   }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ForwardConfig } from '../config/listen-config.js';
 import type { OptionSpec } from '../config/option-specs.js';
+import { displayUrl } from '../core/url-secrets.js';
 import { printable } from '../reporter/printable.js';
 
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
@@ -38,9 +39,10 @@ export function forwardDetailLines(forward: ForwardConfig | null | undefined): s
   if (!forward) return [];
   const routes = forward.routes ?? [];
   const width = Math.max(0, ...routes.map((r) => r.glob.length));
-  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}  → ${printable(r.url, 200)}`);
-  if (routes.length > 0) lines.push(`             tried in order: the first matching glob wins, the rest go to ${printable(forward.to, 200)}`);
+  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}  → ${printable(displayUrl(r.url), 200)}`);
+  if (routes.length > 0) lines.push(`             tried in order: the first matching glob wins, the rest go to ${printable(displayUrl(forward.to), 200)}`);
   if (forward.trust?.insecure) lines.push('  trust      --forward-insecure: any certificate of an https forward or route target is accepted');
   else if (forward.trust?.caFile) lines.push(`  trust      https forward and route targets may use certificates of ${printable(forward.trust.caFile, 200)} (--forward-ca)`);
   return lines;
 }
+

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
+import { displayUrl } from '../core/url-secrets.js';
 import type { AttemptRecord, KeptAnswer, StoredDelivery } from '../store/store.js';
 import type { ConsoleStatus, RelayRecordView } from './console-options.js';
 
@@ -22,21 +23,8 @@ export function clip(value: string | null, max = MAX_FIELD_CHARS): string | null
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
-/** A URL for display with any `user:password@` removed. Unparseable → a fixed placeholder. */
-export function redactUrl(value: string | null): string | null {
-  if (value === null) return null;
-  try {
-    const url = new URL(value);
-    if (url.username || url.password) {
-      url.username = '';
-      url.password = '';
-      return url.href.replace('://', '://[redacted]@');
-    }
-    return url.href;
-  } catch {
-    return '(unparseable URL)';
-  }
-}
+/** A URL for display, its credentials redacted (core/url-secrets.ts). */
+export const redactUrl = (value: string | null): string | null => (value === null ? null : displayUrl(value));
 
 /** What the page is sent: the status itself, each field checked (the same shape: an allow-list by construction). */
 export type StatusView = ConsoleStatus;

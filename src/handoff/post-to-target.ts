@@ -10,6 +10,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { KeptAnswer } from '../core/records.js';
+import { basicAuthorization, displayUrl } from '../core/url-secrets.js';
 import { createDeadlineSweeper, type Deadline } from '../runtime/deadline-sweeper.js';
 
 export interface TargetAnswer {
@@ -61,13 +62,20 @@ class TimeoutError extends Error {
 // Every POST in flight, on one timer: a deadline is kept to within 25 ms.
 const deadlines = createDeadlineSweeper(25);
 
+interface ParsedTarget {
+  origin: string;
+  path: string;
+  /** `Basic …` when the URL names a user or password (`http://bob:pw@…`), which dispatch would otherwise drop. */
+  authorization: string | null;
+}
+
 /** Targets are few and reused: parsed once each. */
-const parsedTargets = new Map<string, { origin: string; path: string }>();
-function parseTarget(url: string): { origin: string; path: string } {
+const parsedTargets = new Map<string, ParsedTarget>();
+function parseTarget(url: string): ParsedTarget {
   let target = parsedTargets.get(url);
   if (!target) {
     const parsed = new URL(url);
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, authorization: basicAuthorization(parsed) };
     if (parsedTargets.size < 64) parsedTargets.set(url, target);
   }
   return target;
@@ -119,13 +127,15 @@ export function sendToTarget(
   timeoutMs: number,
   done: (answer: TargetAnswer) => void,
 ): void {
-  let target: { origin: string; path: string };
+  let target: ParsedTarget;
   try {
     target = parseTarget(url);
   } catch {
-    done({ status: null, error: `network error (not a URL: ${url.slice(0, 200)})`, latencyMs: 0, reply: null });
+    done({ status: null, error: `network error (not a URL: ${displayUrl(url)})`, latencyMs: 0, reply: null });
     return;
   }
+  // A --forward-header authorization, when given, is the one the user chose.
+  if (target.authorization !== null && headers.authorization === undefined && headers.Authorization === undefined) headers = { ...headers, authorization: target.authorization };
   const post = new TargetPost(timeoutMs, done);
   deadlines.watch(post);
   try {

@@ -5,6 +5,7 @@
  */
 import type { Passthrough, PassthroughResult } from '../handoff/passthrough.js';
 import { senderAnswerFor } from '../handoff/sender-answer.js';
+import { displayUrl } from '../core/url-secrets.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { pairHeaders, type DeliveryStore } from '../store/store.js';
 import type { Arrival } from './arrival.js';
@@ -41,7 +42,7 @@ export function createPassthroughStep(passthrough: Passthrough, store: DeliveryS
       return { kind: 'refused', rejection: senderAnswerFor(handedOn.answer) };
     },
     recordHandOff(deliveryId, deliverySeq, { answer, startedAt, finishedAt, target }) {
-      store.recordRelay({ deliverySeq, startedAt, finishedAt, status: answer.status, error: null, replay: false, target, try: 1, answer: answer.reply ?? null, next: null }).catch(() => {});
+      store.recordRelay({ deliverySeq, startedAt, finishedAt, status: answer.status, error: null, replay: false, target: displayUrl(target), try: 1, answer: answer.reply ?? null, next: null }).catch(() => {});
       hub.emit('relay', { deliveryId, status: answer.status, ok: true, latencyMs: Math.round(answer.latencyMs), replay: false });
     },
   };

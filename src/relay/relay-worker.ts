@@ -7,6 +7,7 @@
  * job was queued: a route added before a restart applies to every job still waiting, and each
  * try records the target it used.
  */
+import { displayUrl } from '../core/url-secrets.js';
 import { chooseTarget, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore, OutboxDelivery, RelayJob } from '../store/store.js';
@@ -170,7 +171,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     const { answer, startedAt, finishedAt } = result;
     const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
     try {
-      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target, try: relayTry, answer: answer.reply ?? null, next });
+      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target: displayUrl(target), try: relayTry, answer: answer.reply ?? null, next });
     } catch {
       // The store could not write (or not in time: the write may still land). The job is handed
       // on again later, with the same x-service-delivery for the target to dedupe; held a while

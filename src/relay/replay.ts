@@ -3,11 +3,13 @@ import type { Dispatcher } from 'undici';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, StoredDelivery } from '../store/store.js';
 import { createHandOff } from '../handoff/hand-off.js';
+import { displayUrl } from '../core/url-secrets.js';
 
 export interface ReplayResult {
   ok: boolean;
   status: number | null;
   error: string | null;
+  /** Where it went, its credentials redacted (core/url-secrets.ts). */
   target: string;
   latencyMs: number;
 }
@@ -35,8 +37,8 @@ export async function replayDelivery(options: ReplayOptions, deliveryId: string,
   const replayTry = history.attempts.filter((a) => a.replay).length + 1;
   const handOff = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, options.dispatcher, clock);
   const { answer, startedAt, finishedAt } = await handOff.post(delivery, target, { relayTry: replayTry, replay: true });
-  await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target, try: replayTry, answer: answer.reply ?? null, next: null });
+  await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target: displayUrl(target), try: replayTry, answer: answer.reply ?? null, next: null });
   const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
   options.hub?.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });
-  return { ok, status: answer.status, error: answer.error, target, latencyMs: answer.latencyMs };
+  return { ok, status: answer.status, error: answer.error, target: displayUrl(target), latencyMs: answer.latencyMs };
 }

@@ -1,20 +1,13 @@
 /** PostgreSQL URL helpers that need no driver: the config and the banner use them at start-up. */
+import { displayUrl } from '../../core/url-secrets.js';
 
 /** True for a `postgres://` or `postgresql://` URL (the store selector's test). */
 export function isPostgresUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
-/** The URL with its password replaced, for banners and errors. */
-export function redactPostgresUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password) url.password = '***';
-    return url.href;
-  } catch {
-    return 'postgres://…';
-  }
-}
+/** The URL without its credentials, for banners and errors (the one rule: core/url-secrets.ts). */
+export const redactPostgresUrl = (text: string): string => displayUrl(text);
 
 export interface PostgresUrlSettings {
   /** The URL as `pg` gets it (libpq parameters such as `sslmode` or `options` stay). */
