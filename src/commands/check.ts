@@ -3,6 +3,7 @@
  * policy (issue 7; spec 6.1, 6.3, 6.4, 3, 8). Reads the database read-only, so it runs beside a
  * live `listen`. This file only translates flags, reads and prints; the judge is core/conformance.
  */
+import { EXIT } from '../core/exit-codes.js';
 import { CommanderError, Option, type Command } from 'commander';
 import { checkExitCode, formatReport, judgeRun, safeText, type RunVerdict, type TimeScaleMarks } from '../core/conformance/index.js';
 import { readAttempts, readWholeDeliveriesSince } from '../conformance/read-attempts.js';
@@ -17,7 +18,7 @@ import { resolveCheckSettings, type CheckFlags, type CheckSettings } from '../co
 export function registerCheckCommand(program: Command): void {
   const command = program
     .command('check')
-    .description('judge whether the sender retried as its policy says (spec 6.3, 6.4): a report per delivery; exit 1 if any rule failed')
+    .description('judge whether the sender retried as its policy says (spec 6.3, 6.4): a report per delivery; exit 1 if any rule failed, 2 usage, 3 the store could not be read')
     .option('--delivery <id>', 'judge only this delivery (x-service-delivery), in the context of the run')
     .option('--since <time>', 'only deliveries with an attempt at or after TIME, whole: ISO date-time (2026-06-01T10:00:00Z) or a time ago (10m, 2h, 1d)')
     .addOption(new Option('--policy <json>', 'the sender\'s retryPolicy as JSON (spec 2.11), the same as --retry-policy; missing fields keep the defaults'));
@@ -66,7 +67,10 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
     ({ records, marks } = await readRecords(settings));
   } catch (err) {
     if (err instanceof NoStoreError) return usage(output, [err.message]);
-    return usage(output, [`cannot read the store ${describeStoreLocation(settings.location)}: ${(err as Error).message}`]);
+    // Could not run (a busy or damaged store), not a finding: exit 3 (core/exit-codes.ts).
+    output.err(`hookrelay check: cannot read the store ${safeText(describeStoreLocation(settings.location), 500)}: ${safeText((err as Error).message, 500)}`);
+    process.exitCode = EXIT.couldNotRun;
+    return;
   }
 
   const run = judgeRun(records, settings.options, marks);

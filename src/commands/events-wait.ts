@@ -4,6 +4,7 @@
  * read-only connection that reads forward from a cursor every 200 ms; on PostgreSQL woken by the
  * store's LISTEN/NOTIFY (src/store/postgres/pg-hub-bridge.ts), with a slow read as a safety net.
  */
+import { EXIT } from '../core/exit-codes.js';
 import type { Command } from 'commander';
 import { resolveStoreLocation } from '../config/db-path.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
@@ -46,7 +47,7 @@ Examples:
   npx hookrelay events wait --trigger trustcenter.access_approved --where data.accessRequestId=ar_1 --timeout 30s
   npx hookrelay events wait --delivery 6f1c… --since 2026-06-01T10:00:00Z | jq .event.data
 
-Exit code: 0 a matching delivery was stored (JSON on stdout), 1 none within --timeout, 2 bad flags or no store.`)
+Exit code: 0 a matching delivery was stored (JSON on stdout), 1 none within --timeout, 2 bad flags or no store, 3 the store could not be read.`)
     .action(async (flags: WaitFlags) => {
       const problems: string[] = [];
       const timeout = parseDuration(flags.timeout, { bare: 's', min: 1, max: MAX_TIMEOUT_MS });
@@ -81,7 +82,7 @@ Exit code: 0 a matching delivery was stored (JSON on stdout), 1 none within --ti
       }
       const from = since.value === null ? 'stored after the wait started' : `received since ${new Date(since.value).toISOString()}`;
       process.stderr.write(`hookrelay: no delivery matching ${describeFilter(filter)} ${from} within ${flags.timeout}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.finding;
     });
 }
 
@@ -101,7 +102,7 @@ type Found = { kind: 'found'; delivery: StoredDelivery } | { kind: 'timeout' } |
 
 async function waitInStore(location: StoreLocation, filter: DeliveryFilter, sinceMs: number | null, deadline: number): Promise<Found> {
   const reader = await openWhenThere(location, deadline);
-  if ('error' in reader) return { kind: 'error', message: reader.error, code: 2 };
+  if ('error' in reader) return { kind: 'error', message: reader.error, code: reader.code };
   let wake: ((listener: () => void) => () => void) | undefined;
   let closeBridge: (() => Promise<void>) | undefined;
   try {
@@ -128,7 +129,7 @@ async function waitInStore(location: StoreLocation, filter: DeliveryFilter, sinc
     });
     return delivery ? { kind: 'found', delivery } : { kind: 'timeout' };
   } catch (err) {
-    return { kind: 'error', message: (err as Error).message, code: 1 };
+    return { kind: 'error', message: (err as Error).message, code: EXIT.couldNotRun };
   } finally {
     await closeBridge?.();
     await reader.close();
@@ -139,15 +140,16 @@ async function waitInStore(location: StoreLocation, filter: DeliveryFilter, sinc
  * Opens the store for reading. A SQLite file that is not there yet (the wait started before
  * `listen` made it) is waited for until the deadline.
  */
-async function openWhenThere(location: StoreLocation, deadline: number): Promise<StoreReader | { error: string }> {
+async function openWhenThere(location: StoreLocation, deadline: number): Promise<StoreReader | { error: string; code: number }> {
   for (;;) {
     try {
       return await openStoreReader(location);
     } catch (err) {
-      if (!(err instanceof NoStoreError)) return { error: (err as Error).message };
+      // There but unreadable (damaged, busy, a refused connection): could not run.
+      if (!(err instanceof NoStoreError)) return { error: (err as Error).message, code: EXIT.couldNotRun };
       const left = deadline - Date.now();
       // Never there: a wrong --db, or no listen, is not "no matching delivery".
-      if (left <= 0) return { error: err.message };
+      if (left <= 0) return { error: err.message, code: EXIT.usage };
       await new Promise((resolve) => setTimeout(resolve, Math.min(left, 200)));
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `hookrelay reconcile --webhook ID [--since DATE] [--replay] [--json]`: what the service sent
  * against what the local store (SQLite or PostgreSQL, opened read-only) holds, by delivery id.
- * Exit 0: reconciled; 1: gaps (or the run could not finish); 2: usage.
+ * Exit (core/exit-codes.ts): 0 reconciled; 1 gaps, or deliveries still in flight that have not
+ * arrived here; 2 usage; 3 could not run (the network, the key, the store).
  */
 import type { Command } from 'commander';
 import { dataDirOf } from '../config/data-dir.js';
@@ -15,7 +16,8 @@ import { BUDGET_PER_MINUTE, pacedDurationMs } from '../service/pacer.js';
 import { reconcile, type ReconcileReport } from '../service/reconcile.js';
 import { MAX_DELIVERIES_PAGE } from '../service/webhooks-api.js';
 import { NoStoreError, openStoreReader, type StoreReader } from '../store/open-store.js';
-import { addServiceOptions, EXIT_FAILED, openSession, reportUsageProblems, runWithSession } from './service-options.js';
+import { addServiceOptions, openSession, reportUsageProblems, runWithSession } from './service-options.js';
+import { EXIT } from '../core/exit-codes.js';
 
 interface ReconcileFlags {
   apiUrl?: string;
@@ -25,6 +27,7 @@ interface ReconcileFlags {
   replay?: boolean;
   json?: boolean;
   confirmTimeout: string;
+  wait?: string;
   db?: string;
   store?: string;
   config?: string;
@@ -34,11 +37,12 @@ export function registerReconcileCommand(program: Command): void {
   addServiceOptions(
     program
       .command('reconcile')
-      .description('what the service sent that the local store never stored, and why (exit 0 reconciled, 1 gaps, 2 usage)')
+      .description('what the service sent that the local store never stored, and why (exit 0 reconciled; 1 gaps, or deliveries in flight not here yet; 2 usage; 3 could not run)')
       .option('--webhook <id>', 'the webhook to reconcile')
       .option('--since <date>', 'only deliveries created at or after this ISO date-time')
       .option('--replay', 'ask the service to replay each missed delivery, and confirm each replay arrived')
       .option('--confirm-timeout <duration>', 'how long to wait for each replay to arrive', '60s')
+      .option('--wait <duration>', 'wait up to this long for deliveries the service is still retrying to arrive here (e.g. 10m), instead of reporting them as not reconciled yet')
       .option('--json', 'print the report as JSON')
       .option('--db <file>', 'SQLite file of listen (default: .hookrelay/hookrelay.db); its folder keeps the resumable cursor [env HOOKRELAY_DB]')
       .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
@@ -54,6 +58,8 @@ export function registerReconcileCommand(program: Command): void {
     }
     const confirm = parseDuration(flags.confirmTimeout, { bare: 's', min: 0, max: 3_600_000 });
     if (!confirm.ok) problems.push(`--confirm-timeout must be a duration such as 60s or 2m (got ${JSON.stringify(printable(flags.confirmTimeout, 40))})`);
+    const wait = flags.wait === undefined ? null : parseDuration(flags.wait, { bare: 's', min: 0, max: 86_400_000 });
+    if (wait && !wait.ok) problems.push(`--wait must be a duration such as 10m or 90s (got ${JSON.stringify(printable(flags.wait!, 40))})`);
     const where = resolveStoreLocation(flags);
     if (!where.ok) problems.push(...where.problems);
     const service = resolveServiceSettings(flags);
@@ -68,7 +74,7 @@ export function registerReconcileCommand(program: Command): void {
     } catch (err) {
       await session.client.close();
       output.err(`error: ${(err as Error).message}`);
-      process.exitCode = err instanceof NoStoreError ? EXIT_USAGE : EXIT_FAILED;
+      process.exitCode = err instanceof NoStoreError ? EXIT_USAGE : EXIT.couldNotRun;
       return;
     }
     const dataDir = dataDirOf(where.dbPath);
@@ -86,6 +92,7 @@ export function registerReconcileCommand(program: Command): void {
           dataDir,
           replay: flags.replay === true,
           confirmTimeoutMs: confirm.ok ? confirm.ms : 60_000,
+          waitMs: wait?.ok ? wait.ms : 0,
           now: Date.now,
           sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
           onProgress: (p) => {
@@ -100,12 +107,14 @@ export function registerReconcileCommand(program: Command): void {
               const ms = pacedDurationMs(p.count, 'write');
               output.err(`replaying ${p.count} missed deliver${p.count === 1 ? 'y' : 'ies'}${ms > 0 ? `: about ${Math.ceil(ms / 60_000)} min inside the write budget of ${BUDGET_PER_MINUTE.write} a minute` : ''}`);
             }
+            if (p.kind === 'waiting') output.err(`waiting up to ${printable(flags.wait!, 40)} for ${p.count} deliver${p.count === 1 ? 'y' : 'ies'} still in flight to arrive here`);
+            if (p.kind === 'arrived') output.err(`  ${printable(p.deliveryId, 64)} arrived`);
             if (p.kind === 'replayed') output.err(`  ${printable(p.deliveryId, 64)} → replay ${printable(p.replayId, 64)} ${p.arrived ? 'arrived' : 'did NOT arrive in time'}`);
           },
         });
         if (flags.json) output.out(JSON.stringify(report, null, 2));
         else for (const line of reportLines(report)) output.out(line);
-        process.exitCode = report.reconciled ? 0 : EXIT_FAILED;
+        process.exitCode = report.reconciled ? EXIT.done : EXIT.finding;
       });
     } finally {
       await store.close();
@@ -135,6 +144,15 @@ export function reportLines(r: ReconcileReport): string[] {
   for (const l of r.lostAttempts.slice(0, 50)) lines.push(`  ${printable(l.deliveryId, 64)}  attempt${l.attemptNumbers.length === 1 ? '' : 's'} ${l.attemptNumbers.join(', ')}`);
   if (r.lostAttempts.length > 50) lines.push(`  … and ${r.lostAttempts.length - 50} more (--json lists all)`);
   lines.push('');
-  lines.push(r.reconciled ? 'reconciled: every delivery the service attempted is in the local store' : `NOT reconciled${r.missed.some((m) => m.replay === undefined) ? ': run again with --replay to ask the service for the missed ones' : ''}`);
+  lines.push(verdictLine(r));
   return lines;
+}
+
+function verdictLine(r: ReconcileReport): string {
+  if (r.verdict === 'reconciled') return 'reconciled: every delivery the service attempted is in the local store';
+  if (r.verdict === 'in-flight') {
+    const n = r.inFlight.length;
+    return `NOT reconciled yet: ${n} deliver${n === 1 ? 'y' : 'ies'} the service is still delivering ${n === 1 ? 'has' : 'have'} not arrived here (the receiver was down or unreachable for ${n === 1 ? 'its attempts' : 'their attempts'}); run again after the next attempt, or with --wait 10m`;
+  }
+  return `NOT reconciled${r.missed.some((m) => m.replay === undefined) ? ': run again with --replay to ask the service for the missed ones' : ''}`;
 }

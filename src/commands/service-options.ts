@@ -1,7 +1,8 @@
 /**
  * What the commands that talk to the service share (issue 17): the --api-url / --api-key flags,
  * the client built from them, and one way to report the service's failures (its error envelope
- * verbatim, exit 1) and refused input (exit 2). The key is never printed: every message passes
+ * verbatim; exit 3 when the command could not run, 2 when the service refused what was given) and
+ * refused input (exit 2), by the one table of core/exit-codes.ts. The key is never printed: every message passes
  * through the client's scrubber.
  */
 import type { Command } from 'commander';
@@ -11,8 +12,17 @@ import { ServiceError } from '../service/service-error.js';
 import { createWebhooksApi, type WebhooksApi } from '../service/webhooks-api.js';
 import { SecretSetError } from '../service/secret-set.js';
 import { EXIT_USAGE, outputOf, type CommandOutput } from '../sender/cli-output.js';
+import { EXIT } from '../core/exit-codes.js';
 
-export const EXIT_FAILED = 1;
+/**
+ * The exit code of a failure to talk to the service: it could not run (network, authentication,
+ * the service failing or rate limiting, an answer that is not the API's), or the service refused a
+ * value as given (a wrong id, a field it does not take): usage.
+ */
+export function exitCodeOf(err: ServiceError | SecretSetError): number {
+  if (err instanceof ServiceError && err.code === 'API_ERROR' && err.status !== null && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 403 && err.status !== 429) return EXIT.usage;
+  return EXIT.couldNotRun;
+}
 
 export function addServiceOptions(command: Command): Command {
   return command
@@ -76,7 +86,7 @@ export function dataDirOrReport(output: CommandOutput, flags: { db?: string; con
 /**
  * Runs `work` with the session and closes the client; a ServiceError or a damaged secret set is
  * reported in one line (with --json, the service's error envelope as received, on stderr) and
- * exits 1. Anything else is a bug and is thrown, scrubbed.
+ * exits by exitCodeOf. Anything else is a bug and is thrown, scrubbed.
  */
 export async function runWithSession(session: ServiceSession, json: boolean, work: () => Promise<void>): Promise<void> {
   try {
@@ -86,7 +96,7 @@ export async function runWithSession(session: ServiceSession, json: boolean, wor
       const message = session.client.scrub(err.message);
       if (json && err instanceof ServiceError && err.envelope) session.output.err(session.client.scrub(JSON.stringify(err.envelope.raw, null, 2)));
       session.output.err(`error: ${message}`);
-      process.exitCode = EXIT_FAILED;
+      process.exitCode = exitCodeOf(err);
       return;
     }
     throw new Error(session.client.scrub((err as Error).message));

@@ -1,13 +1,14 @@
 /** Output helpers for the sender's commands: stdout/stderr through commander's output configuration. */
 import type { Command } from 'commander';
+import { EXIT } from '../core/exit-codes.js';
 import type { FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { validationErrorEnvelope } from '../core/retry-policy/validate-policy.js';
 
-/** Exit code for refused input (flags, policy, payload). Failed deliveries exit 1. */
-export const EXIT_USAGE = 2;
-export const EXIT_DELIVERY_FAILED = 1;
+/** Exit code for refused input (flags, policy, payload). Failed deliveries exit 1 (core/exit-codes.ts). */
+export const EXIT_USAGE = EXIT.usage;
+export const EXIT_DELIVERY_FAILED = EXIT.finding;
 /** `send` stopped by Ctrl-C (128 + SIGINT, as shells report it), after printing its summary. */
-export const EXIT_INTERRUPTED = 130;
+export const EXIT_INTERRUPTED = EXIT.interrupted;
 
 export interface CommandOutput {
   out(line: string): void;

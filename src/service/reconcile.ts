@@ -22,6 +22,8 @@ export interface ReconcileOptions {
   replay: boolean;
   /** How long to wait for each replay to arrive in the local store. */
   confirmTimeoutMs: number;
+  /** `--wait`: how long to wait for deliveries still in flight (pending or retrying, not here yet) to arrive; 0: not at all. */
+  waitMs?: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   onProgress?: (event: ReconcileProgress) => void;
@@ -32,7 +34,9 @@ export type ReconcileProgress =
   | { kind: 'restarted'; reason: string }
   | { kind: 'page'; pages: number; scanned: number }
   | { kind: 'replaying'; count: number }
-  | { kind: 'replayed'; deliveryId: string; replayId: string; arrived: boolean };
+  | { kind: 'replayed'; deliveryId: string; replayId: string; arrived: boolean }
+  | { kind: 'waiting'; count: number; ms: number }
+  | { kind: 'arrived'; deliveryId: string };
 
 export interface MissedDelivery {
   deliveryId: string;
@@ -53,7 +57,14 @@ export interface ReconcileReport {
   acknowledgedNotKnown: Array<{ deliveryId: string; trigger: string; status: string; lastFailureClass: string | null; nextAttemptAt: string | null }>;
   inFlight: Array<{ deliveryId: string; trigger: string; status: string; attemptCount: number; nextAttemptAt: string | null }>;
   lostAttempts: Array<{ deliveryId: string; attemptNumbers: number[] }>;
-  /** Nothing missed (or every replay arrived), nothing unacknowledged, and the webhook active. */
+  /**
+   * `reconciled`: nothing missed (or every replay arrived), nothing in flight that has not arrived here,
+   * nothing unacknowledged, and the webhook active. `gaps`: something missed, unacknowledged, or the
+   * webhook inactive. `in-flight`: no gap, but deliveries the service attempted (or is about to) are
+   * not here yet: not a gap, not reconciled either.
+   */
+  verdict: 'reconciled' | 'gaps' | 'in-flight';
+  /** verdict === 'reconciled'. */
   reconciled: boolean;
 }
 
@@ -84,7 +95,11 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
   const coveredRoots = new Set(state.coveredRoots);
   const inStore = new Map<string, boolean>();
   for (const root of Object.keys(state.pending)) inStore.set(root, coveredRoots.has(root) || (await o.store.getDelivery(root)) !== undefined);
-  const verdict = judgeUncovered(state.pending, (root) => inStore.get(root) === true);
+  let verdict = judgeUncovered(state.pending, (root) => inStore.get(root) === true);
+  if ((o.waitMs ?? 0) > 0 && verdict.inFlight.length > 0) {
+    await waitForInFlight(o, verdict.inFlight, inStore);
+    verdict = judgeUncovered(state.pending, (root) => inStore.get(root) === true);
+  }
 
   const missed: MissedDelivery[] = verdict.missed.map(({ root, members }) => {
     const head = members.find((m) => m.id === root) ?? members[0]!;
@@ -128,10 +143,13 @@ export async function reconcile(o: ReconcileOptions): Promise<ReconcileReport> {
     acknowledgedNotKnown: state.ackNotKnown.map((d) => ({ deliveryId: d.id, trigger: d.trigger, status: d.status, lastFailureClass: d.lastFailureClass, nextAttemptAt: d.nextAttemptAt })),
     inFlight: verdict.inFlight.map((d) => ({ deliveryId: d.id, trigger: d.trigger, status: d.status, attemptCount: d.attempts.length, nextAttemptAt: d.nextAttemptAt })),
     lostAttempts: state.lostAttempts,
+    verdict: 'gaps',
     reconciled: false,
   };
   const open = missed.filter((m) => !(m.replay && 'arrived' in m.replay && m.replay.arrived));
-  report.reconciled = open.length === 0 && report.acknowledgedNotKnown.length === 0 && !inactive;
+  const gaps = open.length > 0 || report.acknowledgedNotKnown.length > 0 || inactive;
+  report.verdict = gaps ? 'gaps' : report.inFlight.length > 0 ? 'in-flight' : 'reconciled';
+  report.reconciled = report.verdict === 'reconciled';
   clearReconcileState(stateFile);
   return report;
 }
@@ -175,6 +193,31 @@ async function fold(o: ReconcileOptions, state: ReconcileState, d: LiteDelivery)
     return;
   }
   (state.pending[rootOf(d)] ??= []).push(d);
+}
+
+/**
+ * Waits up to `waitMs` for the groups of deliveries still in flight to arrive in the local store
+ * (the original or any replay of it), marking each that does in `inStore`.
+ */
+async function waitForInFlight(o: ReconcileOptions, inFlight: readonly LiteDelivery[], inStore: Map<string, boolean>): Promise<void> {
+  const waitMs = o.waitMs ?? 0;
+  const deadline = o.now() + waitMs;
+  const waiting = new Map<string, string[]>();
+  for (const d of inFlight) (waiting.get(rootOf(d)) ?? waiting.set(rootOf(d), [rootOf(d)]).get(rootOf(d))!).push(d.id);
+  o.onProgress?.({ kind: 'waiting', count: waiting.size, ms: waitMs });
+  for (;;) {
+    for (const [root, ids] of waiting) {
+      for (const id of ids) {
+        if ((await o.store.getDelivery(id)) === undefined) continue;
+        inStore.set(root, true);
+        waiting.delete(root);
+        o.onProgress?.({ kind: 'arrived', deliveryId: root });
+        break;
+      }
+    }
+    if (waiting.size === 0 || o.now() >= deadline) return;
+    await o.sleep(Math.min(500, Math.max(1, deadline - o.now())));
+  }
 }
 
 async function waitForArrival(o: ReconcileOptions, replayId: string): Promise<boolean> {

@@ -389,6 +389,14 @@ describe('hookrelay check: refused input', () => {
     expect(run.err).toContain('no database at');
     expect(run.err).toContain('none.db');
   });
+
+  it('exits 3 (could not run), not 1 (a finding), on a store it cannot read', async () => {
+    const damaged = join(dir.dir, 'damaged.db');
+    writeFileSync(damaged, Buffer.alloc(8192, 0x5a));
+    const run = await runCli(registerCheckCommand, ['check', '--db', damaged]);
+    expect(run.exitCode).toBe(3);
+    expect(run.err).toContain('cannot read the store');
+  });
 });
 
 describe('hookrelay check: flags commander refuses', () => {

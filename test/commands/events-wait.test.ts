@@ -1,6 +1,7 @@
 /** `hookrelay events wait` beside a running `listen`: on SQLite and PostgreSQL, a match, a timeout, and --since. */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -139,6 +140,14 @@ describe('hookrelay events wait', () => {
     const result = await waitCli(['--db', join(dir, 'missing.db'), '--timeout', '300ms']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no database at .*missing\.db/);
+  }, 30_000);
+
+  it('exits 3 (could not run), not 1 (nothing matched), when the store is there but cannot be read', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    writeFileSync(join(dir, 'damaged.db'), Buffer.alloc(8192, 0x5a));
+    const result = await waitCli(['--db', join(dir, 'damaged.db'), '--timeout', '2s']);
+    expect(result.code).toBe(3);
   }, 30_000);
 
   it('beside listen on PostgreSQL: woken by LISTEN/NOTIFY', async () => {

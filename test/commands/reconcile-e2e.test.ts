@@ -75,3 +75,56 @@ it('names exactly the deliveries listen never stored, replays them in, then exit
   expect(second.out).toMatch(/missed: 0/);
   expect(second.out).toMatch(/^reconciled: every delivery the service attempted is in the local store$/m);
 });
+
+const attempted = (id: string) => (e: EngineEvent) => e.type === 'attempt' && e.delivery.id === id;
+
+it('never says reconciled while deliveries the service is retrying are not here: exit 1 "in flight", then --wait takes them in and exits 0', { timeout: 120_000 }, async () => {
+  // Retries a minute apart, at a tenth of real time: attempt 2 comes about 6 s after attempt 1.
+  h = await startEmulator({ timeScale: 0.1 });
+  const env = { HOOKRELAY_API_URL: h.app.baseUrl, HOOKRELAY_API_KEY: h.keys.aFull };
+  const db = join(h.dir, 'listen', 'hookrelay.db');
+  const made = await runService(
+    ['webhooks', 'create', '--name', 'outage', '--endpoint', 'http://127.0.0.1:9/placeholder', '--trigger', 'sod.violation_detected', '--signing', '--max-attempts', '6', '--initial-delay', '60', '--failure-handling', '{"autoDisableAfter":100}', '--db', db, '--json'],
+    env,
+  );
+  expect(made.code, made.err).toBe(0);
+  const webhookId = JSON.parse(made.out).webhook.id as string;
+  const config = testListenConfig(db, { secrets: secretsForListen(join(h.dir, 'listen')) });
+  listen = await buildApp(config);
+  expect((await runService(['webhooks', 'update', webhookId, '--endpoint', listen.receiverUrl], env)).code).toBe(0);
+
+  const fire = async (count: number) => ((await h!.api('POST', '/v1/_emulator/events', { body: { type: 'sod.violation_detected', count } })).body.data.deliveries as Array<{ deliveryId: string }>).map((d) => d.deliveryId);
+  for (const id of await fire(6)) await h.waitFor(closed(id));
+  // The receiver goes down; four more are attempted once, and wait for their retry.
+  await listen.close();
+  listen = undefined;
+  const during = await fire(4);
+  for (const id of during) await h.waitFor(attempted(id));
+
+  const text = await runService(['reconcile', '--webhook', webhookId, '--db', db], env);
+  expect(text.code, text.err).toBe(1);
+  expect(text.out).toMatch(/still in flight: 4/);
+  expect(text.out).toMatch(/NOT reconciled yet: 4 deliveries the service is still delivering have not arrived here/);
+  expect(text.out).not.toMatch(/^reconciled/m);
+  const json = await runService(['reconcile', '--webhook', webhookId, '--db', db, '--json'], env);
+  expect(json.code).toBe(1);
+  expect(JSON.parse(json.out)).toMatchObject({ verdict: 'in-flight', reconciled: false });
+
+  // The receiver is back (on a new port: the webhook follows it); --wait sees the retries arrive.
+  listen = await buildApp(config);
+  expect((await runService(['webhooks', 'update', webhookId, '--endpoint', listen.receiverUrl], env)).code).toBe(0);
+  const waited = await runService(['reconcile', '--webhook', webhookId, '--db', db, '--wait', '60s'], env);
+  expect(waited.code, waited.out + waited.err).toBe(0);
+  expect(waited.err).toMatch(/waiting up to 60s for 4 deliveries still in flight to arrive here/);
+  expect(waited.out).toMatch(/^reconciled: every delivery the service attempted is in the local store$/m);
+  for (const id of during) expect(await listen.store.getDelivery(id)).toBeDefined();
+});
+
+it('exits 3 when it could not run (a wrong API key), not 1 as for gaps', { timeout: 60_000 }, async () => {
+  h = await startEmulator({ timeScale: 0.001 });
+  const db = join(h.dir, 'listen', 'hookrelay.db');
+  listen = await buildApp(testListenConfig(db));
+  const run = await runService(['reconcile', '--webhook', '00000000-0000-4000-8000-000000000000', '--db', db], { HOOKRELAY_API_URL: h.app.baseUrl, HOOKRELAY_API_KEY: 'sk_wrong_0123456789abcdefghijklmnop' });
+  expect(run.code, run.err).toBe(3);
+  expect(run.err).toMatch(/401/);
+});
