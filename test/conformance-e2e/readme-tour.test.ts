@@ -125,4 +125,24 @@ describe('the README tour', () => {
     expect(whole.out).toMatch(new RegExp(`delivery ${id}  trustcenter.access_requested  succeeded  FAIL`));
     expect(whole.out).toContain(`delivery ${deliveryId}  trustcenter.access_requested  succeeded  PASS`);
   }, 90_000);
+
+  it('judges a delivery that was never stored (every attempt faulted) at its own time-scale mark too, in check and in the console', async () => {
+    const dir = tempDir('hookrelay-tour-');
+    cleanups.push(dir.remove);
+    const cwd = dir.dir;
+    const faulted = await listen(cwd, ['--fault', '500']);
+    await new Promise((r) => setTimeout(r, 1010 - (Date.now() % 1000)));
+    const since = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+    const scaled = await hookrelay(cwd, ['send', '--to', faulted.url, '--time-scale', '0.001']);
+    expect(scaled.out).toMatch(/after 6 attempts/);
+    const deliveryId = /→ delivery (\S+)/.exec(scaled.out)![1]!;
+
+    const judged = await hookrelay(cwd, ['check', '--since', since]);
+    expect(judged.out, judged.err).toMatch(/result: PASS \(exit 0\)/);
+    expect(judged.code).toBe(0);
+    expect(judged.out).toContain(`(time scale 0.001, as its sender marked it)`);
+
+    const attempts = (await (await fetch(new URL(`/api/deliveries/${deliveryId}/attempts`, faulted.consoleUrl))).json()) as { data?: { conformance: { status: string; timeScaleMark?: number } } };
+    expect(attempts.data?.conformance, JSON.stringify(attempts).slice(0, 2000)).toMatchObject({ status: 'pass', timeScaleMark: 0.001 });
+  }, 90_000);
 });

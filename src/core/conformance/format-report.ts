@@ -68,6 +68,7 @@ function deliveryLines(d: DeliveryVerdict, verbose: boolean): string[] {
   const others = d.otherDeliveryIds.length > 0 ? `  (also sent as ${d.otherDeliveryIds.map((id) => safeText(id, 80)).join(', ')})` : '';
   return [
     `delivery ${safeText(d.deliveryId ?? '(no id)', 120)}  ${safeText(d.trigger ?? '(no trigger)', 80)}  ${d.state}  ${d.status === 'pass' ? 'PASS' : 'FAIL'}${others}${d.timeScaleMark === undefined ? '' : `  (time scale ${d.timeScaleMark}, as its sender marked it)`}`,
+    ...(d.unseenAttempts ? [`  ${d.unseenAttempts === 1 ? 'attempt 1 was' : `attempts 1–${d.unseenAttempts} were`} not seen here (the receiver was down, or they went elsewhere): judged from attempt ${d.unseenAttempts + 1}`] : []),
     ...timelineLines(d.timeline),
     ...d.rules.flatMap((r) => ruleLines(r, verbose)),
   ];

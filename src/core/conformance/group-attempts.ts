@@ -104,6 +104,7 @@ export function foldAttempts(
 ): TimelineEntry[] {
   const attempts = splitSenderAttempts(records);
   const timeline: TimelineEntry[] = [];
+  const offset = unseenBefore(attempts[0]?.[0]?.attemptHeader ?? null);
   const timeoutMs = options.attemptTimeoutSeconds * 1000;
   for (const hops of attempts) {
     const first = hops[0]!;
@@ -111,7 +112,7 @@ export function foldAttempts(
     const previous = timeline[timeline.length - 1];
     const late = last.status !== null && last.finishedAt - first.receivedAt > timeoutMs;
     timeline.push({
-      position: timeline.length + 1,
+      position: offset + timeline.length + 1,
       attemptHeader: first.attemptHeader,
       deliveryId: first.deliveryId,
       trigger: first.trigger,
@@ -135,3 +136,11 @@ export function foldAttempts(
   }
   return timeline;
 }
+
+/** The sender's attempts numbered before the first one seen: its header less 1 (never counted past MAX_UNSEEN). */
+export function unseenBefore(firstHeader: number | null): number {
+  return firstHeader === null || firstHeader <= 1 ? 0 : Math.min(firstHeader, MAX_UNSEEN) - 1;
+}
+
+/** More attempts than any policy allows (maxAttempts is at most 10): a larger header is judged as this. */
+const MAX_UNSEEN = 100;

@@ -31,6 +31,7 @@ export function judgeTimeline(
     judgeTimeout(timeline, context),
   ];
   const first = timeline[0];
+  const unseen = (first?.position ?? 1) - 1;
   const deliveryId = first?.deliveryId ?? timeline.find((a) => a.deliveryId !== null)?.deliveryId ?? null;
   return {
     deliveryId,
@@ -40,6 +41,7 @@ export function judgeTimeline(
     timeline: [...timeline],
     rules,
     status: rules.some((r) => r.status === 'fail') ? 'fail' : 'pass',
+    ...(unseen > 0 ? { unseenAttempts: unseen } : {}),
   };
 }
 

@@ -7,7 +7,11 @@ export type AnswerClass = FailureClass | 'success';
 
 /** One attempt as the sender made it, in hookrelay's arrival order. */
 export interface TimelineEntry {
-  /** hookrelay's own count for this delivery, 1-based, in arrival order. */
+  /**
+   * The sender's attempt number as hookrelay counts it, in arrival order: 1, 2, 3… from the first
+   * attempt seen, or from that attempt's header when it was above 1 (earlier attempts never arrived
+   * here: the receiver was down, or they went elsewhere; see `unseenAttempts`).
+   */
   position: number;
   /** `x-service-delivery-attempt` as sent (null when absent or not a positive integer). */
   attemptHeader: number | null;
@@ -113,6 +117,8 @@ export interface DeliveryVerdict {
   rules: RuleVerdict[];
   /** 'fail' when any rule failed. */
   status: 'pass' | 'fail';
+  /** Attempts before the first one seen here (its header less 1): not judged, only what was seen is. */
+  unseenAttempts?: number;
   /** The time scale the sender marked this delivery with (x-hookrelay-time-scale), when it was judged by it. */
   timeScaleMark?: number;
 }

@@ -154,7 +154,8 @@ export function conformanceSection(verdict: unknown, status: Status): HTMLElemen
     const why = status.features.conformance ? 'No verdict for this delivery yet.' : 'Conformance checking is not available in this process (see `hookrelay check`).';
     return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, why));
   }
-  const v = verdict as { status?: unknown; rules?: unknown; state?: unknown };
+  const v = verdict as { status?: unknown; rules?: unknown; state?: unknown; unseenAttempts?: unknown };
+  const unseen = typeof v.unseenAttempts === 'number' && Number.isSafeInteger(v.unseenAttempts) && v.unseenAttempts > 0 ? v.unseenAttempts : 0;
   if ((v.status === 'pass' || v.status === 'fail') && Array.isArray(v.rules)) {
     return el(
       'section',
@@ -166,6 +167,9 @@ export function conformanceSection(verdict: unknown, status: Status): HTMLElemen
         el('span', { class: `chip ${v.status === 'pass' ? 'chip-accepted' : 'chip-rejected'}` }, v.status === 'pass' ? 'conforms' : 'does not conform'),
         typeof v.state === 'string' ? ` · delivery ${v.state}` : '',
       ),
+      unseen > 0
+        ? el('p', { class: 'muted', attrs: { 'data-testid': 'unseen-attempts' } }, `${unseen === 1 ? 'Attempt 1 was' : `Attempts 1–${unseen} were`} not seen here (the receiver was down, or they went elsewhere): judged from attempt ${unseen + 1}.`)
+        : null,
       el(
         'ul',
         { class: 'rules' },

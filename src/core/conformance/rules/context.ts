@@ -39,8 +39,9 @@ export function attemptList(findings: readonly Finding[]): string {
  */
 export function* retriesToJudge(timeline: readonly TimelineEntry[], policy: RetryPolicy): Generator<{ prev: TimelineEntry; retry: TimelineEntry }> {
   const allowed = allowedAttempts(policy);
-  for (const retry of timeline) {
-    const prev = timeline[retry.position - 2];
+  for (let i = 1; i < timeline.length; i++) {
+    const retry = timeline[i]!;
+    const prev = timeline[i - 1]!;
     if (prev && retry.position <= allowed && isRetried(prev.answerClass, policy)) yield { prev, retry };
   }
 }

@@ -17,7 +17,8 @@ export function judgeMaxAttempts(
   progress: DeliveryProgress,
 ): RuleVerdict {
   const allowed = allowedAttempts(options.policy);
-  const count = timeline.length;
+  // The sender's count: attempts before the first seen here count too (TimelineEntry.position).
+  const count = timeline[timeline.length - 1]?.position ?? 0;
   const expected = options.policy.enabled
     ? `at most ${allowed} attempts, and all ${allowed} while every answer is a retried class`
     : '1 attempt (retries off: enabled false)';
@@ -28,7 +29,7 @@ export function judgeMaxAttempts(
     return {
       ...base,
       status: 'fail',
-      message: `${count} attempts arrived; the policy allows ${allowed}${options.policy.enabled ? '' : ' (retries off)'}: attempt${count - allowed === 1 ? '' : 's'} ${timeline.slice(allowed).map((a) => a.position).join(', ')} should not have been sent`,
+      message: `${count} attempts ${count === timeline.length ? 'arrived' : 'made'}; the policy allows ${allowed}${options.policy.enabled ? '' : ' (retries off)'}: attempt${count - allowed === 1 ? '' : 's'} ${timeline.filter((a) => a.position > allowed).map((a) => a.position).join(', ')} should not have been sent`,
       findings: [{ ...countFinding, ok: false }],
     };
   }

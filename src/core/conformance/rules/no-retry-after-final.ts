@@ -28,7 +28,8 @@ const answerText = (a: TimelineEntry): string => (a.status === null ? `no respon
 export function judgeNoRetryAfterFinal(timeline: readonly TimelineEntry[], { options }: DeliveryContext): RuleVerdict {
   const { policy } = options;
   const findings: Finding[] = [];
-  for (const a of timeline) {
+  const lastPosition = timeline[timeline.length - 1]?.position ?? 0;
+  for (const [index, a] of timeline.entries()) {
     if (a.hops > 0) {
       findings.push({
         attempt: a.position,
@@ -40,15 +41,15 @@ export function judgeNoRetryAfterFinal(timeline: readonly TimelineEntry[], { opt
       });
     }
     if (isRetried(a.answerClass, policy)) continue;
-    const next = timeline[a.position];
+    const next = timeline[index + 1];
     findings.push({
       attempt: next ? next.position : a.position,
       ok: !next,
       expected: `nothing after attempt ${a.position}'s ${answerText(a)}: ${whyFinal(a.answerClass, policy)}`,
       observed: next
-        ? next.position === timeline.length
+        ? next.position === lastPosition
           ? `attempt ${next.position} followed`
-          : `attempts ${next.position}–${timeline.length} followed`
+          : `attempts ${next.position}–${lastPosition} followed`
         : 'nothing followed',
     });
   }

@@ -12,11 +12,22 @@ describe('attempt-sequence', () => {
     { what: 'a repeat', first: 1, second: 1 },
     { what: 'a skip', first: 1, second: 3 },
     { what: 'a start at 0', first: 0, second: 1 },
-    { what: 'a start at 2', first: 2, second: 3 },
     { what: 'a missing header', first: 1, second: null },
   ])('fails $what', ({ first, second }) => {
     const v = two({ answer: 200, header: second }, { answer: 500, header: first });
     expect(failingRules(v)).toEqual(['attempt-sequence']);
+  });
+
+  it('judges from the first attempt seen when it is not 1, and says the earlier ones were not seen here', () => {
+    const v = judgeRun(records(delivery().attempt({ answer: 500, header: 2 }).attempt({ answer: 200, header: 3, gapMs: 240_000 })), opts());
+    const d = v.deliveries[0]!;
+    expect(failingRules(v)).toEqual([]);
+    expect(d.unseenAttempts).toBe(1);
+    expect(d.timeline.map((a) => a.position)).toEqual([2, 3]);
+    expect(d.rules.find((r) => r.rule === 'attempt-sequence')!.message).toMatch(/attempt 1 was not seen here \(the receiver was down, or they went elsewhere\): judged from attempt 2/);
+    // The gap before attempt 3 is judged as retry 2's (4 × 60 s), not retry 1's.
+    const early = judgeRun(records(delivery().attempt({ answer: 500, header: 2 }).attempt({ answer: 200, header: 3, gapMs: 60_000 })), opts());
+    expect(failingRules(early)).toEqual(['backoff']);
   });
 
   it('reports expected vs observed', () => {
