@@ -26,6 +26,8 @@ import { acquireInstanceLock, type InstanceLock } from '../store/sqlite/instance
 import type { DeliveryStore } from '../store/store.js';
 import { createReadiness } from './readiness.js';
 import { startRetentionWithNotices } from './retention-notices.js';
+import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
+import type { RelayTargets } from '../core/routes.js';
 import { closer } from './closer.js';
 import { startRelayWorker } from './start-relay.js';
 import { assertPortsFree } from './ports-free.js';
@@ -70,6 +72,8 @@ export interface AppHandle {
   /** Re-sends a stored delivery, freshly signed and marked (default target: its --route, else --forward-to). */
   replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   receiver: FastifyInstance;
+  /** What the operator is told once the start is shown: the relay jobs an earlier run left, by target. */
+  startNotices: StartNotice[];
   close(): Promise<void>;
 }
 
@@ -109,7 +113,8 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       started.add(() => lock.release());
       describeOwner = lock.describe;
     }
-    const store = deps.store ?? (await openStore(location, { outbox: forward?.mode === 'async', forwardTimeoutMs: forward?.timeoutMs, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
+    const relayTargets: RelayTargets | null = forward?.mode === 'async' ? { to: forward.to, routes: forward.routes ?? [] } : null;
+    const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, forwardTimeoutMs: forward?.timeoutMs, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
     started.add(() => store.close());
     // Several instances on one PostgreSQL database: each shows what all of them receive.
     if (location.kind === 'postgres' && !deps.store) {
@@ -118,6 +123,8 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
     }
     const faults = createFaultRules({ rules: config.faultRules ?? [], seed: config.seed ?? randomInt(2 ** 32), hub });
 
+    // Before the relay takes a job: jobs queued for other targets are held, this run's own released.
+    const startNotices = await settleRelayBacklog(store, relayTargets, clock());
     let relay: RelayWorker | null = null;
     let passthrough: Passthrough | null = null;
     if (forward?.mode === 'async') {
@@ -215,7 +222,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       describeOwner?.({ receiverUrl, consoleUrl });
       if (config.devSecret?.created) keepDevSecret(config, hub);
 
-      return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, close: started.close };
+      return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, startNotices, close: started.close };
     };
     return { store, hub, faults, receiver, start, close: started.close };
   } catch (err) {

@@ -17,6 +17,8 @@ import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
 import { closer } from './closer.js';
+import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
+import type { RelayTargets } from '../core/routes.js';
 import { startRelayWorker } from './start-relay.js';
 import { startRetentionWithNotices } from './retention-notices.js';
 import { startConsole } from './start-console.js';
@@ -31,6 +33,8 @@ export interface ConnectHandle {
   consoleUrl: string | null;
   /** Resolves when the bridge refused this client for good (a wrong or revoked token). */
   refused: Promise<string>;
+  /** What the operator is told once the start is shown: the relay jobs an earlier run left, by target. */
+  startNotices: StartNotice[];
   close(): Promise<void>;
 }
 
@@ -55,8 +59,11 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       const lock = acquireInstanceLock(location.path);
       started.add(() => lock.release());
     }
-    const store = await openStore(location, { outbox: forward !== null, forwardTimeoutMs: forward?.timeoutMs });
+    const relayTargets: RelayTargets | null = forward ? { to: forward.to, routes: forward.routes ?? [] } : null;
+    const store = await openStore(location, { outbox: relayTargets ?? false, forwardTimeoutMs: forward?.timeoutMs });
     started.add(() => store.close());
+    // Before the relay takes a job: jobs queued for other targets are held, this run's own released.
+    const startNotices = await settleRelayBacklog(store, relayTargets, clock());
 
     let relay: RelayWorker | null = null;
     if (forward) {
@@ -133,7 +140,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     started.add(() => client.close());
     metrics?.setBridgeClient(() => ({ ...client.progress(), connected: CONNECTED.has(client.state()) }));
 
-    return { config, store, hub, bridge: client, consoleUrl, refused, close: started.close };
+    return { config, store, hub, bridge: client, consoleUrl, refused, startNotices, close: started.close };
   } catch (err) {
     await started.close();
     throw err;

@@ -157,7 +157,7 @@ export function registerDbCommand(program: Command): void {
             : []),
           `deliveries   ${report.deliveries}${report.oldestReceivedAt ? `   oldest ${report.oldestReceivedAt}, newest ${report.newestReceivedAt}` : ''}`,
           `attempts     accepted ${a.accepted}, duplicate ${a.duplicate}, rejected ${a.rejected}, faulted ${a.faulted}, unavailable ${a.unavailable}`,
-          `relay jobs   pending ${j.pending}, done ${j.done}, dead ${j.dead}`,
+          `relay jobs   pending ${j.pending}, held ${j.held}, done ${j.done}, dead ${j.dead}${j.held > 0 ? ' (held: for a target the running relay does not hand on to; `hookrelay events retarget` lists them)' : ''}`,
           '',
         ].join('\n'),
       );

@@ -9,10 +9,11 @@ import { shellQuote } from '../core/shell-command.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { printable, RELAY_ERROR_CHARS } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore, openStoreReader, type StoreReader } from '../store/open-store.js';
-import type { AttemptOutcome, AttemptRecord, DeliveryStore, RelayAttemptRecord, StoredDelivery } from '../store/store.js';
+import type { AttemptOutcome, AttemptRecord, DeliveryStore, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store/store.js';
 import {
   attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, itemsToCurl, itemsToHar, itemsToNdjson, itemToCapture, type ExportFormat, type ExportItem,
 } from './events-export.js';
+import { registerEventsRetargetCommand } from './events-retarget.js';
 import { reportProblems } from './shared-options.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
@@ -272,7 +273,7 @@ export function registerEventsCommand(program: Command): Command {
           lines.push(`  (export one attempt for \`hookrelay verify\`: hookrelay events export ${shellQuote(id)} --attempt <#> --format capture --include-signature)`);
         }
         if (relay.job || relay.attempts.length) {
-          lines.push(`relay     ${relay.job ? `${relay.job.state} after ${relay.job.tries} tries${relay.job.state === 'pending' ? `, next at ${time(relay.job.nextAt)}` : ''}` : 'no relay job (forwarding was off)'}`);
+          lines.push(`relay     ${relay.job ? relayJobLine(relay.job) : 'no relay job (forwarding was off)'}`);
           for (const r of relay.attempts) lines.push(...relayTryLines(r));
         }
         process.stdout.write(`${lines.join('\n')}\n`);
@@ -408,14 +409,24 @@ against it, so the verdict is the receiver's.`)
       });
     });
 
+  registerEventsRetargetCommand(events);
   return events;
 }
 
+/** The relay job of `events show`: its state, tries, when it is due, and the target it was queued for. */
+function relayJobLine(job: RelayJob): string {
+  const due = job.state === 'pending' ? `, next at ${time(job.nextAt)}` : '';
+  const target = job.target === null ? '' : ` for ${printable(displayUrl(job.target), 200)}`;
+  const held = job.state === 'held' ? ' (queued for a target the last relay started did not hand on to: `hookrelay events retarget` moves it)' : '';
+  return `${job.state} after ${job.tries} tries${due}${target}${held}`;
+}
+
 /** Why `events retry` did not requeue: only a dead job may go back in the queue (a done one would reach the app twice). */
-function retryRefusal(id: string, state: 'pending' | 'done' | 'dead' | null): string {
+function retryRefusal(id: string, state: RelayJob['state'] | null): string {
   const shown = printable(id);
   if (state === 'done') return `${shown} was already handed on; retry only requeues a dead job. To send it again, marked as a replay: hookrelay events replay ${shown} --to <url>`;
   if (state === 'pending') return `${shown} is still queued for the relay; retry only requeues a dead job`;
+  if (state === 'held') return `${shown} is queued for a target the running relay does not hand on to; \`hookrelay events retarget\` moves it`;
   return `${shown} has no relay job (not stored, or stored while forwarding was off)`;
 }
 

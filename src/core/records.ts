@@ -97,7 +97,14 @@ export interface StoredDelivery extends Omit<NewDelivery, 'rawHeaders'> {
 export interface RelayJob {
   deliverySeq: number;
   deliveryId: string;
-  state: 'pending' | 'done' | 'dead';
+  /**
+   * `held`: pending, but for a target the running process does not hand on to (it was queued by an
+   * earlier run with another --forward-to or route): it waits for a run that forwards there, or for
+   * `hookrelay events retarget`; never handed to another target by itself.
+   */
+  state: 'pending' | 'held' | 'done' | 'dead';
+  /** Where the job goes, chosen when it was queued (its route, else --forward-to); null for a job queued before targets were kept. */
+  target: string | null;
   tries: number;
   /** When a pending job is due, ms since the epoch. */
   nextAt: number;

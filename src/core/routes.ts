@@ -64,3 +64,15 @@ export function chooseTarget(routes: readonly Route[], fallback: string | null, 
 export function matchesCatalogue(glob: string): boolean {
   return TRIGGER_CATALOGUE.some((entry) => globMatch(glob, entry.trigger));
 }
+
+/** Where a relay hands deliveries: the routes and the fallback, as the store (when it queues a job) and the relay share them. */
+export interface RelayTargets {
+  to: string;
+  routes: readonly Route[];
+}
+
+/** The target a job is queued for: its route, else the fallback. The one choice, made once per job. */
+export const relayTargetOf = (targets: RelayTargets, trigger: string): string => chooseTarget(targets.routes, targets.to, trigger) ?? targets.to;
+
+/** Every target a relay with these settings hands on to. */
+export const relayTargetList = (targets: RelayTargets): string[] => [...new Set([targets.to, ...targets.routes.map((r) => r.url)])];

@@ -3,12 +3,14 @@
  * as it is stored, and polling for retries that come due; a restart resumes from the database. A
  * job is done only once the target answered 2xx, and only then never sent again.
  *
- * The target is chosen at each try, from the routes this process was started with, not when the
- * job was queued: a route added before a restart applies to every job still waiting, and each
- * try records the target it used.
+ * A job goes to the target it was queued for (its route, else --forward-to, chosen once when the
+ * delivery was accepted: core/routes.ts relayTargetOf), never to another: a run that forwards
+ * elsewhere holds it (store.holdRelayJobs, at start) until a run forwards there again or
+ * `hookrelay events retarget` moves it. A job queued before targets were kept goes where this
+ * run routes it. Each try records the target it used.
  */
 import { displayUrl } from '../core/url-secrets.js';
-import { chooseTarget, type Route } from '../core/routes.js';
+import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore, OutboxDelivery, RelayJob } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
@@ -80,7 +82,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const clock = options.clock ?? Date.now;
   const random = options.random ?? Math.random;
   const concurrency = options.concurrency ?? 16;
-  const routes = options.routes ?? [];
+  const targets: RelayTargets = { to: options.target, routes: options.routes ?? [] };
   const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
@@ -135,7 +137,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
   function start(job: RelayJob, delivery: HandOffSource): void {
     const relayTry = job.tries + 1;
-    const target = chooseTarget(routes, options.target, delivery.trigger) ?? options.target;
+    const target = job.target ?? relayTargetOf(targets, delivery.trigger);
     const seq = job.deliverySeq;
     inFlight.add(seq);
     let answeredOnce = false;
@@ -257,7 +259,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       held.add(delivery.seq);
       freshBytes += delivery.rawBody.length;
       fresh.push({
-        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
+        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target: relayTargetOf(targets, delivery.trigger), tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
         delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
       });
       pumpSoon();

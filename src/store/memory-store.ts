@@ -1,4 +1,5 @@
 /** The in-memory double of the store: same contract, no durability. For tests and demos. */
+import { relayTargetOf, type RelayTargets } from '../core/routes.js';
 import {
   pairHeaders,
   type AcceptResult,
@@ -12,14 +13,16 @@ import {
   type NewDelivery,
   type PruneResult,
   type RelayAttemptRecord,
+  isOwed,
+  type RelayBacklog,
   type RelayJob,
   type StoredDelivery,
 } from './store.js';
 import { checkBridgeCursorArgs, clampLimit, triggerFilter } from './bridge-cursors.js';
 
 export interface MemoryStoreOptions {
-  /** Make a relay job with every accepted delivery (forwarding is on). */
-  outbox?: boolean;
+  /** Make a relay job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
+  outbox?: boolean | RelayTargets;
 }
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): DeliveryStore {
@@ -69,7 +72,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       byId.set(stored.id, stored);
       const attemptSeqOfIt = record(attempt, 'accepted', null);
       if (options.outbox) {
-        jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
+        const target = options.outbox === true ? null : relayTargetOf(options.outbox, stored.trigger);
+        jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', target, tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
       }
       return { outcome: 'accepted', deliverySeq: stored.seq, attemptSeq: attemptSeqOfIt };
     },
@@ -157,9 +161,44 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     },
 
     async relayCounts() {
-      const counts = { pending: 0, done: 0, dead: 0 };
+      const counts = { pending: 0, held: 0, done: 0, dead: 0 };
       for (const job of jobs.values()) counts[job.state]++;
       return counts;
+    },
+
+    async relayBacklog() {
+      const byTarget = new Map<string | null, RelayBacklog>();
+      for (const job of jobs.values()) {
+        if (job.state === 'done') continue;
+        const entry = byTarget.get(job.target) ?? { target: job.target, pending: 0, held: 0, dead: 0 };
+        byTarget.set(job.target, entry);
+        entry[job.state]++;
+      }
+      return [...byTarget.values()];
+    },
+
+    async holdRelayJobs(targets) {
+      let moved = 0;
+      for (const job of jobs.values()) {
+        if (job.target === null) continue;
+        const ours = targets.includes(job.target);
+        if ((job.state === 'pending' && !ours) || (job.state === 'held' && ours)) {
+          job.state = ours ? 'pending' : 'held';
+          moved++;
+        }
+      }
+      return moved;
+    },
+
+    async retargetRelayJobs(from, to) {
+      let moved = 0;
+      for (const job of jobs.values()) {
+        if ((job.state === 'pending' || job.state === 'held') && job.target === from) {
+          Object.assign(job, { target: to, state: 'pending' });
+          moved++;
+        }
+      }
+      return moved;
     },
 
     async deleteDelivery(id) {
@@ -178,7 +217,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       let keptPending = 0;
       for (const d of deliveries) {
         if (d.lastAttemptAt >= before || (keepAfterSeq !== undefined && d.seq > keepAfterSeq)) continue;
-        if (jobs.get(d.seq)?.state === 'pending') keptPending++;
+        if (isOwed(jobs.get(d.seq)?.state ?? null)) keptPending++;
         else pruned.add(d);
       }
       const prunedIds = new Set([...pruned].map((d) => d.id));
@@ -209,7 +248,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     async stats() {
       const byOutcome: Record<AttemptOutcome, number> = { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 };
       for (const a of attempts) byOutcome[a.outcome]++;
-      const relayJobs = { pending: 0, done: 0, dead: 0 };
+      const relayJobs = { pending: 0, held: 0, done: 0, dead: 0 };
       for (const job of jobs.values()) relayJobs[job.state]++;
       return {
         deliveries: deliveries.length,

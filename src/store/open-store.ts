@@ -3,6 +3,7 @@
  * buildApp) opens it to write; `events`, `check` and `db stats` open it to read, which on SQLite
  * is a read-only connection beside a running `listen` and never creates a file.
  */
+import type { RelayTargets } from '../core/routes.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { redactPostgresUrl } from './postgres/pg-url.js';
@@ -13,7 +14,7 @@ export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres
 
 export interface OpenStoreOptions {
   /** Accepting a delivery also queues its relay job (`--forward-to`, async). */
-  outbox?: boolean;
+  outbox?: boolean | RelayTargets;
   /** PostgreSQL: a relay lease outlives the longest hand-off. */
   forwardTimeoutMs?: number;
   /** SQLite: the hidden slow-disk knob (`--test-commit-delay`). */

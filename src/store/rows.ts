@@ -30,6 +30,8 @@ export function hintsColumn(hints: readonly string[] | undefined): string | null
 
 export interface JobRow {
   state: RelayJob['state'];
+  /** Absent when read from a file of schema 5 or older (a reader never migrates). */
+  target?: string | null;
   tries: number;
   next_at: number;
   last_status: number | null;
@@ -80,7 +82,7 @@ function readHints(value: string | string[] | null): { hints?: string[] } {
 }
 
 export function toJob(deliverySeq: number, deliveryId: string, row: JobRow): RelayJob {
-  return { deliverySeq, deliveryId, state: row.state, tries: row.tries, nextAt: row.next_at, lastStatus: row.last_status, lastError: row.last_error };
+  return { deliverySeq, deliveryId, state: row.state, target: row.target ?? null, tries: row.tries, nextAt: row.next_at, lastStatus: row.last_status, lastError: row.last_error };
 }
 
 /** The relay try columns every read takes: never the kept answer (its body is up to 4 KiB). */

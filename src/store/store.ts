@@ -102,11 +102,30 @@ export interface BridgeCursor {
   updatedAt: number;
 }
 
+/** Relay jobs by state: `held` are owed too, for a target the running relay does not hand on to. */
+export interface RelayCounts {
+  pending: number;
+  held: number;
+  done: number;
+  dead: number;
+}
+
+/** The jobs still owed (pending, held) or given up (dead) for one target. */
+export interface RelayBacklog {
+  target: string | null;
+  pending: number;
+  held: number;
+  dead: number;
+}
+
+/** A job the outbox still owes: retention never removes its delivery. */
+export const isOwed = (state: string | null): boolean => state === 'pending' || state === 'held';
+
 /** Counts for `db stats` and operators. */
 export interface StoreStats {
   deliveries: number;
   attempts: Record<AttemptOutcome, number>;
-  relayJobs: { pending: number; done: number; dead: number };
+  relayJobs: RelayCounts;
   /** Received time of the oldest and newest stored delivery (ms since the epoch); null when empty. */
   oldestReceivedAt: number | null;
   newestReceivedAt: number | null;
@@ -163,7 +182,17 @@ export interface DeliveryStore {
    * not dead: a done job was handed on already, and a pending one is still queued.
    */
   requeueRelay(deliveryId: string, now: number): Promise<boolean>;
-  relayCounts(): Promise<{ pending: number; done: number; dead: number }>;
+  relayCounts(): Promise<RelayCounts>;
+  /** What the outbox owes, by the target each job was queued for (null: queued before targets were kept); done jobs left out. */
+  relayBacklog(): Promise<RelayBacklog[]>;
+  /**
+   * At the start of a relay that hands on to `targets`: its pending jobs for any other target are
+   * held (they wait for a run that forwards there), and held jobs for one of `targets` are pending
+   * again. Jobs queued before targets were kept are left pending. Resolves how many moved. Durable.
+   */
+  holdRelayJobs(targets: readonly string[], now: number): Promise<number>;
+  /** `events retarget`: pending and held jobs queued for `from` (null: before targets were kept) go to `to`, pending. Resolves how many. Durable. */
+  retargetRelayJobs(from: string | null, to: string, now: number): Promise<number>;
   /** Removes a delivery with its attempts and relay history. False when it was not stored. */
   deleteDelivery(id: string): Promise<boolean>;
   /**

@@ -48,7 +48,7 @@ describe('hookrelay db', () => {
     expect(stats).toMatchObject({
       deliveries: 3,
       attempts: { accepted: 3, duplicate: 0, rejected: 1, faulted: 0, unavailable: 0 },
-      relayJobs: { pending: 2, done: 1, dead: 0 },
+      relayJobs: { pending: 2, held: 0, done: 1, dead: 0 },
       schemaVersion: stats.knownSchemaVersion,
     });
     expect(stats.files.db).toBeGreaterThan(0);
@@ -56,7 +56,7 @@ describe('hookrelay db', () => {
     expect(Date.parse(stats.oldestReceivedAt)).toBeLessThan(Date.parse(stats.newestReceivedAt));
     const text = await runCli(['db', 'stats', '--db', db]);
     expect(text.stdout).toMatch(/deliveries\s+3/);
-    expect(text.stdout).toMatch(/relay jobs\s+pending 2, done 1, dead 0/);
+    expect(text.stdout).toMatch(/relay jobs\s+pending 2, held 0, done 1, dead 0/);
   });
 
   it('backup: an online backup while the store is open, consistent and complete; refuses to overwrite', async () => {

@@ -180,7 +180,7 @@ describe('relay worker', () => {
       expect(verify(got.body, got.headers['x-service-signature'] as string, { secrets: [SECRET], nowSeconds: now / 1000 }).ok).toBe(true);
       expect(got.headers['x-hookrelay-replay']).toBe('false');
     }
-    expect(await store.relayCounts()).toEqual({ pending: 0, done: ODD_BODIES.length, dead: 0 });
+    expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: ODD_BODIES.length, dead: 0 });
 
     // Three days later: the replay is signed now, so the app's tolerance check passes.
     now += 3 * 24 * 3600 * 1000;
@@ -215,7 +215,7 @@ describe('relay worker', () => {
     await target.waitFor(6);
     const arrived = target.received.map((r) => r.headers['x-service-delivery']).sort();
     expect(arrived).toEqual([...ids].sort());
-    expect(await store.relayCounts()).toEqual({ pending: 0, done: 6, dead: 0 });
+    expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 6, dead: 0 });
   });
 
   it('backs off after a 500, succeeds once, and marks a job dead after the last try', async () => {
@@ -336,7 +336,7 @@ describe('relay worker', () => {
     expect(target.received.length).toBe(4);
     releaseAll();
     await relay.waitFor(6);
-    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 6, dead: 0 });
+    expect(await memory.relayCounts()).toEqual({ pending: 0, held: 0, done: 6, dead: 0 });
     await counted.nextReads(2);
     expect(target.received.length).toBe(6);
     expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(6);
@@ -353,7 +353,7 @@ describe('relay worker', () => {
     expect(target.received.map((r) => r.body.toString()).sort()).toEqual(bodies.map(String).sort());
     expect(counted.reads()).toBeGreaterThan(1); // the polls ran…
     expect(counted.returned()).toBe(0); // …and never returned a job held in memory
-    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 40, dead: 0 });
+    expect(await memory.relayCounts()).toEqual({ pending: 0, held: 0, done: 40, dead: 0 });
   });
 
   it('does not read the outbox after each hand-off while it holds every job, and reads it for what it was not offered', async () => {
@@ -381,7 +381,7 @@ describe('relay worker', () => {
     );
     for (const offer of offers) worker.offer(offer);
     await relay.waitFor(31 + 1100);
-    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 1131, dead: 0 });
+    expect(await memory.relayCounts()).toEqual({ pending: 0, held: 0, done: 1131, dead: 0 });
     expect(new Set(target.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1131);
     expect(target.received).toHaveLength(1131);
   });
@@ -397,7 +397,7 @@ describe('relay worker', () => {
     vi.advanceTimersByTime(1000);
     await relay.waitFor(100);
     expect(relay.events).toHaveLength(100);
-    expect(await memory.relayCounts()).toEqual({ pending: 0, done: 100, dead: 0 });
+    expect(await memory.relayCounts()).toEqual({ pending: 0, held: 0, done: 100, dead: 0 });
   });
 
   it('holds a job whose outcome cannot be recorded, instead of sending it again at once in a loop', async () => {
@@ -448,7 +448,7 @@ describe('relay worker', () => {
     after.worker.poke();
     await target.waitFor(5);
     expect(target.received.map((r) => r.headers['x-service-delivery']).sort()).toEqual([...ids].sort());
-    expect(await second.relayCounts()).toEqual({ pending: 0, done: 5, dead: 0 });
+    expect(await second.relayCounts()).toEqual({ pending: 0, held: 0, done: 5, dead: 0 });
     await after.worker.stop();
     expect(target.received).toHaveLength(5);
   });

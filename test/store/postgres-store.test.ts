@@ -56,7 +56,7 @@ describe('postgres store', () => {
     expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(1);
     expect((await stores[1]!.getDelivery(delivery.id))!.duplicateCount).toBe(29);
     expect(await stores[2]!.countArrivals(delivery.id)).toBe(30);
-    expect(await stores[0]!.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
+    expect(await stores[0]!.relayCounts()).toEqual({ pending: 1, held: 0, done: 0, dead: 0 });
   });
 
   it('hands each due job to exactly one of several claiming instances', async () => {

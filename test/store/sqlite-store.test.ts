@@ -160,6 +160,7 @@ describe('sqlite store', () => {
     const old = new Database(path);
     for (const column of ['hints', 'request_headers', 'request_body']) old.exec(`ALTER TABLE attempts DROP COLUMN ${column}`);
     for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
+    old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
     old.pragma('user_version = 3');
     old.prepare(`INSERT INTO attempts (delivery_key, delivery_id, received_at, finished_at, body_sha256, body_bytes, outcome, status, reason)
       VALUES (1, 'before', 1, 2, 'x', 3, 'rejected', 400, 'SIGNATURE_MISMATCH')`).run();
@@ -176,6 +177,27 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('reads a file from before job targets (schema 5) read-only, and migrates it: an old job keeps no target and goes where the run routes it', async () => {
+    const path = dbPath();
+    const first = await createSqliteStore(path, { outbox: true });
+    const delivery = makeDelivery({ id: 'old-job' });
+    await first.accept(delivery, attemptFor(delivery));
+    await first.close();
+    const old = new Database(path);
+    old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
+    old.pragma('user_version = 5');
+    old.close();
+
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect((await reader.relayHistory('old-job')).job).toMatchObject({ state: 'pending', target: null });
+    await reader.close();
+
+    const store = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
+    expect(await store.holdRelayJobs(['http://127.0.0.1:4000/other'], 1)).toBe(0);
+    expect(await store.relayBacklog()).toEqual([{ target: null, pending: 1, held: 0, dead: 0 }]);
+    await store.close();
+  });
+
   it('reads a file from before kept answers (schema 4) read-only, and migrates it: old relay tries kept nothing, new ones keep the answer', async () => {
     const path = dbPath();
     const first = await createSqliteStore(path, { outbox: true });
@@ -184,6 +206,7 @@ describe('sqlite store', () => {
     await first.close();
     const old = new Database(path);
     for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
+    old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
     old.pragma('user_version = 4');
     old.prepare("INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES (?, 1, 2, 503, 'responded 503', 0, 'http://127.0.0.1:1/h', 1)").run(deliverySeq);
     old.close();

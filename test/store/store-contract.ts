@@ -1,9 +1,10 @@
 /** The one contract every DeliveryStore driver must pass. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RelayTargets } from '../../src/core/routes.js';
 import type { DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 
-export function describeStoreContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+export function describeStoreContract(name: string, open: (options?: { outbox?: boolean | RelayTargets }) => Promise<DeliveryStore>): void {
   describe(`${name}: store contract`, () => {
     let store: DeliveryStore;
     beforeEach(async () => {
@@ -173,7 +174,7 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
   });
 }
 
-export function describeRelayContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+export function describeRelayContract(name: string, open: (options?: { outbox?: boolean | RelayTargets }) => Promise<DeliveryStore>): void {
   describe(`${name}: relay outbox contract`, () => {
     let store: DeliveryStore;
     beforeEach(async () => {
@@ -190,14 +191,14 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const due = await store.dueRelayJobs(delivery.receivedAt, 10);
       expect(due).toHaveLength(1);
       const seq = due[0]!.job.deliverySeq;
-      expect(due[0]!.job).toEqual({ deliverySeq: seq, deliveryId: delivery.id, state: 'pending', tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null });
+      expect(due[0]!.job).toEqual({ deliverySeq: seq, deliveryId: delivery.id, state: 'pending', target: null, tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null });
       // What a hand-off sends: exactly what the delivery holds (a store may give the rest of it too).
       const stored = (await store.getDelivery(delivery.id))!;
       expect(stored.headers.length).toBeGreaterThan(0);
       expect(due[0]!.delivery).toMatchObject({ seq, id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, headers: stored.headers });
       expect(Buffer.from(due[0]!.delivery.rawBody).equals(delivery.rawBody)).toBe(true);
       expect(await store.dueRelayJobs(delivery.receivedAt - 1, 10)).toEqual([]);
-      expect(await store.relayCounts()).toEqual({ pending: 1, done: 0, dead: 0 });
+      expect(await store.relayCounts()).toEqual({ pending: 1, held: 0, done: 0, dead: 0 });
     });
 
     it('leaves out the jobs a caller has in flight', async () => {
@@ -231,10 +232,10 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook' };
       await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 500, error: 'responded 500', try: 1, next: { state: 'pending', nextAt: t + 1000 } });
       expect(await store.dueRelayJobs(t + 999, 10)).toEqual([]);
-      expect((await store.dueRelayJobs(t + 1000, 10))[0]!.job).toEqual({ deliverySeq, deliveryId: delivery.id, state: 'pending', tries: 1, nextAt: t + 1000, lastStatus: 500, lastError: 'responded 500' });
+      expect((await store.dueRelayJobs(t + 1000, 10))[0]!.job).toEqual({ deliverySeq, deliveryId: delivery.id, state: 'pending', target: null, tries: 1, nextAt: t + 1000, lastStatus: 500, lastError: 'responded 500' });
       await store.recordRelay({ ...base, startedAt: t + 1000, finishedAt: t + 1001, status: null, error: 'ECONNREFUSED', try: 2, next: { state: 'dead' } });
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
-      expect(await store.relayCounts()).toEqual({ pending: 0, done: 0, dead: 1 });
+      expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 0, dead: 1 });
       expect(await store.requeueRelay(delivery.id, t + 2000)).toBe(true);
       // Only a dead job goes back: it is pending again now, so a second requeue is refused.
       expect(await store.requeueRelay(delivery.id, t + 2000)).toBe(false);
@@ -253,7 +254,41 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
         [3, 204, null, false],
         [1, 200, null, true],
       ]);
-      expect(await store.relayCounts()).toEqual({ pending: 0, done: 1, dead: 0 });
+      expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 1, dead: 0 });
+    });
+
+    it('queues each job for the target its trigger was routed to, holds the jobs of other targets, and moves them only by retarget', async () => {
+      await store.close();
+      const app = 'http://127.0.0.1:3000/webhooks';
+      const audit = 'http://127.0.0.1:3001/audit';
+      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', url: audit }] } });
+      const plain = makeDelivery();
+      const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
+      const a = await store.accept(plain, attemptFor(plain));
+      const b = await store.accept(vendor, attemptFor(vendor));
+      const now = Math.max(plain.receivedAt, vendor.receivedAt);
+      const due = await store.dueRelayJobs(now, 10);
+      expect(new Map(due.map((d) => [d.job.deliverySeq, d.job.target]))).toEqual(new Map([[a.deliverySeq, app], [b.deliverySeq, audit]]));
+      expect((await store.relayHistory(vendor.id)).job).toMatchObject({ state: 'pending', target: audit });
+
+      // A run that hands on only to another app: both jobs are held, none is due for it.
+      expect(await store.holdRelayJobs(['http://127.0.0.1:4000/other'], now)).toBe(2);
+      expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+      expect(await store.relayCounts()).toEqual({ pending: 0, held: 2, done: 0, dead: 0 });
+      const byTarget = (backlog: Awaited<ReturnType<DeliveryStore['relayBacklog']>>) => new Map(backlog.map((e) => [e.target, e]));
+      expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 0, held: 1, dead: 0 }], [audit, { target: audit, pending: 0, held: 1, dead: 0 }]]));
+      // Held jobs keep their deliveries from retention, as pending ones do.
+      expect((await store.prune!(Number.MAX_SAFE_INTEGER, { dryRun: true })).keptPending).toBe(2);
+
+      // A run that hands on to the app again takes its own job back; the audit job stays held.
+      expect(await store.holdRelayJobs([app], now)).toBe(1);
+      expect((await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).map((d) => d.job.deliveryId)).toEqual([plain.id]);
+
+      // Only retarget moves a job to another target; it is pending again there.
+      expect(await store.retargetRelayJobs(audit, app, now)).toBe(1);
+      expect(await store.retargetRelayJobs('http://127.0.0.1:9/none', app, now)).toBe(0);
+      expect((await store.relayHistory(vendor.id)).job).toMatchObject({ state: 'pending', target: app });
+      expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 2, held: 0, dead: 0 }]]));
     });
 
     it('reads the answers of the newest tries only, when asked to, and every try still in order', async () => {
@@ -309,7 +344,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
 const DAY = 86_400_000;
 
 /** Retention (`prune`) and `stats`: every driver must offer both. */
-export function describeRetentionContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+export function describeRetentionContract(name: string, open: (options?: { outbox?: boolean | RelayTargets }) => Promise<DeliveryStore>): void {
   describe(`${name}: retention and stats contract`, () => {
     let store: DeliveryStore;
     beforeEach(async () => {
@@ -363,7 +398,7 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
       expect((await store.relayHistory(pending.id)).job).toMatchObject({ state: 'pending' });
       expect((await store.relayHistory(done.id)).attempts).toEqual([]);
       expect((await store.listAttempts({ outcomes: ['rejected'], limit: 10 })).map((a) => a.reason)).toEqual(['SIGNATURE_MISSING', 'SIGNATURE_MISMATCH']);
-      expect(await store.relayCounts()).toEqual({ pending: 2, done: 0, dead: 0 });
+      expect(await store.relayCounts()).toEqual({ pending: 2, held: 0, done: 0, dead: 0 });
       // Nothing left to remove; the pending one is still owed to the target.
       expect(await store.prune!(before)).toEqual({ before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 1, dryRun: false });
       // A done relay releases it.
@@ -403,7 +438,7 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
       expect(await store.stats!()).toEqual({
         deliveries: 0,
         attempts: { accepted: 0, duplicate: 0, rejected: 0, faulted: 0, unavailable: 0 },
-        relayJobs: { pending: 0, done: 0, dead: 0 },
+        relayJobs: { pending: 0, held: 0, done: 0, dead: 0 },
         oldestReceivedAt: null,
         newestReceivedAt: null,
       });
@@ -417,7 +452,7 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
       expect(await store.stats!()).toEqual({
         deliveries: 2,
         attempts: { accepted: 2, duplicate: 1, rejected: 0, faulted: 1, unavailable: 1 },
-        relayJobs: { pending: 2, done: 0, dead: 0 },
+        relayJobs: { pending: 2, held: 0, done: 0, dead: 0 },
         oldestReceivedAt: T - DAY,
         newestReceivedAt: T,
       });
@@ -426,7 +461,7 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
 }
 
 /** The bridge's reads and cursors (`deliveriesAfter`, subscribers), and `prune` keeping what a cursor still owes. */
-export function describeBridgeContract(name: string, open: (options?: { outbox?: boolean }) => Promise<DeliveryStore>): void {
+export function describeBridgeContract(name: string, open: (options?: { outbox?: boolean | RelayTargets }) => Promise<DeliveryStore>): void {
   describe(`${name}: bridge contract`, () => {
     let store: DeliveryStore;
     beforeEach(async () => {

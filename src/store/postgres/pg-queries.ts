@@ -13,7 +13,7 @@ export const SQL = {
   insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
       hints, request_headers, request_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq`,
-  insertJob: "INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES ($1, 'pending', $2, $2)",
+  insertJob: "INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target) VALUES ($1, 'pending', $2, $2, $3)",
   getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $1`,
   countArrivals: `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1))
     + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_id = $1) AS n`,
@@ -27,9 +27,9 @@ export const SQL = {
     ), claimed AS (
       UPDATE relay_jobs j SET leased_until = $1::bigint + $3::bigint, leased_by = $4
       FROM due WHERE j.delivery_seq = due.delivery_seq
-      RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error
+      RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target
     )
-    SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error
+    SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error, c.target
     FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq`,
   insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
       answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
@@ -45,7 +45,16 @@ export const SQL = {
     WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $16)`,
   requeue: `UPDATE relay_jobs SET state = 'pending', next_at = $2, updated_at = $2, leased_until = NULL, leased_by = NULL
     WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
-  jobOf: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
+  jobOf: 'SELECT state, tries, next_at, last_status, last_error, target FROM relay_jobs WHERE delivery_seq = $1',
+  // A reader of a schema before migration 5 (no job targets).
+  jobOfSchema4: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
+  relayBacklog: "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state",
+  relayBacklogSchema4: "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
+  holdForeignJobs: `UPDATE relay_jobs SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
+    WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[])`,
+  releaseOwnJobs: "UPDATE relay_jobs SET state = 'pending', updated_at = $2 WHERE state = 'held' AND target = ANY($1::text[])",
+  retargetJobs: `UPDATE relay_jobs SET target = $2, state = 'pending', updated_at = $3, leased_until = NULL, leased_by = NULL
+    WHERE state IN ('pending', 'held') AND target IS NOT DISTINCT FROM $1`,
   relayAttemptsOf: `SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
   // The newest $2 tries with their answers, newest first (NULL: every one).
   relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
@@ -62,7 +71,7 @@ export const SQL = {
   // relay history, except those whose relay is still pending; refused attempts go by their own
   // age unless they claim an id that stays. One statement: one snapshot, one transaction.
   prune: `WITH cand AS (
-      SELECT d.seq, d.id, (j.state = 'pending') AS pending FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
+      SELECT d.seq, d.id, (j.state IN ('pending', 'held')) AS pending FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
       WHERE d.last_attempt_at < $1 AND ($3::bigint IS NULL OR d.seq <= $3::bigint)
     ), gone AS (SELECT seq, id FROM cand WHERE pending IS NOT TRUE),
     linked AS (SELECT seq FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone)),

@@ -101,6 +101,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE relay_attempts ADD COLUMN answer_headers TEXT;
   ALTER TABLE relay_attempts ADD COLUMN answer_body BYTEA;
   `,
+  // 5: the target each relay job was queued for (issue 36, item 7): a job belongs to it, and a run
+  // that forwards elsewhere holds it (state 'held'). Null for jobs queued before.
+  `
+  ALTER TABLE relay_jobs ADD COLUMN target TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

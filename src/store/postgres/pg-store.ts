@@ -6,6 +6,7 @@
  * group commit: no writer thread here.
  */
 import { randomBytes } from 'node:crypto';
+import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
 import type pg from 'pg';
 import {
   StoreUnavailableError,
@@ -18,6 +19,8 @@ import {
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
+  type RelayBacklog,
+  type RelayCounts,
   type RelayOutcome,
   type StoreStats,
   type StoredDelivery,
@@ -40,8 +43,8 @@ const toCursor = (row: CursorRow): BridgeCursor => ({ name: row.name, ackedSeq: 
 export interface PostgresStoreOptions {
   /** A reading command: check the schema, never migrate (a read-only role or a standby can be read). */
   readOnly?: boolean;
-  /** Write a relay outbox job with every accepted delivery (forwarding is on). */
-  outbox?: boolean;
+  /** Write a relay outbox job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
+  outbox?: boolean | RelayTargets;
   /**
    * How long a job returned by dueRelayJobs stays reserved for this instance (default 60 s, or
    * the URL's `relay_lease_ms`). Longer than a hand-off can take: past it, another instance
@@ -151,8 +154,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     return rows[0]?.seq;
   }
 
-  async function relayCounts(): Promise<{ pending: number; done: number; dead: number }> {
-    const counts = { pending: 0, done: 0, dead: 0 };
+  async function relayCounts(): Promise<RelayCounts> {
+    const counts = { pending: 0, held: 0, done: 0, dead: 0 };
     const { rows } = await pool.query<{ state: string; n: number }>(named('jobCounts', []));
     for (const { state, n } of rows) if (state in counts) counts[state as keyof typeof counts] = n;
     return counts;
@@ -186,7 +189,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
           }
           const written = await client.query<{ seq: number }>(named('insertAttempt', attemptValues(attempt, seq, outcome, outcome === 'duplicate' ? delivery.rawHeaders : null)));
           // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-          if (outbox && outcome === 'accepted') await client.query(named('insertJob', [seq, attempt.receivedAt]));
+          if (outbox && outcome === 'accepted') {
+            await client.query(named('insertJob', [seq, attempt.receivedAt, outbox === true ? null : pgText(relayTargetOf(outbox, delivery.trigger))]));
+          }
           return { outcome, deliverySeq: seq, attemptSeq: Number(written.rows[0]!.seq) };
         }),
       );
@@ -283,7 +288,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
         const seq = await seqOf(deliveryId);
         if (seq === undefined) return { job: null, attempts: [] };
         const [job, attempts, answers] = await Promise.all([
-          pool.query<JobRow>(named('jobOf', [seq])),
+          pool.query<JobRow>(named(schemaVersion >= 5 ? 'jobOf' : 'jobOfSchema4', [seq])),
           pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
           // Only the newest tries' answers when bounded: a delivery replayed thousands of times reads no more.
           withAnswers ? pool.query<AnswerRow>(named(schemaVersion >= 4 ? 'relayAnswersOf' : 'relayAnswersOfSchema3', [seq, answersOfNewest === undefined ? null : Math.max(0, answersOfNewest)])) : null,
@@ -301,6 +306,33 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
     relayCounts() {
       return read(relayCounts);
+    },
+
+    relayBacklog() {
+      return read(async () => {
+        const { rows } = await pool.query<{ target: string | null; state: string; n: number }>(named(schemaVersion >= 5 ? 'relayBacklog' : 'relayBacklogSchema4', []));
+        const byTarget = new Map<string | null, RelayBacklog>();
+        for (const { target, state, n } of rows) {
+          const entry = byTarget.get(target) ?? { target, pending: 0, held: 0, dead: 0 };
+          byTarget.set(target, entry);
+          if (state === 'pending' || state === 'held' || state === 'dead') entry[state] += Number(n);
+        }
+        return [...byTarget.values()];
+      });
+    },
+
+    async holdRelayJobs(targets, now) {
+      return write(async () => {
+        const list = targets.map(pgText);
+        const held = await pool.query(named('holdForeignJobs', [list, now]));
+        const released = await pool.query(named('releaseOwnJobs', [list, now]));
+        return (held.rowCount ?? 0) + (released.rowCount ?? 0);
+      });
+    },
+
+    async retargetRelayJobs(from, to, now) {
+      const result = await write(() => pool.query(named('retargetJobs', [from === null ? null : pgText(from), pgText(to), now])));
+      return result.rowCount ?? 0;
     },
 
     async deleteDelivery(id) {

@@ -9,7 +9,7 @@ import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
 
 /** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
-export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe' | 'registerBridgeSubscriber' | 'ackBridge';
+export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe' | 'registerBridgeSubscriber' | 'ackBridge' | 'holdRelayJobs' | 'retargetRelayJobs';
 
 export type WriteRequest =
   | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }

@@ -4,6 +4,7 @@
  * (seq) order, which is also received-time order, so a walk stops at the first one received
  * after the cutoff and never reads the rest of the table.
  */
+import { isOwed } from '../store.js';
 import type Database from 'better-sqlite3';
 
 export interface PruneChunk {
@@ -50,9 +51,9 @@ export function createPruner(db: Database.Database, raiseSeqFloor: Database.Stat
   );
   const removeAttempt = db.prepare<[number]>('DELETE FROM attempts WHERE seq = ?');
 
-  /** Whether a stored delivery survives a prune at `before` (seen since, or its relay is pending). */
+  /** Whether a stored delivery survives a prune at `before` (seen since, or its relay is owed: pending or held). */
   const stays = (seq: number, state: string | null, before: number, keepAfterSeq: number | null) =>
-    state === 'pending' || (keepAfterSeq !== null && seq > keepAfterSeq) || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
+    isOwed(state) || (keepAfterSeq !== null && seq > keepAfterSeq) || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
 
   return function pruneChunk(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null): PruneChunk {
     const out: PruneChunk = { done: false, after, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0 };
@@ -62,7 +63,7 @@ export function createPruner(db: Database.Database, raiseSeqFloor: Database.Stat
         if (row.receivedAt >= before || (keepAfterSeq !== null && row.seq > keepAfterSeq)) return { ...out, done: true };
         out.after = row.seq;
         if ((lastAttemptAt.get(row.seq)?.at ?? 0) >= before) continue;
-        if (row.state === 'pending') {
+        if (isOwed(row.state)) {
           out.keptPending++;
           continue;
         }

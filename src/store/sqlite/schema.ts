@@ -106,6 +106,12 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE relay_attempts ADD COLUMN answer_headers TEXT;
   ALTER TABLE relay_attempts ADD COLUMN answer_body BLOB;
   `,
+  // 6: the target each relay job was queued for (issue 36, item 7): a job belongs to it, and a run
+  // that forwards elsewhere holds it (state 'held') instead of handing it to another app. Null for
+  // jobs queued before: they go to the current --forward-to, as they did.
+  `
+  ALTER TABLE relay_jobs ADD COLUMN target TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,7 +6,7 @@ import { splitHeaders } from '../../core/header-lines.js';
 import {
   ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
 } from '../rows.js';
-import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, OutboxDelivery, RelayAttemptRecord, RelayHistoryOptions, RelayJob, StoredDelivery } from '../store.js';
+import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, OutboxDelivery, RelayAttemptRecord, RelayBacklog, RelayHistoryOptions, RelayJob, StoredDelivery } from '../store.js';
 
 /** An attempt row read with its kept request (`withRequest`). */
 interface RequestRow extends AttemptRow {
@@ -50,11 +50,12 @@ type DueRow = [
   nextAt: JobRow['next_at'],
   lastStatus: JobRow['last_status'],
   lastError: JobRow['last_error'],
+  target: string | null,
 ];
 
-function toDue([seq, id, trigger, receivedAt, headers, rawBody, state, tries, nextAt, lastStatus, lastError]: DueRow): { job: RelayJob; delivery: OutboxDelivery } {
+function toDue([seq, id, trigger, receivedAt, headers, rawBody, state, tries, nextAt, lastStatus, lastError, target]: DueRow): { job: RelayJob; delivery: OutboxDelivery } {
   return {
-    job: { deliverySeq: seq, deliveryId: id, state, tries, nextAt, lastStatus, lastError },
+    job: { deliverySeq: seq, deliveryId: id, state, target, tries, nextAt, lastStatus, lastError },
     delivery: { seq, id, trigger, receivedAt, headers: splitHeaders(headers), rawBody },
   };
 }
@@ -122,7 +123,7 @@ export function createSqliteReader(db: Database.Database) {
       // As arrays (raw), not objects: an object of 11 named columns a row cost ~4 µs of a ~10 µs read.
       statement = db
         .prepare<[number, string], DueRow>(
-          `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+          `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
          WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ${n}`,
         )
         .raw(true);
@@ -130,7 +131,12 @@ export function createSqliteReader(db: Database.Database) {
     }
     return statement;
   };
-  const jobOf = db.prepare<[number], JobRow>('SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = ?');
+  // Targets are kept from schema version 6: an older file (a reader never migrates) reads none.
+  const hasTargets = db.prepare("SELECT 1 FROM pragma_table_info('relay_jobs') WHERE name = 'target'").get() !== undefined;
+  const jobOf = db.prepare<[number], JobRow>(`SELECT state, tries, next_at, last_status, last_error${hasTargets ? ', target' : ''} FROM relay_jobs WHERE delivery_seq = ?`);
+  const backlogRows = db.prepare<[], { target: string | null; state: string; n: number }>(
+    hasTargets ? "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state" : "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
+  );
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq`);
   // The kept answers come with schema version 5: on an older file (a reader never migrates) every
   // try reads as recorded before answers were kept.
@@ -219,8 +225,18 @@ export function createSqliteReader(db: Database.Database) {
       return { job: job ? toJob(delivery.seq, deliveryId, job) : null, attempts };
     },
 
+    relayBacklog(): RelayBacklog[] {
+      const byTarget = new Map<string | null, RelayBacklog>();
+      for (const { target, state, n } of backlogRows.all()) {
+        const entry = byTarget.get(target) ?? { target, pending: 0, held: 0, dead: 0 };
+        byTarget.set(target, entry);
+        if (state === 'pending' || state === 'held' || state === 'dead') entry[state] += n;
+      }
+      return [...byTarget.values()];
+    },
+
     relayCounts() {
-      const counts = { pending: 0, done: 0, dead: 0 };
+      const counts = { pending: 0, held: 0, done: 0, dead: 0 };
       for (const { state, n } of jobCounts.all()) if (state in counts) counts[state as keyof typeof counts] = n;
       return counts;
     },

@@ -8,7 +8,7 @@ export function readStoreStats(db: Database.Database): StoreStats {
   for (const row of db.prepare('SELECT outcome, count(*) AS n FROM attempts GROUP BY outcome').all() as Array<{ outcome: AttemptOutcome; n: number }>) {
     if (row.outcome in attempts) attempts[row.outcome] = row.n;
   }
-  const relayJobs = { pending: 0, done: 0, dead: 0 };
+  const relayJobs = { pending: 0, held: 0, done: 0, dead: 0 };
   for (const row of db.prepare('SELECT state, count(*) AS n FROM relay_jobs GROUP BY state').all() as Array<{ state: keyof typeof relayJobs; n: number }>) {
     if (row.state in relayJobs) relayJobs[row.state] = row.n;
   }

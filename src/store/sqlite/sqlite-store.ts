@@ -3,6 +3,7 @@
  * the WAL into the database and the writer keeps it bounded, and reads run on a connection of
  * their own in this thread.
  */
+import type { RelayTargets } from '../../core/routes.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MessageChannel, type Worker } from 'node:worker_threads';
@@ -41,8 +42,8 @@ export interface SqliteStoreOptions {
   writeTimeoutMs?: number;
   /** Test knob: the writer sleeps this long before each commit, simulating a slow disk. */
   commitDelayMs?: number;
-  /** Write a relay outbox job with every accepted delivery (forwarding is on). */
-  outbox?: boolean;
+  /** Write a relay outbox job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
+  outbox?: boolean | RelayTargets;
   /** Called once per group commit (metrics: commit latency and batch size); ok false when it rolled back. */
   onCommit?: (stats: CommitStats & { ok: boolean }) => void;
 }
@@ -270,6 +271,15 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     },
     async relayCounts() {
       return reader.relayCounts();
+    },
+    async relayBacklog() {
+      return reader.relayBacklog();
+    },
+    async holdRelayJobs(targets, now) {
+      return op('holdRelayJobs', JSON.stringify(targets), now);
+    },
+    async retargetRelayJobs(from, to, now) {
+      return op('retargetRelayJobs', from, to, now);
     },
     async deleteDelivery(id) {
       return (await op('deleteDelivery', id)) > 0;

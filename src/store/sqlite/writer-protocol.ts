@@ -1,4 +1,5 @@
 /** Messages between the store (main thread) and the writer thread that owns the database. */
+import type { RelayTargets } from '../../core/routes.js';
 export type { WriteRequest } from './batch-codec.js';
 
 /** Results travel as parallel arrays: cheap to clone. */
@@ -39,8 +40,8 @@ export interface WriterData {
   port: MessagePort;
   /** Test knob: sleep this long before each commit (a slow disk). */
   commitDelayMs: number;
-  /** Write a relay job with every accepted delivery (forwarding is on). */
-  outbox: boolean;
+  /** Write a relay job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
+  outbox: boolean | RelayTargets;
   /** WAL in use past which the writer finishes a checkpoint between commits. */
   walRestartBytes: number;
 }

@@ -8,6 +8,7 @@ import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, RelayOutcome } from '../store.js';
 import { joinHeaderPairs } from '../../core/header-lines.js';
+import { relayTargetOf } from '../../core/routes.js';
 import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PrunePhase } from './prune-chunk.js';
@@ -43,7 +44,11 @@ const insertAttempt = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
-const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at) VALUES (?, 'pending', ?, ?)");
+const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target) VALUES (?, 'pending', ?, ?, ?)");
+// At start (holdRelayJobs): pending jobs for a target the run does not hand on to are held; held jobs for one it does are pending again.
+const holdForeignJobs = db.prepare("UPDATE relay_jobs SET state = 'held', updated_at = ? WHERE state = 'pending' AND target IS NOT NULL AND target NOT IN (SELECT value FROM json_each(?))");
+const releaseOwnJobs = db.prepare("UPDATE relay_jobs SET state = 'pending', updated_at = ? WHERE state = 'held' AND target IN (SELECT value FROM json_each(?))");
+const retargetJobs = db.prepare("UPDATE relay_jobs SET target = ?, state = 'pending', updated_at = ? WHERE state IN ('pending', 'held') AND target IS ?");
 const insertRelayAttempt = db.prepare(
   `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
      answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
@@ -107,6 +112,12 @@ const OPS: Record<string, (...args: never[]) => number | object> = {
       moveRelayJob.run(o.next.state, o.try, nextAt, o.status, o.error, o.finishedAt, o.deliverySeq);
     }
     return 1;
+  },
+  holdRelayJobs(targetsJson: string, now: number): number {
+    return holdForeignJobs.run(now, targetsJson).changes + releaseOwnJobs.run(now, targetsJson).changes;
+  },
+  retargetRelayJobs(from: string | null, to: string, now: number): number {
+    return retargetJobs.run(to, now, from).changes;
   },
   requeueRelay(id: string, now: number): number {
     return requeueRelayJob.run(now, now, deliveryKey(id), id).changes;
@@ -186,7 +197,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   );
   results.attemptSeqs.push(recordAttempt(attempt, seq, 'accepted', null));
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt);
+  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, outbox === true ? null : relayTargetOf(outbox, delivery.trigger));
   results.outcomes.push(OUTCOME.accepted);
   results.deliverySeqs.push(seq);
 }

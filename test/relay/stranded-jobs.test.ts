@@ -1,0 +1,67 @@
+/**
+ * A relay job belongs to the target it was queued for (issue 36, item 7): a later listen that
+ * forwards elsewhere, or not at all, says at start how many wait and for which target, never hands
+ * them to its own app, and `hookrelay events retarget` is the one way to move them.
+ */
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type AppHandle } from '../../src/app/build-app.js';
+import type { ForwardConfig } from '../../src/config/listen-config.js';
+import { testListenConfig } from '../helpers/listen-config.js';
+import { runCli } from '../helpers/run-cli.js';
+import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
+import { startTarget } from '../helpers/target-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const forwardTo = (to: string): ForwardConfig => ({ to, secret: TEST_SECRET, timeoutMs: 2000, headers: [], mode: 'async', maxTries: 50 });
+
+async function listen(db: string, forward: ForwardConfig | null): Promise<AppHandle> {
+  const app = await buildApp(testListenConfig(db, forward ? { forward } : {}));
+  cleanups.push(() => app.close());
+  return app;
+}
+
+describe('a relay job stranded by a change of --forward-to', () => {
+  it('is said at start, held from the new app, and moved only by events retarget', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'hookrelay.db');
+    // The README tour's listen, with no app running on its port.
+    const gone = 'http://127.0.0.1:9/webhooks';
+    const first = await listen(db, forwardTo(gone));
+    const req = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const res = await request(first.receiverUrl, { method: 'POST', headers: req.headers, body: req.body });
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+    await first.close();
+
+    const plain = await listen(db, null);
+    expect(plain.startNotices).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^1 relay job waits for http:\/\/127\.0\.0\.1:9\/webhooks \(queued by an earlier run; this run does not forward\)/) })]);
+    await plain.close();
+
+    const app = await startTarget();
+    cleanups.push(() => app.close());
+    const other = await listen(db, forwardTo(app.url));
+    expect(other.startNotices.map((n) => n.message).join('\n')).toMatch(/1 relay job waits for http:\/\/127\.0\.0\.1:9\/webhooks \(queued by an earlier run; this run hands on to http:\/\/127\.0\.0\.1:\d+\/.*hookrelay events retarget --from 'http:\/\/127\.0\.0\.1:9\/webhooks' --to URL/s);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(app.received).toHaveLength(0);
+    expect((await other.store.relayHistory(req.id)).job).toMatchObject({ state: 'held', target: gone });
+
+    const listed = await runCli(['events', 'retarget', '--db', db]);
+    expect(listed.stdout).toMatch(/^http:\/\/127\.0\.0\.1:9\/webhooks {2}1 held/m);
+    const moved = await runCli(['events', 'retarget', '--db', db, '--from', gone, '--to', app.url]);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toMatch(/^moved 1 relay job from http:\/\/127\.0\.0\.1:9\/webhooks to/);
+    await app.waitFor(1);
+    expect(app.received[0]!.headers['x-service-delivery']).toBe(req.id);
+    const unknown = await runCli(['events', 'retarget', '--db', db, '--from', 'http://127.0.0.1:9/nothing', '--to', app.url]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no relay job waits for http:\/\/127\.0\.0\.1:9\/nothing/);
+  }, 60_000);
+});
