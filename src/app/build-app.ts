@@ -5,18 +5,16 @@
  */
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Agent } from 'undici';
-import type { StoredDelivery } from '../store/store.js';
 import { dataDirOf, readDevSecret, writeDevSecret } from '../config/data-dir.js';
 import type { ListenConfig } from '../config/listen-config.js';
-import { chooseTarget } from '../core/routes.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
 import type { BridgeServer } from '../bridge/bridge-server.js';
 import { buildReceiver } from '../ingest/build-receiver.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
-import type { ReplayResult } from '../relay/replay.js';
+import type { Replayer, ReplayResult } from '../relay/replay.js';
+import { LISTEN_REPLAY_ADVICE, replaySettingsOf } from './replay-wiring.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { urlHost } from '../runtime/hosts.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
@@ -36,7 +34,6 @@ import { startConsole } from './start-console.js';
 // Loaded on first use: `listen` with neither a forward target, PostgreSQL nor a console starts
 // without undici, pg or prom-client (cold start is measured in npm run bench).
 const lazy = {
-  forwardAgent: () => import('../handoff/forward-agent.js'),
   passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
   pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
@@ -137,17 +134,11 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       started.add(() => handOn.close());
     }
 
-    let replayDispatcher: Agent | null = null;
-    started.add(() => replayDispatcher?.close());
+    let replayer: Replayer | null = null;
+    started.add(() => replayer?.close());
     const replay = async (deliveryId: string, targetUrl?: string): Promise<ReplayResult | null> => {
-      const fallback = forward?.to;
-      if (!targetUrl && !fallback) throw new Error('no target: pass a URL, or start listen with --forward-to');
-      // No URL given: where the relay would hand this delivery now (its route, else --forward-to).
-      const to = targetUrl ?? ((d: StoredDelivery) => chooseTarget(forward?.routes ?? [], fallback!, d.trigger) ?? fallback!);
-      const secret = forward?.secret ?? config.secrets[0];
-      if (!secret) throw new Error('no secret to sign the replay with: start listen with --secret or --forward-secret');
-      replayDispatcher ??= (await lazy.forwardAgent()).createForwardAgent(forward?.trust, { keepAliveTimeout: 5_000 });
-      return (await lazy.replay()).replayDelivery({ store, hub, dispatcher: replayDispatcher, secret, timeoutMs: forward?.timeoutMs ?? 30_000, extraHeaders: forward?.headers ?? [], clock }, deliveryId, to);
+      replayer ??= (await lazy.replay()).createReplayer({ store, hub, clock, settings: replaySettingsOf(forward, config.secrets[0] ?? null), advice: LISTEN_REPLAY_ADVICE });
+      return replayer.replay(deliveryId, targetUrl);
     };
 
     let relayStopped = false;

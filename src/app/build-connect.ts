@@ -5,13 +5,14 @@
  * local forward secret, exactly as `listen` hands them on.
  */
 import type { ConnectConfig } from '../config/connect-config.js';
-import { chooseTarget } from '../core/routes.js';
 import { createFaultRules } from '../faults/rules-controller.js';
 import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
 import { startBridgeClient } from '../bridge/bridge-client.js';
 import { createIngestPipeline } from '../ingest/pipeline.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
+import type { Replayer } from '../relay/replay.js';
+import { CONNECT_REPLAY_ADVICE, replaySettingsOf } from './replay-wiring.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
@@ -92,6 +93,8 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
 
     let consoleUrl: string | null = null;
     let metrics: Metrics | null = null;
+    let replayer: Replayer | null = null;
+    started.add(() => replayer?.close());
     if (config.console) {
       const started_ = await startConsole({
         settings: config.console, store, hub, clock, forward,
@@ -102,15 +105,8 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
         skipVerify: false,
         toleranceSeconds: 300,
         replay: async (id, target) => {
-          if (!forward) throw new Error('no target: start connect with --forward-to');
-          // No URL given: where the relay would hand this delivery now (its route, else --forward-to).
-          const to = target ?? ((d: { trigger: string }) => chooseTarget(forward.routes ?? [], forward.to, d.trigger) ?? forward.to);
-          const dispatcher = (await import('../handoff/forward-agent.js')).createForwardAgent(forward.trust);
-          try {
-            return await (await import('../relay/replay.js')).replayDelivery({ store, hub, dispatcher, secret: forward.secret, timeoutMs: forward.timeoutMs, extraHeaders: forward.headers, clock }, id, to);
-          } finally {
-            await dispatcher.close();
-          }
+          replayer ??= (await import('../relay/replay.js')).createReplayer({ store, hub, clock, settings: replaySettingsOf(forward, null), advice: CONNECT_REPLAY_ADVICE });
+          return replayer.replay(id, target);
         },
         forget: (id) => relay?.forget(id),
         bridge: bridgeView,

@@ -80,7 +80,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
       replay: async (id, targetUrl) => {
         const result = await wiring.replay(id, targetUrl ?? undefined);
         if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };
-        return { ok: result.ok, status: result.status, ...(result.error ? { error: result.error } : {}) };
+        return { ok: result.ok, status: result.status, target: result.target, ...(result.error ? { error: result.error } : {}) };
       },
       relayHistory: async (id, options) =>
         (await store.relayHistory(id, options)).attempts.map((a) => ({

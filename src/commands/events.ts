@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
-import { resolveReplaySettings } from '../config/replay-settings.js';
+import { resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
 import { shellQuote } from '../core/shell-command.js';
@@ -14,7 +14,7 @@ import {
   attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, itemsToCurl, itemsToHar, itemsToNdjson, itemToCapture, type ExportFormat, type ExportItem,
 } from './events-export.js';
 import { registerEventsRetargetCommand } from './events-retarget.js';
-import { reportProblems } from './shared-options.js';
+import { collect as collectValues, reportProblems } from './shared-options.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
 
@@ -283,14 +283,18 @@ export function registerEventsCommand(program: Command): Command {
     .command('replay')
     .description('re-send a stored delivery, freshly signed and marked as a replay (recorded in its history)')
     .argument('<id>', 'delivery id')
-    .option('--to <url>', 'where to send it, on this machine unless --allow-remote (default: HOOKRELAY_FORWARD_TO)')
-    .option('--allow-remote', 'allow a target that is not on this machine')
+    .option('--to <url>', 'where to send it, on this machine unless --allow-remote (default: where the relay would send it: its --route, else HOOKRELAY_FORWARD_TO)')
+    .option('--allow-remote', 'allow a --to that is not on this machine')
     .option('--secret <secret>', 'sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret)')
     .option('--timeout <ms>', 'give up after this long', '30000')
+    .option('--route <glob=url>', "as listen's --route: where a replay without --to goes by its trigger (default: HOOKRELAY_ROUTE, or the config file's)", collectValues)
+    .option('--forward-header <header>', "as listen's: 'Name: value' on the replay; repeatable (default: HOOKRELAY_FORWARD_HEADER, or the config file's)", collectValues)
+    .option('--forward-ca <file>', "as listen's: PEM certificate(s) trusted for an https target (default: HOOKRELAY_FORWARD_CA)")
+    .option('--forward-insecure', "as listen's: accept any certificate from an https target")
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
-    .action(async (id: string, flags: { to?: string; allowRemote?: boolean; secret?: string; timeout: string; db?: string; store?: string; config?: string }) => {
+    .action(async (id: string, flags: ReplayFlags & { db?: string; store?: string }) => {
       const where = resolveStoreLocation(flags);
       const replay = resolveReplaySettings(flags, where.ok ? where.dbPath : null);
       if (!replay.ok || !where.ok) {
@@ -298,12 +302,11 @@ export function registerEventsCommand(program: Command): Command {
         process.exitCode = 2;
         return;
       }
-      const { target, secret, timeoutMs } = replay.settings;
-      const [{ Agent }, { replayDelivery }] = await Promise.all([import('../runtime/undici-on-use.js'), import('../relay/replay.js')]);
+      const { createReplayer } = await import('../relay/replay.js');
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
-        const dispatcher = new Agent();
+        const replayer = createReplayer({ store, settings: replay.settings.settings, clock: Date.now });
         try {
-          const result = await replayDelivery({ store, dispatcher, secret, timeoutMs, extraHeaders: [], clock: Date.now }, id, target);
+          const result = await replayer.replay(id, replay.settings.to ?? undefined);
           if (!result) {
             process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
             process.exitCode = 1;
@@ -312,7 +315,7 @@ export function registerEventsCommand(program: Command): Command {
           process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
           process.exitCode = result.ok ? 0 : 1;
         } finally {
-          await dispatcher.close();
+          await replayer.close();
         }
       });
     });

@@ -5,6 +5,7 @@
  */
 import { matchesCatalogue, parseRoute, type Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
+import { parseForwardHeader } from '../handoff/forward-request.js';
 import type { Resolved } from './resolve-config.js';
 import { readCaFile } from './tls-files.js';
 
@@ -63,4 +64,15 @@ export function parseRoutes(texts: readonly string[], where: string, problems: s
     routes.push(parsed.route);
   });
   return routes;
+}
+
+/** The `--forward-header 'Name: value'` values as pairs; a bad one is a problem naming why. */
+export function forwardHeadersOf(values: Record<string, unknown>, problems: string[]): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
+    const parsed = parseForwardHeader(text);
+    if (parsed.ok) headers.push(parsed.header);
+    else problems.push(`--forward-header: ${parsed.message}`);
+  }
+  return headers;
 }

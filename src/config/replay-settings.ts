@@ -1,33 +1,78 @@
-/** `events replay`: where to send, what to sign with, how long to wait; flag > HOOKRELAY_* > development secret. */
+/**
+ * `events replay`: where to send, what to sign with, how long to wait, and the relay's own settings
+ * a replay honours as the console's does (the routes, the trust of https targets, the forward
+ * headers): flag > HOOKRELAY_* > hookrelay.config.json > default, as `listen` reads them.
+ */
 import { parseDuration } from '../core/duration.js';
+import type { ReplaySettings } from '../relay/replay.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { dataDirOf, readDevSecret } from './data-dir.js';
+import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
+import { LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 
 export interface ReplayFlags {
   to?: string;
   secret?: string;
   timeout: string;
   allowRemote?: boolean;
+  route?: string[];
+  forwardHeader?: string[];
+  forwardCa?: string;
+  forwardInsecure?: boolean;
+  config?: string;
 }
 
-export interface ReplaySettings {
-  target: string;
-  secret: string;
-  timeoutMs: number;
+export interface CliReplaySettings {
+  /** `--to`: where this replay goes; null: where the relay would send it (a route, else HOOKRELAY_FORWARD_TO). */
+  to: string | null;
+  settings: ReplaySettings;
 }
 
-export function resolveReplaySettings(flags: ReplayFlags, dbPath: string | null, env: NodeJS.ProcessEnv = process.env): { ok: true; settings: ReplaySettings } | { ok: false; problems: string[] } {
-  const problems: string[] = [];
-  const target = flags.to ?? env.HOOKRELAY_FORWARD_TO;
-  if (!target) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
-  else problems.push(...targetProblems(target, flags.allowRemote ?? false));
+/** The relay settings a replay reads as listen does; `--to` and `--secret` are replay's own. */
+const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa']);
+const RELAY_SPECS = LISTEN_OPTIONS.filter((s) => RELAY_KEYS.has(s.key));
+
+export function resolveReplaySettings(
+  flags: ReplayFlags,
+  dbPath: string | null,
+  env: NodeJS.ProcessEnv = process.env,
+): { ok: true; settings: CliReplaySettings } | { ok: false; problems: string[] } {
+  const { HOOKRELAY_ROUTE: routeEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, ...rest } = env;
+  const typed: Record<string, unknown> = {};
+  if (flags.route !== undefined) typed.route = flags.route;
+  if (flags.forwardHeader !== undefined) typed.forwardHeader = flags.forwardHeader;
+  if (flags.forwardCa !== undefined) typed.forwardCa = flags.forwardCa;
+  if (flags.forwardInsecure !== undefined) typed.forwardInsecure = flags.forwardInsecure;
+  const configFile = flags.config ?? CONFIG_FILE;
+  // Every key of listen's file is allowed: one config file serves listen and its replays.
+  const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env: rest, configFile, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  // HOOKRELAY_FORWARD_HEADER holds one header a line, as listen reads it.
+  if (resolved.sources.forwardHeader !== 'flag' && headerEnv !== undefined && headerEnv.trim() !== '') {
+    resolved.values.forwardHeader = headerEnv.split('\n').map((l) => l.trim()).filter(Boolean);
+  }
+  const problems = [...resolved.problems];
+  const warnings: string[] = [];
+  // `--to` stands in for --forward-to: routes and trust then apply to a replay without one.
+  const forwardTo = flags.to ?? (resolved.values.forwardTo as string | undefined);
+  if (flags.to !== undefined) resolved.values.forwardTo = flags.to;
+  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, configFile, problems, warnings);
+  const headers = forwardHeadersOf(resolved.values, problems);
+
+  if (!forwardTo) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
+  else if (flags.to !== undefined) problems.push(...targetProblems(flags.to, flags.allowRemote ?? false));
   const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1 });
-  const timeoutMs = timeout.ok ? timeout.ms : 0;
   if (!timeout.ok) problems.push(`--timeout: must be milliseconds, or a duration such as 30s, got ${JSON.stringify(flags.timeout)}`);
   const secret = flags.secret ?? env.HOOKRELAY_FORWARD_SECRET ?? env.HOOKRELAY_SECRET?.split(',')[0] ?? (dbPath === null ? undefined : readDevSecret(dataDirOf(dbPath)) ?? undefined);
   if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, settings: { target: target!, secret: secret!, timeoutMs } };
+  if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
+  return {
+    ok: true,
+    settings: {
+      to: flags.to ?? null,
+      settings: { secret: secret!, timeoutMs: timeout.ms, headers, trust, targets: { to: forwardTo!, routes } },
+    },
+  };
 }
 
 /** Like the console's replay: a loopback target unless the user says otherwise. */
@@ -36,9 +81,9 @@ function targetProblems(target: string, allowRemote: boolean): string[] {
   try {
     url = new URL(target);
   } catch {
-    return [`--to: must be an http or https URL, got ${JSON.stringify(target)}`];
+    return [`--to: must be an http or https URL, got ${JSON.stringify(target.slice(0, 200))}`];
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return [`--to: must be an http or https URL, got ${JSON.stringify(target)}`];
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return [`--to: must be an http or https URL, got ${JSON.stringify(target.slice(0, 200))}`];
   if (!allowRemote && !isLoopbackHost(url.hostname)) {
     return [`--to: ${url.host} is not on this machine; replays go to loopback targets unless you pass --allow-remote`];
   }

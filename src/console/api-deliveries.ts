@@ -209,7 +209,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         ok: result.ok === true,
         status: typeof result.status === 'number' ? result.status : null,
         ...(result.error === undefined ? {} : { error: clip(ctx.redact(String(result.error))) }),
-        target: target.target === null ? ctx.status().forwardTo : redactUrl(target.target),
+        // Where it went: its route, when no URL was given, is not the forward target.
+        target: redactUrl(result.target ?? (target.target === null ? ctx.status().forwardTo ?? null : target.target)),
       },
       ctx.now(),
     );

@@ -50,10 +50,12 @@ export interface ReplayResult {
   ok: boolean;
   status: number | null;
   error?: string;
+  /** Where it went (its route, else the forward target, or the URL given), credentials redacted. */
+  target?: string;
 }
 
 /**
- * Replays a stored delivery. `targetUrl` null means the configured forward target. The console
+ * Replays a stored delivery. `targetUrl` null means where the relay would send it (its route, else the forward target). The console
  * only ever passes the configured target or a loopback URL.
  */
 export type ReplayFn = (deliveryId: string, targetUrl: string | null) => Promise<ReplayResult>;

@@ -7,8 +7,7 @@ import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime
 import { verify } from '../../src/core/signature/verify.js';
 import { DEFAULT_RELAY_RETRY } from '../../src/relay/relay-backoff.js';
 import { createRelayWorker, type RelayWorker } from '../../src/relay/relay-worker.js';
-import { replayDelivery } from '../../src/relay/replay.js';
-import { Agent } from 'undici';
+import { createReplayer } from '../../src/relay/replay.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
@@ -167,9 +166,9 @@ describe('relay worker', () => {
     const store = createMemoryStore({ outbox: true });
     let now = 1_763_719_200_000;
     const { worker, relay, hub } = setup(store, target.url, () => now);
-    const dispatcher = new Agent();
-    cleanups.push(() => dispatcher.close());
-    const replay = (id: string) => replayDelivery({ store, hub, dispatcher, secret: SECRET, timeoutMs: 2000, extraHeaders: [], clock: () => now }, id, target.url);
+    const replayer = createReplayer({ store, hub, settings: { secret: SECRET, timeoutMs: 2000, headers: [], targets: null }, clock: () => now });
+    cleanups.push(() => replayer.close());
+    const replay = (id: string) => replayer.replay(id, target.url);
     const ids = await acceptAll(store, ODD_BODIES, now);
     worker.poke();
     await relay.waitFor(ODD_BODIES.length);
@@ -283,9 +282,9 @@ describe('relay worker', () => {
     now += 1000;
     worker.poke();
     await relay.waitFor(2);
-    const agent = new Agent();
-    cleanups.push(() => agent.close());
-    await replayDelivery({ store, dispatcher: agent, secret: SECRET, timeoutMs: 2000, extraHeaders: [], clock: () => now }, id!, url);
+    const replayer = createReplayer({ store, settings: { secret: SECRET, timeoutMs: 2000, headers: [], targets: null }, clock: () => now });
+    cleanups.push(() => replayer.close());
+    await replayer.replay(id!, url);
 
     const tries = (await store.relayHistory(id!, { withAnswers: true })).attempts;
     expect(tries.map((t) => [t.replay, t.try, t.status])).toEqual([[false, 1, 503], [false, 2, 200], [true, 1, 201]]);
