@@ -27,7 +27,7 @@ import { startRetentionWithNotices } from './retention-notices.js';
 import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
 import type { RelayTargets } from '../core/routes.js';
 import { closer } from './closer.js';
-import { startRelayWorker } from './start-relay.js';
+import { relayPort, startRelayWorker } from './start-relay.js';
 import { assertPortsFree } from './ports-free.js';
 import { startConsole } from './start-console.js';
 
@@ -162,6 +162,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
       ...(config.tls ? { tls: { cert: config.tls.cert, key: config.tls.key } } : {}),
       readiness: createReadiness(store, () => (relay ? (relayStopped ? 'stopped' : 'alive') : 'off')),
       ...(passthrough ? { passthrough } : {}),
+      ...(relay ? { outbox: relayPort(relay, hub) } : {}),
     });
     started.add(() => receiver.close());
 

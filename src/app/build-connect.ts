@@ -20,7 +20,7 @@ import type { DeliveryStore } from '../store/store.js';
 import { closer } from './closer.js';
 import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
 import type { RelayTargets } from '../core/routes.js';
-import { startRelayWorker } from './start-relay.js';
+import { relayPort, startRelayWorker } from './start-relay.js';
 import { startRetentionWithNotices } from './retention-notices.js';
 import { startConsole } from './start-console.js';
 
@@ -78,7 +78,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     }
 
     // Bridged deliveries were verified upstream: no secret here, and no fault rules.
-    const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock });
+    const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock, ...(relay ? { outbox: relayPort(relay, hub) } : {}) });
 
     // The console starts before the client: until then the line says "connecting".
     let bridge: BridgeClient | null = null;

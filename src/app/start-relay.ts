@@ -1,11 +1,14 @@
 /**
  * The relay worker for `--forward-to` (async): built from the forward settings (routes and target
- * trust included), handed every stored delivery as it is stored. Loaded on first use.
+ * trust included). The pipeline hands it every delivery it stores through the outbox port
+ * (`relayPort`), not through the observer hub; the hub only wakes it for deliveries another
+ * instance stored (PostgreSQL), which it reads from the shared outbox. Loaded on first use.
  */
 import type { ForwardConfig } from '../config/listen-config.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { EventHub } from '../runtime/event-hub.js';
+import { outboxPortOf, type OutboxPort } from '../runtime/outbox-port.js';
 import type { DeliveryStore } from '../store/store.js';
 
 export async function startRelayWorker(forward: ForwardConfig, store: DeliveryStore, hub: EventHub, clock: () => number): Promise<RelayWorker> {
@@ -19,9 +22,16 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
     retry: { ...DEFAULT_RELAY_RETRY, maxTries: forward.maxTries },
     extraHeaders: forward.headers,
   });
-  hub.on('delivery', ({ delivery, rawBody, rawHeaders }) => {
-    if (rawBody && rawHeaders) worker.offer({ seq: delivery.seq, id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody, rawHeaders });
-    else worker.poke();
+  // Another instance's delivery (no body here): a hint to read the shared outbox sooner than the poll.
+  hub.on('delivery', ({ rawBody }) => {
+    if (!rawBody) worker.poke();
   });
   return worker;
+}
+
+/** The outbox port of a relay: what the pipeline tells it (src/runtime/outbox-port.ts). */
+export function relayPort(worker: RelayWorker, hub: EventHub): OutboxPort {
+  return outboxPortOf([{ stored: (delivery) => worker.offer(delivery) }], (err) =>
+    hub.emit('notice', { level: 'error', message: `the relay could not take a delivery from memory (${(err as Error).message}); its poll hands it on` }),
+  );
 }

@@ -94,6 +94,17 @@ export interface StoredDelivery extends Omit<NewDelivery, 'rawHeaders'> {
 }
 
 /** The relay hand-off of one accepted delivery (its outbox job). */
+/** A delivery just stored, as the receiver holds it: handed on without reading it back. */
+export interface FreshDelivery {
+  seq: number;
+  id: string;
+  trigger: string;
+  receivedAt: number;
+  rawBody: Buffer;
+  /** Flat, as received: name, value, name, value… */
+  rawHeaders: readonly string[];
+}
+
 export interface RelayJob {
   deliverySeq: number;
   deliveryId: string;

@@ -15,6 +15,7 @@ import type { RandomSource } from '../core/seeded-random.js';
 import type { FaultDecider } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
+import type { OutboxPort } from '../runtime/outbox-port.js';
 import type { DeliveryStore } from '../store/store.js';
 import { attemptOf, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
 import { createAttemptLog } from './attempt-log.js';
@@ -46,6 +47,8 @@ export interface IngestOptions {
   random?: RandomSource;
   /** `--forward-mode sync`: only a 2xx from the app makes the delivery accepted. */
   passthrough?: Passthrough;
+  /** Durable work's port (the relay): told of each delivery once its commit returns, never through the observer hub. */
+  outbox?: OutboxPort;
 }
 
 export interface IngestPipeline {
@@ -61,7 +64,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
   const log = createAttemptLog({ store, hub, skipVerify: options.skipVerify });
   const faults = createFaultStage({ faults: options.faults ?? NO_FAULTS, store, clock, path: options.path, random: options.random ?? Math.random });
   const passthrough = options.passthrough ? createPassthroughStep(options.passthrough, store, hub) : null;
-  const storeStep = createStoreStep({ log, hub, clock, skipVerify: options.skipVerify, passthrough });
+  const storeStep = createStoreStep({ log, hub, clock, skipVerify: options.skipVerify, passthrough, outbox: options.outbox ?? null });
 
   /**
    * A refusal's record joins the next group commit before the answer goes out, so whatever the

@@ -12,6 +12,7 @@
 import { displayUrl } from '../core/url-secrets.js';
 import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
+import type { FreshDelivery } from '../core/records.js';
 import type { DeliveryStore, OutboxDelivery, RelayJob } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
@@ -37,16 +38,7 @@ export interface RelayOptions {
   random?: () => number;
 }
 
-/** A delivery just stored, as the receiver holds it: handed on without reading it back. */
-export interface FreshDelivery {
-  seq: number;
-  id: string;
-  trigger: string;
-  receivedAt: number;
-  rawBody: Buffer;
-  /** Flat, as received: name, value, name, value… */
-  rawHeaders: readonly string[];
-}
+export type { FreshDelivery } from '../core/records.js';
 
 export interface RelayWorker {
   /** Look for due jobs now. */

@@ -226,3 +226,29 @@ describe('store step: sync passthrough', () => {
     expect(relays).toEqual([]);
   });
 });
+
+describe('the outbox port: durable work is told directly, never through an observer', () => {
+  it('tells the port of each delivery it stores (not of a duplicate), even when every observer of the hub throws', async () => {
+    const told: string[] = [];
+    const throwing = createEventHub();
+    for (const name of ['attempt', 'delivery', 'relay', 'notice'] as const) throwing.on(name, () => {
+      throw new Error(`${name} observer failed`);
+    });
+    const run = createStoreStep({ log: createAttemptLog({ store, hub: throwing, skipVerify: false }), hub: throwing, clock: () => CLOCK_MS, skipVerify: false, passthrough: null, outbox: { stored: (d) => told.push(`${d.seq}:${d.id}`) } });
+    const first = await run(context({ id: 'port-1' }));
+    const again = await run(context({ id: 'port-1' }));
+    const second = await run(context({ id: 'port-2' }));
+    expect([first, again, second].map((o) => (o.action.kind === 'answer' ? o.action.status : o.action.kind))).toEqual([200, 200, 200]);
+    expect(told).toEqual([`1:port-1`, `2:port-2`]);
+  });
+
+  it('answers 2xx when a consumer of the port throws (the job is committed: the relay poll hands it on), and says so', async () => {
+    const notices: string[] = [];
+    hub.on('notice', (n) => notices.push(n.message));
+    const run = step({ outbox: { stored: () => { throw new Error('relay gone'); } } });
+    const outcome = await run(context({ id: 'port-3' }));
+    expect(outcome.action).toMatchObject({ kind: 'answer', status: 200 });
+    expect(await store.getDelivery('port-3')).toBeDefined();
+    expect(notices).toEqual([expect.stringMatching(/the relay was not told of delivery port-3 \(relay gone\); its poll hands it on/)]);
+  });
+});
