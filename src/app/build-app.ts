@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { dataDirOf, readDevSecret, writeDevSecret } from '../config/data-dir.js';
+import { settleDevSecret } from './dev-secret.js';
 import type { ListenConfig } from '../config/listen-config.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
 import type { Passthrough } from '../handoff/passthrough.js';
@@ -90,20 +90,23 @@ export async function buildApp(config: ListenConfig, deps: AppDeps = {}): Promis
 }
 
 /** Builds every part (store, relay, receiver routes) without binding a port. */
-export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promise<BuiltApp> {
+export async function createApp(given: ListenConfig, deps: AppDeps = {}): Promise<BuiltApp> {
   const clock = deps.clock ?? Date.now;
   const hub = deps.hub ?? createEventHub();
-  const forward = config.forward ?? null;
-  const location: StoreLocation = config.storeUrl ? { kind: 'postgres', url: config.storeUrl } : { kind: 'sqlite', path: config.dbPath };
+  const location: StoreLocation = given.storeUrl ? { kind: 'postgres', url: given.storeUrl } : { kind: 'sqlite', path: given.dbPath };
   const started = closer();
   let describeOwner: InstanceLock['describe'] | null = null;
   try {
     // A busy port fails the start before anything is created: no data folder, database or secret.
     await assertPortsFree([
-      { port: config.port, host: config.host, code: 'EADDRINUSE', hostFlag: '--host', busy: `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port` },
-      ...(config.console ? [{ port: config.console.port, host: config.console.host, code: 'CONSOLE_PORT_IN_USE', hostFlag: '--console-host', busy: `console port ${config.console.port} on ${config.console.host} is already in use: pass --console-port, or --no-console` }] : []),
-      ...(config.bridge ? [{ port: config.bridge.port, host: config.bridge.host, code: 'BRIDGE_PORT_IN_USE', hostFlag: '--bridge-host', busy: `bridge port ${config.bridge.port} on ${config.bridge.host} is already in use: pass another --bridge-port` }] : []),
+      { port: given.port, host: given.host, code: 'EADDRINUSE', hostFlag: '--host', busy: `port ${given.port} on ${given.host} is already in use: stop the other process or pass --port` },
+      ...(given.console ? [{ port: given.console.port, host: given.console.host, code: 'CONSOLE_PORT_IN_USE', hostFlag: '--console-host', busy: `console port ${given.console.port} on ${given.console.host} is already in use: pass --console-port, or --no-console` }] : []),
+      ...(given.bridge ? [{ port: given.bridge.port, host: given.bridge.host, code: 'BRIDGE_PORT_IN_USE', hostFlag: '--bridge-host', busy: `bridge port ${given.bridge.port} on ${given.bridge.host} is already in use: pass another --bridge-port` }] : []),
     ]);
+    // From here every part reads one frozen config, the development secret settled in it.
+    const settled = settleDevSecret(given);
+    const config = settled.config;
+    const forward = config.forward ?? null;
     // One `listen` per SQLite file: a second relay over the same outbox would hand deliveries on twice.
     if (!deps.store && location.kind === 'sqlite') {
       const lock = acquireInstanceLock(location.path);
@@ -212,7 +215,7 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
         started.add(() => consoleStarted.server.close());
       }
       describeOwner?.({ receiverUrl, consoleUrl });
-      if (config.devSecret?.created) keepDevSecret(config, hub);
+      if (settled.notice) startNotices.push({ level: 'warn', message: settled.notice });
 
       return { config, receiverUrl, receiverPort: port, consoleUrl, consoleToken, bridgeUrl, store, hub, faults, replay, receiver, startNotices, close: started.close };
     };
@@ -223,17 +226,3 @@ export async function createApp(config: ListenConfig, deps: AppDeps = {}): Promi
   }
 }
 
-/**
- * Keeps the development secret made for this start. If another start wrote one first (two
- * `listen`s on one data folder starting together), that one is kept and verified too, and made
- * primary, so the banner and `send` name the same secret.
- */
-function keepDevSecret(config: ListenConfig, hub: EventHub): void {
-  const dataDir = dataDirOf(config.dbPath);
-  if (writeDevSecret(dataDir, config.secrets[0]!)) return;
-  const kept = readDevSecret(dataDir);
-  if (kept && kept !== config.secrets[0]) {
-    config.secrets.unshift(kept);
-    hub.emit('notice', { level: 'warn', message: `another start made the development secret in ${dataDir} first: that one is used` });
-  }
-}
