@@ -1,8 +1,8 @@
 /** `/readyz`: a real write through the store's write path (one probe shared while it runs), and the relay worker's state. */
 import type { Readiness } from '../ingest/build-receiver.js';
-import type { DeliveryStore } from '../store/store.js';
+import type { Housekeeping } from '../store/store.js';
 
-export function createReadiness(store: DeliveryStore, relay: () => 'alive' | 'stopped' | 'off'): () => Promise<Readiness> {
+export function createReadiness(store: Pick<Housekeeping, 'probe'>, relay: () => 'alive' | 'stopped' | 'off'): () => Promise<Readiness> {
   let probing: Promise<string | null> | null = null;
   const probeStore = (): Promise<string | null> =>
     (probing ??= store

@@ -6,7 +6,7 @@
 import { relayTargetList, type RelayTargets } from '../core/routes.js';
 import { displayUrl } from '../core/url-secrets.js';
 import type { HubEvents } from '../runtime/event-hub.js';
-import type { DeliveryStore, RelayBacklog } from '../store/store.js';
+import type { RelayBacklog, RelayOutbox } from '../store/store.js';
 
 export type StartNotice = HubEvents['notice'];
 
@@ -14,7 +14,7 @@ export type StartNotice = HubEvents['notice'];
  * Holds the jobs of other targets and releases this run's own (when it forwards asynchronously),
  * then reads what waits, by target, as notices. Call before the relay starts taking jobs.
  */
-export async function settleRelayBacklog(store: DeliveryStore, targets: RelayTargets | null, now: number): Promise<StartNotice[]> {
+export async function settleRelayBacklog(store: RelayOutbox, targets: RelayTargets | null, now: number): Promise<StartNotice[]> {
   if (targets) await store.holdRelayJobs(relayTargetList(targets), now);
   return backlogNotices(await store.relayBacklog(), targets);
 }

@@ -7,7 +7,7 @@
  */
 import type { AttemptInput, AttemptOutcome, AttemptRecord, KeptRequest, NewDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
-import type { AcceptResult, DeliveryStore } from '../store/store.js';
+import type { AcceptResult, DeliveryLog } from '../store/store.js';
 import { pairHeaders } from '../store/store.js';
 import type { Arrival } from './arrival.js';
 
@@ -27,7 +27,7 @@ export interface AttemptLog {
 }
 
 export interface AttemptLogOptions {
-  store: DeliveryStore;
+  store: DeliveryLog;
   hub: EventHub;
   /** Every record of a receiver with --skip-verify is flagged as unverified where it is shown. */
   skipVerify: boolean;

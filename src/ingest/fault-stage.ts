@@ -5,7 +5,7 @@
 import { planFaultAnswer, type FaultPlan } from '../core/faults/index.js';
 import type { RandomSource } from '../core/seeded-random.js';
 import type { FaultDecider } from '../faults/rules-controller.js';
-import type { DeliveryStore } from '../store/store.js';
+import type { DeliveryLog } from '../store/store.js';
 import { recordedId, type ArrivalFacts } from './arrival.js';
 import { createArrivalTally } from './arrival-tally.js';
 
@@ -21,7 +21,7 @@ export interface FaultStage {
 
 export interface FaultStageOptions {
   faults: FaultDecider;
-  store: DeliveryStore;
+  store: DeliveryLog;
   clock: () => number;
   /** The receiver's path: redirect chains are served under it. */
   path: string;

@@ -13,13 +13,13 @@ import { displayUrl } from '../core/url-secrets.js';
 import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
-import type { DeliveryStore, OutboxDelivery, RelayJob } from '../store/store.js';
+import type { OutboxDelivery, RelayJob, RelayOutbox } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
 
 export interface RelayOptions {
-  store: DeliveryStore;
+  store: RelayOutbox;
   hub: EventHub;
   /** `--forward-to`: where a delivery goes that no route matches. */
   target: string;

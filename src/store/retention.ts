@@ -5,7 +5,7 @@
  * window is 30 days).
  */
 import { formatDurationText, parseDuration } from '../core/duration.js';
-import type { DeliveryStore, PruneResult } from './store.js';
+import type { Housekeeping, PruneResult } from './store.js';
 
 export const DEFAULT_RETAIN = '30d';
 export const RETENTION_INTERVAL_MS = 3_600_000;
@@ -28,7 +28,7 @@ export function parseRetainDuration(text: string): { ok: true; ms: number | null
 export const formatRetainDuration = formatDurationText;
 
 export interface RetentionOptions {
-  store: DeliveryStore;
+  store: Pick<Housekeeping, 'prune'>;
   retainMs: number;
   clock: () => number;
   intervalMs?: number;

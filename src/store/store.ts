@@ -134,7 +134,13 @@ export interface StoreStats {
 /** What a hand-off reads of a delivery from the outbox, and no more: a store may leave out the rest. */
 export type OutboxDelivery = Pick<StoredDelivery, 'seq' | 'id' | 'trigger' | 'receivedAt' | 'headers' | 'rawBody'>;
 
-export interface DeliveryStore {
+/**
+ * The store's four contracts, each with its own suite in test/store/store-contract.ts. A part that
+ * needs one asks for that one; the drivers (SQLite, PostgreSQL, memory) give all four as DeliveryStore.
+ */
+
+/** Deliveries and their attempts: what the receiver writes and every list reads. */
+export interface DeliveryLog {
   /**
    * Stores `delivery` unless a delivery with its id is stored already, and records `attempt`
    * as `accepted` or `duplicate`, in one durable transaction. Resolves only after the commit;
@@ -154,6 +160,12 @@ export interface DeliveryStore {
   listAttempts(query: AttemptQuery): Promise<AttemptRecord[]>;
   /** How many arrivals were recorded for this delivery id, whatever their outcome (survives restarts). */
   countArrivals(deliveryId: string): Promise<number>;
+  /** Removes a delivery with its attempts and relay history. False when it was not stored. */
+  deleteDelivery(id: string): Promise<boolean>;
+}
+
+/** The relay outbox: one job per accepted delivery, its tries, and where each is owed. */
+export interface RelayOutbox {
   /**
    * Pending relay jobs due at `now`, oldest first, with their deliveries. A store shared by
    * several instances (`claimsRelayJobs`) claims what it returns: a lease from `now`, during
@@ -193,18 +205,10 @@ export interface DeliveryStore {
   holdRelayJobs(targets: readonly string[], now: number): Promise<number>;
   /** `events retarget`: pending and held jobs queued for `from` (null: before targets were kept) go to `to`, pending. Resolves how many. Durable. */
   retargetRelayJobs(from: string | null, to: string, now: number): Promise<number>;
-  /** Removes a delivery with its attempts and relay history. False when it was not stored. */
-  deleteDelivery(id: string): Promise<boolean>;
-  /**
-   * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
-   * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
-   * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
-   * window stays deduped. `dryRun` only counts. A delivery with seq above `keepAfterSeq` is kept
-   * (a bridge subscriber still owes it), with the refused attempts that claim its id.
-   */
-  prune(before: number, options?: PruneOptions): Promise<PruneResult>;
-  /** Counts of what is stored. */
-  stats(): Promise<StoreStats>;
+}
+
+/** The bridge's reads and its subscribers' durable cursors. */
+export interface BridgeCursors {
   /**
    * Stored deliveries with seq > afterSeq, in seq order (oldest first), at most `limit`; `triggers`: only these
    * trigger globs (`*` any run, `?` one char; src/core/faults/glob.ts globMatch) when given and non-empty.
@@ -225,11 +229,27 @@ export interface DeliveryStore {
   bridgeCursors(): Promise<BridgeCursor[]>;
   /** The newest stored delivery seq (0 when empty). */
   latestDeliverySeq(): Promise<number>;
+}
+
+/** Retention, counts, readiness and closing. */
+export interface Housekeeping {
+  /**
+   * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
+   * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
+   * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
+   * window stays deduped. `dryRun` only counts. A delivery with seq above `keepAfterSeq` is kept
+   * (a bridge subscriber still owes it), with the refused attempts that claim its id.
+   */
+  prune(before: number, options?: PruneOptions): Promise<PruneResult>;
+  /** Counts of what is stored. */
+  stats(): Promise<StoreStats>;
   /** Readiness (`/readyz`): one small real write through the write path; rejects when the store cannot write. */
   probe(): Promise<void>;
   /** Finishes pending writes and releases the store. */
   close(): Promise<void>;
 }
+
+export interface DeliveryStore extends DeliveryLog, RelayOutbox, BridgeCursors, Housekeeping {}
 
 /** The store could not durably write; the receiver answers 503 and acknowledges nothing. */
 export class StoreUnavailableError extends Error {

@@ -7,33 +7,27 @@ import { cappedId } from '../../core/envelope-check.js';
 import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/header-lines.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
+import type { OpRequest, PackedAnswer } from './writer-ops.js';
 
-/** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments. */
-export type StoreOpName = 'recordRelay' | 'requeueRelay' | 'deleteDelivery' | 'prune' | 'probe' | 'registerBridgeSubscriber' | 'ackBridge' | 'holdRelayJobs' | 'retargetRelayJobs';
+/** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments, typed by writer-ops.ts. */
+export type { StoreOpName } from './writer-ops.js';
 
 export type WriteRequest =
   | { kind: 'accept'; ticket: number; delivery: NewDelivery; attempt: AttemptInput }
   | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
-  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] };
+  | OpRequest;
 
 /** A delivery as the writer reads it back: headers already joined into lines. */
 export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
   headerLines: string;
 }
 
-/** A relay try's kept answer as the writer stores it: the header pairs already as their column's JSON. */
-export interface PackedAnswer {
-  headerLines: number;
-  bodyBytes: number;
-  complete: boolean;
-  headersJson: string;
-  body: Buffer;
-}
+export type { PackedAnswer } from './writer-ops.js';
 
 export type DecodedRequest =
   | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: AttemptInput }
   | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
-  | { kind: 'op'; ticket: number; name: StoreOpName; args: unknown[] }
+  | Exclude<OpRequest, { name: 'recordRelay' }>
   /** A `recordRelay` operation: its answer's body travels as bytes, not as JSON numbers. */
   | { kind: 'relay'; ticket: number; outcome: Omit<RelayOutcome, 'answer'>; answer: PackedAnswer | null };
 
@@ -246,7 +240,7 @@ export function encodeBatch(requests: readonly WriteRequest[]): Buffer {
   const w = new Writer();
   for (const request of requests) {
     if (request.kind === 'op' && request.name === 'recordRelay') {
-      writeRelay(w, request.ticket, request.args[0] as RelayOutcome);
+      writeRelay(w, request.ticket, request.args[0]);
       continue;
     }
     if (request.kind === 'op') {
@@ -295,7 +289,8 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       continue;
     }
     if (kind === OP) {
-      out.push({ kind: 'op', ticket, name: r.str() as StoreOpName, args: JSON.parse(r.str()!) as unknown[] });
+      // Written by encodeBatch from a typed OpRequest; recordRelay never travels this way.
+      out.push({ kind: 'op', ticket, name: r.str(), args: JSON.parse(r.str()!) } as Exclude<OpRequest, { name: 'recordRelay' }>);
       continue;
     }
     const slim = kind === ACCEPT_SLIM ? { attemptHeader: r.f64(), finishedAt: r.num(), bodySha256: r.str()!, status: r.f64(), reason: r.str() } : null;

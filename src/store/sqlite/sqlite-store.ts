@@ -23,7 +23,8 @@ import type { PruneChunk } from './prune-chunk.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { readStoreStats } from './sqlite-stats.js';
 import { spawnWorker } from './spawn-worker.js';
-import { encodeBatch, type StoreOpName, type WriteRequest } from './batch-codec.js';
+import { encodeBatch, type WriteRequest } from './batch-codec.js';
+import type { OpRequest, StoreOpName, StoreOps } from './writer-ops.js';
 import { OUTCOME_CODES, type CommitStats, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
 /** How long an opened store that has not written waits before it starts its checkpoint thread. */
@@ -224,8 +225,9 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     });
   }
 
-  async function op(name: StoreOpName, ...args: unknown[]): Promise<number> {
-    const result = await write({ kind: 'op', ticket: 0, name, args });
+  /** A numeric operation of the writer (writer-ops.ts), its arguments typed by its name. */
+  async function op<K extends StoreOpName>(name: K, ...args: StoreOps[K]['args']): Promise<number> {
+    const result = await write({ kind: 'op', ticket: 0, name, args } as OpRequest);
     if (!result.ok) throw new StoreUnavailableError(`the store could not write: ${result.error}`);
     return result.deliverySeq;
   }

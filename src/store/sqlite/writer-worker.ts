@@ -6,12 +6,13 @@
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
-import type { AttemptInput, RelayOutcome } from '../store.js';
+import type { AttemptInput, BridgeCursor, RelayOutcome } from '../store.js';
 import { joinHeaderPairs } from '../../core/header-lines.js';
 import { relayTargetOf } from '../../core/routes.js';
 import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
-import { createPruner, type PrunePhase } from './prune-chunk.js';
+import { createPruner, type PruneChunk, type PrunePhase } from './prune-chunk.js';
+import type { StoreOpImplementations } from './writer-ops.js';
 import { migrate } from './schema.js';
 import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
@@ -86,23 +87,23 @@ const ackSubscriber = db.prepare<[string, number, number]>(
 );
 
 /** Named operations; each returns a number for the caller (a count, or 0/1), or a detail object. */
-const OPS: Record<string, (...args: never[]) => number | object> = {
+const OPS: StoreOpImplementations = {
   // Rewrites the header page: a real write (and fsync) through the group commit.
   probe(): number {
     db.pragma(`user_version = ${db.pragma('user_version', { simple: true }) as number}`);
     return 1;
   },
-  prune(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null = null): object {
+  prune(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null = null): PruneChunk {
     return pruneChunk(before, phase, after, limit, dryRun, keepAfterSeq);
   },
-  registerBridgeSubscriber(name: string, seq: number, now: number): object {
+  registerBridgeSubscriber(name: string, seq: number, now: number): BridgeCursor {
     registerSubscriber.run(name, seq, now);
     return subscriberOf.get(name)!;
   },
   ackBridge(name: string, seq: number, now: number): number {
     return ackSubscriber.run(name, seq, now).changes;
   },
-  recordRelay(o: Omit<RelayOutcome, 'answer'>, answer: PackedAnswer | null = null): number {
+  recordRelay(o: Omit<RelayOutcome, 'answer'>, answer: PackedAnswer | null): number {
     insertRelayAttempt.run(
       o.deliverySeq, o.startedAt, o.finishedAt, o.status, o.error, o.replay ? 1 : 0, o.target, o.try,
       answer?.headerLines ?? null, answer?.bodyBytes ?? null, answer ? (answer.complete ? 1 : 0) : null, answer?.headersJson ?? null, answer?.body ?? null,
@@ -157,13 +158,18 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
 
 const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaderPairs(attempt.request.headers) : null);
 
+/** A named operation from the main thread, with the arguments its name takes (writer-ops.ts). */
+function runOp(request: Exclude<DecodedRequest, { kind: 'accept' | 'attempt' | 'relay' }>): number | object {
+  const op = OPS[request.name] as ((...args: unknown[]) => number | object) | undefined;
+  if (!op) throw new Error(`unknown store operation ${request.name}`);
+  return op(...request.args);
+}
+
 /** Applies one request: pushes its ticket, its outcome code (OUTCOME) and its delivery seq (or an op's value) onto `results`. */
 function apply(request: DecodedRequest, results: WriteResults): void {
   results.tickets.push(request.ticket);
   if (request.kind === 'op' || request.kind === 'relay') {
-    const op = OPS[request.kind === 'relay' ? 'recordRelay' : request.name];
-    if (!op) throw new Error(`unknown store operation ${request.kind === 'op' ? request.name : 'recordRelay'}`);
-    const value = request.kind === 'relay' ? op(...([request.outcome, request.answer] as never[])) : op(...(request.args as never[]));
+    const value = request.kind === 'relay' ? OPS.recordRelay(request.outcome, request.answer) : runOp(request);
     results.outcomes.push(OUTCOME.recorded);
     results.attemptSeqs.push(0);
     if (typeof value === 'number') results.deliverySeqs.push(value);
