@@ -11,6 +11,7 @@
 import type { Dispatcher } from 'undici';
 import type { KeptAnswer } from '../core/records.js';
 import { basicAuthorization, displayUrl } from '../core/url-secrets.js';
+import { untrustedCertificate } from '../core/untrusted-certificate.js';
 import { createDeadlineSweeper, type Deadline } from '../runtime/deadline-sweeper.js';
 
 export interface TargetAnswer {
@@ -91,25 +92,13 @@ function describeFailure(err: unknown, timeoutMs: number): string {
   return `network error (${e.code ?? e.message ?? 'unknown'})`;
 }
 
-/** Certificate checks that fail (OpenSSL's verify codes, as Node reports them), and why each happens. */
-const UNTRUSTED_CERTIFICATE: Record<string, string> = {
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed root that is not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate was issued by an authority that is not trusted',
-  UNABLE_TO_GET_ISSUER_CERT: 'its certificate was issued by an authority that is not trusted',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate was issued by an authority that is not trusted',
-  CERT_HAS_EXPIRED: 'its certificate has expired',
-  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
-  ERR_TLS_CERT_ALTNAME_INVALID: "its certificate does not name the target's host",
-};
-
 /**
  * A TLS failure said as such: which check failed and what to do. Only hand-offs are concerned
  * (the messages name the forward flags).
  */
 function describeTlsFailure(e: { code?: string; message?: string }): string | null {
   const code = e.code ?? '';
-  const why = UNTRUSTED_CERTIFICATE[code];
+  const why = untrustedCertificate(code);
   if (why) return `TLS error: the target's certificate is not trusted: ${why} (${code}); trust it with --forward-ca FILE, or pass --forward-insecure for a local app`;
   if (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_')) {
     const hint = code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' ? ' (an https:// URL to a target that speaks plain http?)' : '';

@@ -1,4 +1,5 @@
-/** When a failed hand-off is tried again: doubling from 1 s, capped, ±20% jitter; bounded tries. */
+/** When a failed hand-off is tried again: doubling from 1 s, capped, ±20% jitter (core/backoff.ts); bounded tries. */
+import { jitteredBackoffMs } from '../core/backoff.js';
 
 export interface RelayRetryPolicy {
   /** Tries before the job is `dead` (it can still be retried by hand). */
@@ -11,8 +12,7 @@ export const DEFAULT_RELAY_RETRY: RelayRetryPolicy = { maxTries: 15, initialDela
 
 /** Wait after failed try `n` (1-based); `random` returns [0, 1). */
 export function relayDelayMs(policy: RelayRetryPolicy, n: number, random: () => number): number {
-  const nominal = Math.min(policy.initialDelayMs * 2 ** (n - 1), policy.maxDelayMs);
-  return Math.round(nominal * (0.8 + 0.4 * random()));
+  return jitteredBackoffMs({ initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs }, n, random);
 }
 
 /** What becomes of a job after try `n` that answered `status` (null: no answer). */

@@ -9,6 +9,7 @@
  * - reads only the fields it knows (spec 9.2) and shows the error envelope verbatim (spec 7).
  * Every message it throws has the API key scrubbed out.
  */
+import { jitteredBackoffMs } from '../core/backoff.js';
 import type { Dispatcher } from 'undici';
 import { parseRetryAfter } from '../core/retry-policy/retry-after.js';
 import { VERSION } from '../runtime/version.js';
@@ -117,10 +118,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     await sleep(notice.ms);
   }
 
-  const backoffMs = (retry: number) => {
-    const nominal = Math.min(o.backoffCapMs, o.backoffBaseMs * 2 ** (retry - 1));
-    return Math.round(nominal * (0.8 + 0.4 * random()));
-  };
+  const backoffMs = (retry: number) => jitteredBackoffMs({ initialMs: o.backoffBaseMs, maxMs: o.backoffCapMs }, retry, random);
 
   async function call(method: Method, path: string, callOptions: CallOptions = {}): Promise<ApiAnswer> {
     const url = new URL(base + path);
