@@ -7,6 +7,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { joinHeaderPairs } from './header-lines.js';
+import { asciiOnly } from './printable-text.js';
 import { headerCountProblem, headerNameProblem, MAX_HEADER_LINES, MAX_HEADER_NAME_LENGTH, MAX_ID_LENGTH } from './limits.js';
 
 export const BRIDGE_PROTOCOL = 'hookrelay-bridge.1';
@@ -199,7 +200,7 @@ export function parseClientFrame(text: string): Parsed<ClientFrame> {
  * frame's text can neither overflow it (ws throws) nor put control characters on a terminal.
  */
 export function closeReason(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
+  return asciiOnly(text, 120);
 }
 
 /** A subscriber name as the client sends it: what a host name or a person's handle holds. */

@@ -4,6 +4,7 @@
  * retry that follows is accepted normally. `accept` and a `delay` the sender waited out hand the
  * arrival back to normal handling, with the rule as a note for its record.
  */
+import { asciiOnly } from '../core/printable-text.js';
 import { FAULT_HEADER, type FaultPlan } from '../core/faults/index.js';
 import type { AttemptRecord } from '../core/records.js';
 import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
@@ -77,6 +78,4 @@ function headerTimestamp(facts: ArrivalFacts): number | null {
 }
 
 /** Keeps a header value within printable ASCII so Node never refuses it. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?');
-}
+const headerSafe = (text: string): string => asciiOnly(text);

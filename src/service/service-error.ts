@@ -3,6 +3,7 @@
  * passes through the client's scrubber before it is thrown, so the API key never appears in one,
  * even when a hostile answer echoes it back.
  */
+import { escapeForReading } from '../core/printable-text.js';
 export type ServiceErrorCode =
   | 'API_ERROR' // the service answered with its error envelope (spec 7): shown verbatim
   | 'BAD_RESPONSE' // not the API's JSON: an HTML page, malformed JSON, a missing envelope
@@ -55,8 +56,5 @@ export function describeEnvelope(status: number, envelope: ErrorEnvelope): strin
   return `the service answered ${status} ${excerpt(envelope.code, 80)}: ${excerpt(envelope.error, 500)}${field}${request}`;
 }
 
-/** A hostile string made safe for one terminal line: control characters escaped, length capped. */
-export function excerpt(text: string, max = 120): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
-}
+/** A hostile string made safe for one terminal line (core/printable-text.ts): control characters escaped, length capped. */
+export const excerpt = (text: string, max = 120): string => escapeForReading(text, max + 1);

@@ -1,4 +1,5 @@
 /** The human report of a check: pure text, for the terminal and CI logs (issue 7). */
+import { escapeForReading } from '../printable-text.js';
 import { isoTime, policySeconds, seconds } from './numbers.js';
 import type { CheckOptions } from './options.js';
 import { checkExitCode } from './summary.js';
@@ -11,14 +12,8 @@ export interface ReportOptions {
   verbose?: boolean;
 }
 
-// Control characters, DEL/C1 and bidi overrides from recorded headers must not drive the terminal.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Escapes anything that could move the cursor or reorder text, and cuts very long values. */
-export function safeText(value: unknown, max = 2000): string {
-  const text = String(value).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+/** Escapes anything from recorded headers that could move the cursor or reorder text (core/printable-text.ts), and cuts very long values. */
+export const safeText = (value: unknown, max = 2000): string => escapeForReading(String(value), max);
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 

@@ -3,6 +3,7 @@
  * the attempt's `reason` (`fault:503 retry-after=120 attempt=1`), its status and Retry-After,
  * and a one-line summary for the terminal.
  */
+import { asciiOnly } from '../printable-text.js';
 import type { RandomSource } from '../seeded-random.js';
 import { statusAllowsBody } from './field-checks.js';
 import { formatFaultRule } from './format-rule.js';
@@ -166,9 +167,7 @@ function headerValue(headers: Array<[string, string]>, name: string): string | n
 }
 
 /** Keeps a header value within printable ASCII so node never refuses it. */
-function headerSafe(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?');
-}
+const headerSafe = (text: string): string => asciiOnly(text);
 
 function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -8,6 +8,7 @@
  * commands never take it. Who holds it (pid, listeners) is written to `<db>.owner.json` once the
  * listeners are bound, for the refusal message only: the lock alone decides.
  */
+import { asciiOnly } from '../../core/printable-text.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -78,7 +79,7 @@ function refusal(dbPath: string): string {
 function readOwner(dbPath: string): InstanceOwner | null {
   try {
     const parsed = JSON.parse(readFileSync(ownerPathOf(dbPath), 'utf8')) as Partial<InstanceOwner>;
-    const clean = (value: unknown) => (typeof value === 'string' ? value.replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : null);
+    const clean = (value: unknown) => (typeof value === 'string' ? asciiOnly(value, 200) : null);
     if (!Number.isSafeInteger(parsed.pid) || typeof parsed.receiverUrl !== 'string') return null;
     return { pid: parsed.pid!, receiverUrl: clean(parsed.receiverUrl)!, consoleUrl: clean(parsed.consoleUrl), startedAt: clean(parsed.startedAt) ?? '?' };
   } catch {
