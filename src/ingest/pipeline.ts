@@ -1,6 +1,7 @@
 /**
- * The ingest pipeline: one Arrival in, one Outcome out, whatever the source (an HTTP POST today,
- * a bridged delivery later). Checks in the order of PRODUCT.md:
+ * The ingest pipeline: one Arrival in, one Outcome out, whatever the source (an HTTP POST, or a
+ * bridged delivery). Checks in the order the README gives (docs/spec-references.md says what
+ * "PRODUCT.md" and "spec N.N" refer to):
  *
  *   size (413 body, 431 header lines) → [pre-verify fault rules] → signature (400) → envelope (400) → [fault rules]
  *   → [sync passthrough, copies of one id taking turns] → store + dedupe → 2xx after the commit
