@@ -9,7 +9,6 @@
  * The last hop of a redirect chain hookrelay serves skips the rules; the other hops are redirects.
  * Every attempt is recorded and announced by attempt-log.ts, before its answer goes out.
  */
-import { checkEnvelope } from '../core/envelope.js';
 import { planHopArrival } from '../core/faults/index.js';
 import type { AttemptInput } from '../core/records.js';
 import type { RandomSource } from '../core/seeded-random.js';
@@ -26,9 +25,8 @@ import { createFaultStage, NO_FAULTS } from './fault-stage.js';
 import { jsonAnswer, type Outcome } from './outcome.js';
 import { createPassthroughStep } from './passthrough-step.js';
 import { receiverHints } from './rejection-hints.js';
-import { envelopeRejection, sizeRejection, untakenRejection, type Rejection } from './rejection.js';
-import type { CheckName } from './request-verdict.js';
-import { checkSignature } from './signature-step.js';
+import { sizeRejection, untakenRejection, type Rejection } from './rejection.js';
+import { checkSignedEnvelope, type CheckName } from './request-verdict.js';
 import { createStoreStep } from './store-step.js';
 
 export interface IngestOptions {
@@ -110,11 +108,10 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
       if (answered) return answered;
     }
 
-    const signature = checkSignature(arrival, facts, options);
-    if (!signature.ok) return refuse(arrival, facts, signature.rejection, signature.timestamp, 'signature');
-
-    const checked = checkEnvelope(arrival.rawBody, { deliveryId: facts.deliveryId, event: facts.event });
-    if (!checked.ok) return refuse(arrival, facts, envelopeRejection(checked.problem, checked.message), signature.timestamp, 'envelope');
+    // The receiver's one sequence of checks between the fault rules, as `hookrelay verify` runs it (request-verdict.ts).
+    const verdict = checkSignedEnvelope(arrival, facts, options);
+    if (!verdict.ok) return refuse(arrival, facts, verdict.rejection, verdict.signatureTimestamp, verdict.check);
+    const { signature, envelope: checked } = verdict;
 
     if (!faultsSettled && faults.wants(true)) {
       const fault = await faults.decide(facts, true);
