@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } f
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { simulateDeliveries } from '../src/core/retry-policy/simulate.js';
+import { simulateDeliveries } from './simulate-deliveries.js';
 import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retry-policy/policy.js';
 import { mulberry32 } from '../src/core/seeded-random.js';
 import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';

@@ -18,7 +18,7 @@ import { LISTEN_REPLAY_ADVICE, replaySettingsOf } from './replay-wiring.js';
 import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { urlHost } from '../runtime/hosts.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
-import type { HubBridge } from '../store/postgres/pg-hub-bridge.js';
+import type { SharedHub } from '../store/postgres/pg-shared-hub.js';
 import type { Retention } from '../store/retention.js';
 import { acquireInstanceLock, type InstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
@@ -36,7 +36,7 @@ import { startConsole } from './start-console.js';
 const lazy = {
   passthrough: () => import('../handoff/passthrough.js'),
   replay: () => import('../relay/replay.js'),
-  pgBridge: () => import('../store/postgres/pg-hub-bridge.js'),
+  pgSharedHub: () => import('../store/postgres/pg-shared-hub.js'),
   bridgeServer: () => import('../bridge/bridge-server.js'),
 };
 
@@ -118,8 +118,8 @@ export async function createApp(given: ListenConfig, deps: AppDeps = {}): Promis
     started.add(() => store.close());
     // Several instances on one PostgreSQL database: each shows what all of them receive.
     if (location.kind === 'postgres' && !deps.store) {
-      const bridge: HubBridge = await (await lazy.pgBridge()).createPostgresHubBridge(location.url, hub);
-      started.add(() => bridge.close());
+      const shared: SharedHub = await (await lazy.pgSharedHub()).shareHubThroughPostgres(location.url, hub);
+      started.add(() => shared.close());
     }
     const faults = createFaultRules({ rules: config.faultRules ?? [], seed: config.seed ?? randomInt(2 ** 32), hub });
 

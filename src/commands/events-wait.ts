@@ -2,7 +2,7 @@
  * `hookrelay events wait`: exits 0 with the delivery as JSON on stdout once a matching delivery is
  * stored, 1 at the timeout, 2 for bad flags. Beside a running `listen`: on SQLite through a
  * read-only connection that reads forward from a cursor every 200 ms; on PostgreSQL woken by the
- * store's LISTEN/NOTIFY (src/store/postgres/pg-hub-bridge.ts), with a slow read as a safety net.
+ * store's LISTEN/NOTIFY (src/store/postgres/pg-shared-hub.ts), with a slow read as a safety net.
  */
 import { EXIT } from '../core/exit-codes.js';
 import type { Command } from 'commander';
@@ -108,8 +108,8 @@ async function waitInStore(location: StoreLocation, filter: DeliveryFilter, sinc
   try {
     if (location.kind === 'postgres') {
       const hub = createEventHub();
-      const { createPostgresHubBridge } = await import('../store/postgres/pg-hub-bridge.js');
-      const bridge = await createPostgresHubBridge(location.url, hub);
+      const { shareHubThroughPostgres } = await import('../store/postgres/pg-shared-hub.js');
+      const bridge = await shareHubThroughPostgres(location.url, hub);
       closeBridge = () => bridge.close();
       wake = (listener) => hub.on('delivery', listener);
     }

@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEventHub, type HubEvents } from '../../src/runtime/event-hub.js';
-import { createPostgresHubBridge, type HubBridge } from '../../src/store/postgres/pg-hub-bridge.js';
+import { shareHubThroughPostgres, type SharedHub } from '../../src/store/postgres/pg-shared-hub.js';
 import type { ListenProcess } from '../helpers/listen-process.js';
 import { useTestPostgres } from '../setup/postgres-test-url.js';
 import { post, startInstance, stopInstance } from './fleet.js';
 
 const server = useTestPostgres();
 const running: ListenProcess[] = [];
-const bridges: HubBridge[] = [];
+const bridges: SharedHub[] = [];
 afterAll(async () => {
   await Promise.all(running.map((l) => stopInstance(l)));
   await Promise.all(bridges.map((b) => b.close()));
@@ -57,7 +57,7 @@ describe('instances sharing one PostgreSQL database', () => {
   it('bridge delivery and attempt events between hubs, never echoing an instance its own', async () => {
     const url = await server.freshSchema();
     const [h1, h2] = [createEventHub(), createEventHub()];
-    bridges.push(await createPostgresHubBridge(url, h1), await createPostgresHubBridge(url, h2));
+    bridges.push(await shareHubThroughPostgres(url, h1), await shareHubThroughPostgres(url, h2));
     const seen1: string[] = [];
     const seen2: string[] = [];
     h1.on('delivery', ({ delivery }) => seen1.push(delivery.id));

@@ -3,12 +3,12 @@
  * the same transitions as the real sender (delivery-state, webhook-state), no timers, no I/O.
  * Used by tests and by the benchmark that pushes 10,000 deliveries through the default schedule.
  */
-import type { AttemptObservation } from './classify-outcome.js';
-import type { DeliveryEvent, DeliveryEventListener } from './delivery-events.js';
-import { closeAsInactive, createDelivery, finishAttempt, startAttempt, type Delivery } from './delivery-state.js';
-import type { FailureHandling, RetryPolicy } from './policy.js';
-import { afterAttempt, afterDelivery, createWebhookState, type SuspendReason, type WebhookState } from './webhook-state.js';
-import type { RandomSource } from '../seeded-random.js';
+import type { AttemptObservation } from '../src/core/retry-policy/classify-outcome.js';
+import type { DeliveryEvent, DeliveryEventListener } from '../src/core/retry-policy/delivery-events.js';
+import { closeAsInactive, createDelivery, finishAttempt, startAttempt, type Delivery } from '../src/core/retry-policy/delivery-state.js';
+import type { FailureHandling, RetryPolicy } from '../src/core/retry-policy/policy.js';
+import { afterAttempt, afterDelivery, createWebhookState, type SuspendReason, type WebhookState } from '../src/core/retry-policy/webhook-state.js';
+import type { RandomSource } from '../src/core/seeded-random.js';
 
 export interface SimulatedAnswer {
   observation: AttemptObservation;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DeliveryEvent } from '../../../src/core/retry-policy/delivery-events.js';
-import type { Delivery } from '../../../src/core/retry-policy/delivery-state.js';
-import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../../../src/core/retry-policy/policy.js';
-import { retryWindow } from '../../../src/core/retry-policy/schedule.js';
-import { simulateDeliveries, type SimulatedAnswer } from '../../../src/core/retry-policy/simulate.js';
-import { mulberry32 } from '../../../src/core/seeded-random.js';
+import type { DeliveryEvent } from '../../src/core/retry-policy/delivery-events.js';
+import type { Delivery } from '../../src/core/retry-policy/delivery-state.js';
+import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../../src/core/retry-policy/policy.js';
+import { retryWindow } from '../../src/core/retry-policy/schedule.js';
+import { simulateDeliveries, type SimulatedAnswer } from '../../bench/simulate-deliveries.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
 
 const T0 = Date.UTC(2026, 5, 1);
 const status = (s: number, durationMs = 20, retryAfter?: string): SimulatedAnswer => ({ observation: { kind: 'response', status: s, retryAfter }, durationMs });

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { EventHub, HubEvents } from '../../runtime/event-hub.js';
 import { describePgError, parsePostgresUrl } from './pg-connection.js';
 
-/** NOTIFY payloads must stay under 8000 bytes; a larger event is not bridged. */
+/** NOTIFY payloads must stay under 8000 bytes; a larger event is not shared. */
 const MAX_PAYLOAD_BYTES = 7_900;
 const BRIDGED = ['delivery', 'attempt'] as const;
 type Bridged = (typeof BRIDGED)[number];
@@ -21,12 +21,12 @@ interface Message {
   p: HubEvents[Bridged];
 }
 
-export interface HubBridge {
+export interface SharedHub {
   readonly channel: string;
   close(): Promise<void>;
 }
 
-export interface HubBridgeOptions {
+export interface SharedHubOptions {
   /** Wait before reconnecting after the connection is lost (default 1 s). */
   reconnectMs?: number;
 }
@@ -48,7 +48,7 @@ function isMessage(value: unknown): value is Message {
  * Connects, LISTENs on the schema's channel and starts bridging. Rejects when the first
  * connection fails; later losses reconnect on their own.
  */
-export async function createPostgresHubBridge(url: string, hub: EventHub, options: HubBridgeOptions = {}): Promise<HubBridge> {
+export async function shareHubThroughPostgres(url: string, hub: EventHub, options: SharedHubOptions = {}): Promise<SharedHub> {
   const parsed = parsePostgresUrl(url);
   if (!parsed.ok) throw new Error(`--store: ${parsed.message}`);
   const { connectionString } = parsed.settings;
