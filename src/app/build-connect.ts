@@ -17,6 +17,7 @@ import { createEventHub, type EventHub } from '../runtime/event-hub.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
+import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
 import { closer } from './closer.js';
 import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
 import type { RelayTargets } from '../core/routes.js';
@@ -61,7 +62,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
       started.add(() => lock.release());
     }
     const relayTargets: RelayTargets | null = forward ? { to: forward.to, routes: forward.routes ?? [] } : null;
-    const store = await openStore(location, { outbox: relayTargets ?? false, forwardTimeoutMs: forward?.timeoutMs });
+    const store = await openStore(location, { outbox: relayTargets ?? false, forwardTimeoutMs: forward?.timeoutMs, onCommit: (c) => hub.emit('commit', c) });
     started.add(() => store.close());
     // Before the relay takes a job: jobs queued for other targets are held, this run's own released.
     const startNotices = await settleRelayBacklog(store, relayTargets, clock());
@@ -78,7 +79,13 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     }
 
     // Bridged deliveries were verified upstream: no secret here, and no fault rules.
-    const pipeline = createIngestPipeline({ path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: Number.MAX_SAFE_INTEGER, store, hub, clock, ...(relay ? { outbox: relayPort(relay, hub) } : {}) });
+    // The receiver's settings where they apply to a bridged delivery: its body limit is the largest
+    // --body-limit a public listen can have. No secret here: the public side verified it (its verdict
+    // rides along), and no fault rules: they are for the service's retries.
+    const pipeline = createIngestPipeline({
+      path: '/', secrets: [], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: MAX_BODY_LIMIT_BYTES, store, hub, clock,
+      ...(relay ? { outbox: relayPort(relay, hub) } : {}),
+    });
 
     // The console starts before the client: until then the line says "connecting".
     let bridge: BridgeClient | null = null;
