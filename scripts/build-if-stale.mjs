@@ -1,5 +1,5 @@
 /**
- * `prepare`: builds (`npm run build`) unless the build is newer than every file it is made from.
+ * `prepare` (and `prepack`): builds (`npm run build`) unless the build is newer than every file it is made from.
  *
  * Why: the first `npx hookrelay …` in a clone links the clone into npx's cache and runs `prepare`
  * again, right after `npm install` built it: ~10 s of silence before a new user's first command

@@ -35,7 +35,6 @@ export interface Outcome {
   recorded: Promise<AttemptRecord>;
 }
 
-/** The header that names a refusal's code (SIGNATURE_MISMATCH, …) next to the JSON body that names it too. */
-export const ERROR_CODE_HEADER = 'x-hookrelay-error';
+export { ERROR_CODE_HEADER } from '../core/error-code-header.js';
 
 export const jsonAnswer = (status: number, body: string, code?: string): Action => (code === undefined ? { kind: 'answer', status, body } : { kind: 'answer', status, body, code });

@@ -5,6 +5,7 @@
  * re-serialisation the service's own bytes survive, and says so clearly when that fails.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ERROR_CODE_HEADER } from '../core/error-code-header.js';
 import { errorEnvelope, successEnvelope, WebhookError } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { nodeVerifier } from './node-verifier.js';
@@ -95,7 +96,7 @@ async function handle(req: WebhookRequest, res: ServerResponse, settings: Receiv
   const source = await rawBytes(req, settings.bodyLimitBytes);
   const refuse = (error: WebhookError): null => {
     onError?.(error, req);
-    answer(res, error.status, errorEnvelope(error, settings.now()), error.status === 413 ? { connection: 'close' } : {});
+    answer(res, error.status, errorEnvelope(error, settings.now()), { [ERROR_CODE_HEADER]: error.code, ...(error.status === 413 ? { connection: 'close' } : {}) });
     return null;
   };
   if (!source.ok) return refuse(source.error);

@@ -4,6 +4,7 @@
  * other route of the app keeps its JSON parser.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODE_HEADER } from '../core/error-code-header.js';
 import { errorEnvelope, handlerFailed, successEnvelope, WebhookError } from './errors.js';
 import { nodeVerifier } from './node-verifier.js';
 import { receive, receiveSettings, releaseClaim, tooLarge, type Delivery, type ReceiveOptions } from './receive.js';
@@ -42,7 +43,7 @@ export async function hookrelayPlugin(app: FastifyInstance, options: FastifyWebh
     if (error.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
       return refuse(request, reply, new WebhookError('INVALID_CONTENT_LENGTH', 400, 'Content-Length does not match the body received'));
     }
-    if (isFastifyClientError(error)) return reply.send(error);
+    if (isFastifyClientError(error)) return reply.header(ERROR_CODE_HEADER, error.code).send(error);
     // Anything else is the app's failure (onDelivery threw): logged here, never echoed to the sender.
     request.log.error({ err: error }, 'hookrelay: onDelivery failed');
     return refuse(request, reply, handlerFailed(error));
@@ -50,7 +51,7 @@ export async function hookrelayPlugin(app: FastifyInstance, options: FastifyWebh
 
   const refuse = (request: FastifyRequest, reply: FastifyReply, error: WebhookError) => {
     options.onError?.(error, request);
-    return reply.code(error.status).type('application/json; charset=utf-8').send(errorEnvelope(error, settings.now()));
+    return reply.code(error.status).header(ERROR_CODE_HEADER, error.code).type('application/json; charset=utf-8').send(errorEnvelope(error, settings.now()));
   };
 
   app.post(path, async (request, reply) => {

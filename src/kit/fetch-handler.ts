@@ -4,6 +4,7 @@
  * handler)` also runs the app's handler, so a failed one releases its id from the dedupe store.
  * Portable: the verifier is injected (fetch.ts gives Web Crypto, fetch-node.ts Node's with every hint).
  */
+import { ERROR_CODE_HEADER } from '../core/error-code-header.js';
 import { errorEnvelope, successEnvelope, WebhookError } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { receive, receiveSettings, releaseClaim, tooLarge, type Delivery, type ReceiveOptions, type ReceiveSettings, type Verifier } from './receive.js';
@@ -41,7 +42,7 @@ export function createFetchVerify(options: FetchOptions, verifier: Verifier): Fe
   const verifyRequest = async (request: Request): Promise<Delivery | Response> => {
     const refuse = (error: WebhookError): Response => {
       options.onError?.(error, request);
-      return json(error.status, errorEnvelope(error, settings.now()));
+      return json(error.status, errorEnvelope(error, settings.now()), { [ERROR_CODE_HEADER]: error.code });
     };
     if (request.method !== 'POST') {
       return refuse(new WebhookError('METHOD_NOT_ALLOWED', 405, `only POST is accepted, got ${request.method.slice(0, 20)}`));
@@ -78,8 +79,8 @@ async function handle(settings: ReceiveSettings, verifyRequest: (request: Reques
   return response;
 }
 
-function json(status: number, body: string): Response {
-  return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+function json(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
 /** The body bytes, refused as soon as they pass the limit (declared or streamed). */

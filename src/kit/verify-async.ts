@@ -16,9 +16,19 @@ import {
   type VerifyResult,
 } from '../core/signature/verify-verdict.js';
 
+/**
+ * The two calls made on Web Crypto, declared here rather than as the DOM library's `SubtleCrypto`:
+ * the published types then compile in a Node project without `"lib": ["DOM"]`, and a browser's
+ * `crypto.subtle` and Node's `webcrypto.subtle` (whose types differ) both fit.
+ */
+export interface HmacSubtle {
+  importKey(format: 'raw', keyData: Uint8Array<ArrayBuffer>, algorithm: { name: 'HMAC'; hash: 'SHA-256' }, extractable: boolean, keyUsages: 'sign'[]): Promise<object>;
+  sign(algorithm: 'HMAC', key: object, data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer>;
+}
+
 export interface VerifyAsyncOptions extends VerifyOptions {
   /** The Web Crypto to use; default `globalThis.crypto.subtle`. */
-  subtle?: SubtleCrypto;
+  subtle?: HmacSubtle;
 }
 
 /** A raw body as the platforms hand it over: bytes, an ArrayBuffer (`await request.arrayBuffer()`), or text. */
@@ -62,7 +72,7 @@ export async function verifyAsync(rawBody: RawBody, header: string | readonly st
 }
 
 /** The `x-service-signature` value for one attempt, `t=<unix seconds>,v1=<hex>`, on Web Crypto. */
-export async function signAsync(secret: string, rawBody: RawBody, timestampSeconds: number, options: { subtle?: SubtleCrypto } = {}): Promise<string> {
+export async function signAsync(secret: string, rawBody: RawBody, timestampSeconds: number, options: { subtle?: HmacSubtle } = {}): Promise<string> {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError(`timestamp must be a non-negative integer number of seconds, got ${timestampSeconds}`);
   }
@@ -73,8 +83,8 @@ export async function signAsync(secret: string, rawBody: RawBody, timestampSecon
   return `t=${timestampSeconds},v1=${toHex(digest)}`;
 }
 
-function subtleOf(options: { subtle?: SubtleCrypto }): SubtleCrypto {
-  const subtle = options.subtle ?? (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
+function subtleOf(options: { subtle?: HmacSubtle }): HmacSubtle {
+  const subtle = options.subtle ?? (globalThis as { crypto?: { subtle?: HmacSubtle } }).crypto?.subtle;
   if (!subtle) {
     throw new Error('no Web Crypto here (globalThis.crypto.subtle is missing; browsers offer it only on secure origins): pass options.subtle, or use the synchronous verify on Node');
   }
@@ -82,7 +92,7 @@ function subtleOf(options: { subtle?: SubtleCrypto }): SubtleCrypto {
 }
 
 /** HMAC-SHA256 keyed by the secret's UTF-8 bytes, as node's createHmac(…, secret) keys it. */
-async function hmacSha256(subtle: SubtleCrypto, secret: string, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+async function hmacSha256(subtle: HmacSubtle, secret: string, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   const key = await subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return new Uint8Array(await subtle.sign('HMAC', key, message));
 }

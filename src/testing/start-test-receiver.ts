@@ -13,18 +13,19 @@ import type { WebhookEvent } from '../kit/events.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { AttemptRecord, StoredDelivery } from '../store/store.js';
 
+/** Every option may be left out; docs/library.md has each with an example. */
 export interface TestReceiverOptions {
   /** The signing secret (default: a fresh random one, on `secret`). */
   secret?: string;
-  /** More secrets accepted besides `secret` (rotation). */
+  /** More secrets accepted besides `secret` (rotation; default none). */
   extraSecrets?: string[];
-  /** Seconds of allowed |t - now|, both ways (default 300). */
+  /** Seconds of allowed |t - now|, both ways (default 300; must be > 0). */
   toleranceSeconds?: number;
   /** The receiver's path (default `/webhooks`). */
   path?: string;
   /** Default 127.0.0.1; the port is always a free one. */
   host?: string;
-  /** A SQLite file instead of the in-memory store (one process per file). */
+  /** A SQLite file instead of the in-memory store (the default; one process per file). */
   dbPath?: string;
   /** The receiver's clock, ms since the epoch (default Date.now): for signatures from a fixed time. */
   clock?: () => number;

@@ -36,6 +36,7 @@ async function app(mode: Mode, secrets: string[], extra: Partial<Parameters<type
 function check(answer: Awaited<ReturnType<typeof post>>, seen: Seen, expected: VerifyCase['expect'] | { status: 500; code: string }, c: VerifyCase, hints: boolean) {
   expect(answer.status).toBe(expected.status);
   if (expected.status === 200) {
+    expect(answer.errorHeader).toBeNull();
     expect(seen.events).toHaveLength(1);
     expect(seen.events[0]!.type).toBe(expected.type);
     expect(seen.events[0]!.id).toBe(c.sent.headers['x-service-delivery']);
@@ -45,6 +46,7 @@ function check(answer: Awaited<ReturnType<typeof post>>, seen: Seen, expected: V
   }
   expect(seen.events).toHaveLength(0);
   expect(answer.json).toMatchObject({ success: false, code: expected.code });
+  expect(answer.errorHeader).toBe(expected.code);
   expect(seen.errors.map((e) => e.code)).toEqual([expected.code]);
   if (hints && 'hint' in expected && expected.hint) expect(seen.errors[0]!.hints.join('\n')).toMatch(expected.hint);
 }
@@ -83,6 +85,7 @@ describe('hookrelay/express', () => {
     const answer = await post(`${server.url}/webhooks`, delivery());
     expect(answer.status).toBe(500);
     expect(answer.json).toMatchObject({ code: 'RAW_BODY_UNAVAILABLE' });
+    expect(answer.errorHeader).toBe('RAW_BODY_UNAVAILABLE');
     expect(answer.json!.error).toMatch(/read the request body before hookrelay/);
   });
 
@@ -94,6 +97,7 @@ describe('hookrelay/express', () => {
     const again = await post(url, { ...sent, headers: { ...sent.headers, 'x-service-delivery-attempt': '2' } });
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ success: true, data: { deliveryId: 'dup_1', duplicate: true } });
+    expect(again.errorHeader).toBeNull();
     expect(seen.events.map((e) => e.id)).toEqual(['dup_1']);
     expect(dedupe.size()).toBe(1);
   });
@@ -130,13 +134,15 @@ describe('hookrelay/express', () => {
     const answer = await post(url, delivery({ id: 'dup_2' }));
     expect(answer.status).toBe(503);
     expect(answer.json).toMatchObject({ code: 'DEDUPE_UNAVAILABLE' });
+    expect(answer.errorHeader).toBe('DEDUPE_UNAVAILABLE');
     expect(seen.events).toHaveLength(0);
   });
 
   it('refuses a body over the limit with 413, declared or not', async () => {
     const { url, seen } = await app('raw', [SECRET], { bodyLimitBytes: 2048 });
     const big = delivery({ id: 'big', body: Buffer.from(JSON.stringify({ pad: 'x'.repeat(5000) })) });
-    expect((await post(url, big)).json).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    const declared = await post(url, big);
+    expect([declared.json?.code, declared.errorHeader]).toEqual(['PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE']);
     // Chunked: no content-length to refuse early on.
     const response = await fetch(url, {
       method: 'POST',
@@ -144,7 +150,7 @@ describe('hookrelay/express', () => {
       body: new ReadableStream({ start(c) { c.enqueue(big.body); c.close(); } }),
       duplex: 'half',
     } as RequestInit);
-    expect(response.status).toBe(413);
+    expect([response.status, response.headers.get('x-hookrelay-error')]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(seen.events).toHaveLength(0);
   });
 

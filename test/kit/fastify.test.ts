@@ -36,10 +36,12 @@ describe('hookrelay/fastify', () => {
       expect(seen.deliveries[0]!.event.type).toBe(c.expect.type);
       expect(seen.deliveries[0]!.secretIndex).toBe(c.expect.secretIndex);
       expect(response.json()).toMatchObject({ success: true, data: { deliveryId: c.sent.headers['x-service-delivery'] } });
+      expect(response.headers['x-hookrelay-error']).toBeUndefined();
       return;
     }
     expect(seen.deliveries).toHaveLength(0);
     expect(response.json()).toMatchObject({ success: false, code: c.expect.code });
+    expect(response.headers['x-hookrelay-error']).toBe(c.expect.code);
     if (c.expect.hint) expect(seen.errors[0]!.hints.join('\n')).toMatch(c.expect.hint);
   });
 
@@ -64,6 +66,15 @@ describe('hookrelay/fastify', () => {
     const response = await app.inject({ method: 'POST', url: '/webhooks', headers: big.headers, payload: big.body });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
+    expect(response.headers['x-hookrelay-error']).toBe('PAYLOAD_TOO_LARGE');
+    expect(seen.deliveries).toHaveLength(0);
+  });
+
+  it('answers a Content-Length that does not match the body 400 INVALID_CONTENT_LENGTH', async () => {
+    const { app, seen } = await build([SECRET]);
+    const sent = delivery({ id: 'short_cl' });
+    const response = await app.inject({ method: 'POST', url: '/webhooks', headers: { ...sent.headers, 'content-length': String(sent.body.length + 10) }, payload: sent.body });
+    expect([response.statusCode, response.json().code, response.headers['x-hookrelay-error']]).toEqual([400, 'INVALID_CONTENT_LENGTH', 'INVALID_CONTENT_LENGTH']);
     expect(seen.deliveries).toHaveLength(0);
   });
 
@@ -75,6 +86,14 @@ describe('hookrelay/fastify', () => {
     expect([first.statusCode, again.statusCode]).toEqual([200, 200]);
     expect(again.json()).toMatchObject({ data: { duplicate: true } });
     expect(seen.deliveries).toHaveLength(1);
+  });
+
+  it('answers 503 DEDUPE_UNAVAILABLE when the dedupe store fails, so the service retries', async () => {
+    const { app, seen } = await build([SECRET], { dedupe: { claim: () => Promise.reject(new Error('redis down')) } });
+    const sent = delivery({ id: 'dup_down_f' });
+    const response = await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body });
+    expect([response.statusCode, response.json().code, response.headers['x-hookrelay-error']]).toEqual([503, 'DEDUPE_UNAVAILABLE', 'DEDUPE_UNAVAILABLE']);
+    expect(seen.deliveries).toHaveLength(0);
   });
 
   it('releases the id when onDelivery throws: the retry runs it again, and only a success makes repeats duplicates', async () => {
@@ -125,6 +144,7 @@ describe('hookrelay/fastify', () => {
     const response = await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body });
     expect(response.statusCode).toBe(500);
     expect(response.json()).toMatchObject({ success: false, code: 'HANDLER_FAILED', error: 'the webhook handler failed; the service retries the delivery' });
+    expect(response.headers['x-hookrelay-error']).toBe('HANDLER_FAILED');
     expect(response.body).not.toMatch(/db down|10\.0\.0\.7/);
     // The app still learns what failed, through onError.
     expect(seen.errors.map((e) => [e.code, (e.cause as Error).message])).toEqual([['HANDLER_FAILED', 'db down at 10.0.0.7']]);
@@ -134,7 +154,7 @@ describe('hookrelay/fastify', () => {
     const { app } = await build([SECRET]);
     const sent = delivery({ id: 'bad_ct', headers: { 'content-type': 'bad' } });
     const response = await app.inject({ method: 'POST', url: '/webhooks', headers: sent.headers, payload: sent.body });
-    expect([response.statusCode, response.json().code]).toEqual([415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE']);
+    expect([response.statusCode, response.json().code, response.headers['x-hookrelay-error']]).toEqual([415, 'FST_ERR_CTP_INVALID_MEDIA_TYPE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE']);
   });
 
   it('lets the handler answer, and a throwing handler gets a 5xx (the service retries)', async () => {

@@ -25,6 +25,7 @@ describe.each([
     const response = result as Response;
     expect(response.status).toBe(c.expect.status);
     expect(await response.json()).toMatchObject({ success: false, code: c.expect.code });
+    expect(response.headers.get('x-hookrelay-error')).toBe(c.expect.code);
     const hint = c.expect[hintKey];
     if (hint) expect(errors[0]!.hints.join('\n')).toMatch(hint);
   });
@@ -37,14 +38,15 @@ describe.each([
 
   it('refuses other methods, a used body and an oversized one, each with its code', async () => {
     const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs, bodyLimitBytes: 1024 });
+    const refusal = async (response: Response) => [response.status, ((await response.json()) as { code: string }).code, response.headers.get('x-hookrelay-error')];
     const get = (await verifyRequest(request(delivery(), { method: 'GET' }))) as Response;
-    expect([get.status, ((await get.json()) as { code: string }).code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    expect(await refusal(get)).toEqual([405, 'METHOD_NOT_ALLOWED', 'METHOD_NOT_ALLOWED']);
     const used = request(delivery());
     await used.arrayBuffer();
     const consumed = (await verifyRequest(used)) as Response;
-    expect([consumed.status, ((await consumed.json()) as { code: string }).code]).toEqual([500, 'RAW_BODY_UNAVAILABLE']);
+    expect(await refusal(consumed)).toEqual([500, 'RAW_BODY_UNAVAILABLE', 'RAW_BODY_UNAVAILABLE']);
     const big = (await verifyRequest(request(delivery({ body: Buffer.alloc(4096, 0x20) })))) as Response;
-    expect([big.status, ((await big.json()) as { code: string }).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(await refusal(big)).toEqual([413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE']);
   });
 
   it('answers a repeat with a 200 Response when given a dedupe store', async () => {
@@ -53,7 +55,14 @@ describe.each([
     expect(await verifyRequest(request(sent))).not.toBeInstanceOf(Response);
     const again = (await verifyRequest(request(sent))) as Response;
     expect(again.status).toBe(200);
+    expect(again.headers.get('x-hookrelay-error')).toBeNull();
     expect(await again.json()).toMatchObject({ data: { deliveryId: 'dup_fetch', duplicate: true } });
+  });
+
+  it('answers 503 DEDUPE_UNAVAILABLE when the dedupe store fails, so the service retries', async () => {
+    const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs, dedupe: { claim: () => Promise.reject(new Error('redis down')) } });
+    const answer = (await verifyRequest(request(delivery({ id: 'dup_down_fetch' })))) as Response;
+    expect([answer.status, ((await answer.json()) as { code: string }).code, answer.headers.get('x-hookrelay-error')]).toEqual([503, 'DEDUPE_UNAVAILABLE', 'DEDUPE_UNAVAILABLE']);
   });
 
   it.each([
@@ -81,6 +90,6 @@ describe.each([
     const verifyRequest = hookrelay({ secrets: SECRET, now: nowMs });
     let called = false;
     const answer = await verifyRequest.handle(request(delivery({ secret: 'whsec_not_the_one' })), () => ((called = true), new Response(null, { status: 204 })));
-    expect([answer.status, called]).toEqual([400, false]);
+    expect([answer.status, answer.headers.get('x-hookrelay-error'), called]).toEqual([400, 'SIGNATURE_MISMATCH', false]);
   });
 });

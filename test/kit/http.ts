@@ -20,6 +20,8 @@ export async function serve(handler: RequestListener): Promise<{ url: string; cl
 
 export interface Answer {
   status: number;
+  /** The refusal's code as `hookrelay listen` also sends it (`x-hookrelay-error`), null when absent. */
+  errorHeader: string | null;
   json: { success: boolean; code?: string; error?: string; details?: { hints?: string[] }; data?: Record<string, unknown> } | null;
 }
 
@@ -33,5 +35,5 @@ export async function post(url: string, sent: Sent): Promise<Answer> {
   } catch {
     json = null;
   }
-  return { status: response.status, json };
+  return { status: response.status, errorHeader: response.headers.get('x-hookrelay-error'), json };
 }

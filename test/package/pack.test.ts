@@ -1,11 +1,15 @@
 /**
- * What `npm pack` ships, and that a fresh project can install it: the tarball holds exactly
- * dist/, bin/ and the documented files; a new project installs it, type-checks an import of every
- * subpath (Node's entry points, and the portable ones as a bundler for Workers resolves them), and
- * runs them, and the installed `hookrelay` command (its bundle, dist/bin/). The package is built in a copy of the sources, so the working tree's dist/ is untouched.
+ * What `npm pack` ships, and that a fresh project can install it: `npm pack` in a copy of the
+ * sources builds the package (its prepack) and the tarball holds exactly dist/, bin/, web/dist, the
+ * LICENSE and the documented files, with a package.json that names no script of the repository's
+ * scripts/ as a lifecycle script (postpack puts the copy's own back). A new project installs it
+ * without an engine warning on this Node, type-checks an import of every subpath (Node's entry
+ * points, also without the DOM library and with every .d.ts checked; and the portable ones as a
+ * bundler for Workers resolves them), and runs them, and the installed `hookrelay` command (its
+ * bundle, dist/bin/). The working tree's dist/ is untouched.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,40 +19,65 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 const CONSUMER = fileURLToPath(new URL('./consumer/', import.meta.url));
 
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
 }
 
-const manifest = () => JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string; exports: Record<string, unknown> };
+interface Manifest {
+  version: string;
+  exports: Record<string, unknown>;
+  scripts: Record<string, string>;
+}
+const manifest = () => JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Manifest;
+/** What npm runs by itself in an installed or packed package: none may name scripts/, which is not shipped. */
+const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare', 'prepack', 'postpack'];
 const { dir, remove } = tempDir('hookrelay-pack-');
 afterAll(remove);
 
 describe('the packed package', () => {
   let tarball = '';
 
-  it('holds exactly dist/, bin/ and the documented files, with every entry point and its types', async () => {
+  it('is built by npm pack and holds exactly dist/, bin/, web/dist and the documented files, with every entry point, its types and no repository script', async () => {
     const pkg = join(dir, 'pkg');
     mkdirSync(pkg);
-    for (const entry of ['package.json', 'bin', 'src', 'scripts', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs/library.md']) {
-      cpSync(join(REPO, entry), join(pkg, entry), { recursive: true });
+    const builtPage = join(REPO, 'web', 'dist');
+    for (const entry of ['package.json', 'LICENSE', 'bin', 'src', 'scripts', 'web', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'docs/library.md']) {
+      cpSync(join(REPO, entry), join(pkg, entry), { recursive: true, filter: (source) => source !== builtPage });
     }
     symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'));
-    const build = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json'], pkg);
-    expect(build.stdout + build.stderr).toBe('');
-    const bundled = await run(process.execPath, ['scripts/bundle-cli.mjs'], pkg);
-    expect(bundled.code, bundled.stdout + bundled.stderr).toBe(0);
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], pkg);
-    expect(packed.code, packed.stderr).toBe(0);
+    const before = readdirSync(pkg);
+    // With its scripts, as a maintainer packs or publishes (NODE_ENV is the test runner's, not theirs).
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], pkg, { NODE_ENV: undefined });
+    expect(packed.code, packed.stdout + packed.stderr).toBe(0);
     const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(dir, info!.filename);
     const paths = info!.files.map((f) => f.path);
     // web/dist is the console's page, served by `listen` from an installed package.
-    const strays = paths.filter((p) => !/^(dist|bin|web\/dist)\//.test(p) && !['package.json', 'README.md', 'docs/library.md'].includes(p));
+    const strays = paths.filter((p) => !/^(dist|bin|web\/dist)\//.test(p) && !['package.json', 'README.md', 'LICENSE', 'docs/library.md'].includes(p));
     expect(strays).toEqual([]);
+    expect(paths).toContain('LICENSE');
+    expect(paths).toContain('web/dist/index.html');
+    // postpack put the copy's package.json back as it was, and left nothing behind; its old mtime
+    // too, so the build pack made is not taken for stale.
+    expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toBe(readFileSync(join(REPO, 'package.json'), 'utf8'));
+    expect(readdirSync(pkg).sort()).toEqual([...before, 'dist'].sort());
+    const stale = await run(process.execPath, ['scripts/build-if-stale.mjs'], pkg);
+    expect(stale.stdout + stale.stderr).toBe('hookrelay: the build is up to date\n');
+
+    const unpacked = join(dir, 'unpacked');
+    mkdirSync(unpacked);
+    const untar = await run('tar', ['-xzf', tarball, '-C', unpacked, 'package/package.json', 'package/LICENSE'], dir);
+    expect(untar.code, untar.stderr).toBe(0);
+    expect(readFileSync(join(unpacked, 'package', 'LICENSE'), 'utf8')).toMatch(/^MIT License\s+Copyright \(c\) \d{4} the hookrelay authors\s/);
+    const shipped = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as Manifest;
+    for (const name of LIFECYCLE_SCRIPTS) expect(shipped.scripts?.[name] ?? '', name).not.toMatch(/scripts\//);
+    expect(shipped.scripts).not.toHaveProperty('prepare');
+    // Nothing else differs from the repository's package.json.
+    expect({ ...shipped, scripts: null }).toEqual({ ...manifest(), scripts: null });
     const targets = JSON.stringify(manifest().exports).match(/\.\/dist\/[^"]+/g)!;
     expect(targets.length).toBeGreaterThanOrEqual(14);
     for (const target of targets) expect(paths).toContain(target.slice(2));
@@ -67,17 +96,24 @@ describe('the packed package', () => {
     // --ignore-scripts: no native build of better-sqlite3, which no subpath loads until a SQLite store opens.
     const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, `@types/node@${typesNode}`], consumer);
     expect(install.code, install.stderr).toBe(0);
+    // Every package the tarball pulls in runs on the Node it supports (engines.node >= 20.19: this one).
+    expect(install.stderr).not.toMatch(/EBADENGINE/);
     // The .ts fixtures are kept as .fixture so the repository's own type check does not resolve them.
     cpSync(join(CONSUMER, 'node-entry.ts.fixture'), join(consumer, 'node-entry.ts'));
     cpSync(join(CONSUMER, 'web-entry.ts.fixture'), join(consumer, 'web-entry.ts'));
     cpSync(join(CONSUMER, 'run.mjs'), join(consumer, 'run.mjs'));
     const base = { target: 'ES2022', strict: true, noEmit: true, lib: ['ES2023', 'DOM'] };
     writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...base, module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'] }, files: ['node-entry.ts'] }));
+    // A Node project without the DOM library that checks every .d.ts: the types name no DOM-only global.
+    const nodeOnly = { ...base, lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], skipLibCheck: false };
+    writeFileSync(join(consumer, 'tsconfig.node-only.json'), JSON.stringify({ compilerOptions: nodeOnly, files: ['node-entry.ts'] }));
     // As Wrangler or Vite resolve for Workers and browsers: no "node" condition, no Node types.
     // skipLibCheck: the envelope types share a .d.ts with Node-only helpers (src/core/envelope.ts).
     writeFileSync(join(consumer, 'tsconfig.web.json'), JSON.stringify({ compilerOptions: { ...base, module: 'ESNext', moduleResolution: 'bundler', types: [], skipLibCheck: true }, files: ['web-entry.ts'] }));
     const nodeTypes = await run(process.execPath, [TSC, '-p', 'tsconfig.json'], consumer);
     expect(nodeTypes.stdout + nodeTypes.stderr).toBe('');
+    const nodeOnlyTypes = await run(process.execPath, [TSC, '-p', 'tsconfig.node-only.json'], consumer);
+    expect(nodeOnlyTypes.stdout + nodeOnlyTypes.stderr).toBe('');
     const webTypes = await run(process.execPath, [TSC, '-p', 'tsconfig.web.json'], consumer);
     expect(webTypes.stdout + webTypes.stderr).toBe('');
     const ran = await run(process.execPath, ['run.mjs'], consumer);
