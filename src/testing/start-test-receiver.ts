@@ -76,12 +76,15 @@ interface Waiter {
 export async function startTestReceiver(options: TestReceiverOptions = {}): Promise<TestReceiver> {
   const secret = options.secret ?? `whsec_test_${randomBytes(16).toString('hex')}`;
   if (typeof secret !== 'string' || secret === '') throw new RangeError('secret must be a non-empty string');
+  const tolerance = options.toleranceSeconds ?? 300;
+  if (!Number.isSafeInteger(tolerance) || tolerance < 1) throw new RangeError(`toleranceSeconds must be a whole number of seconds > 0, got ${String(options.toleranceSeconds)}`);
+  for (const extra of options.extraSecrets ?? []) if (typeof extra !== 'string' || extra === '') throw new RangeError('extraSecrets must be non-empty strings');
   const config: ListenConfig = {
     port: 0,
     host: options.host ?? '127.0.0.1',
     path: options.path ?? '/webhooks',
     secrets: [secret, ...(options.extraSecrets ?? [])],
-    toleranceSeconds: options.toleranceSeconds ?? 300,
+    toleranceSeconds: tolerance,
     dbPath: options.dbPath ?? '(in memory)',
     skipVerify: false,
     bodyLimitBytes: 1024 * 1024,

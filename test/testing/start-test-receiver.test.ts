@@ -68,3 +68,13 @@ describe('startTestReceiver', () => {
     await expect(pending).rejects.toThrow(/closed while waiting/);
   });
 });
+
+describe('startTestReceiver: refused options', () => {
+  it.each([
+    [{ toleranceSeconds: 0 }, /toleranceSeconds must be a whole number of seconds > 0, got 0/],
+    [{ toleranceSeconds: 1.5 }, /toleranceSeconds must be a whole number/],
+    [{ extraSecrets: [''] }, /extraSecrets must be non-empty strings/],
+  ])('%j is refused with a RangeError naming it, before anything starts', async (options, message) => {
+    await expect(startTestReceiver(options)).rejects.toThrow(message);
+  });
+});
