@@ -88,15 +88,26 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     let heardAt = Date.now();
     const heard = () => (heardAt = Date.now());
     let ping: NodeJS.Timeout | null = null;
+    let deadline: NodeJS.Timeout | null = null;
+    /** Whether the server has been silent for deadMs, and the connection given up for it. */
+    const silentTooLong = (): boolean => {
+      if (socket.readyState !== WebSocket.OPEN || Date.now() - heardAt < deadMs) return false;
+      session.lost(`no pong in ${formatSeconds(deadMs)}`);
+      socket.terminate();
+      return true;
+    };
+    // Checked at the deadline itself, not only on the next ping, which would see it up to pingMs
+    // late. The timer is moved when it fires, not on every frame heard.
+    const watch = () => {
+      if (silentTooLong() || socket.readyState !== WebSocket.OPEN) return;
+      deadline = setTimeout(watch, Math.max(1, heardAt + deadMs - Date.now()));
+      deadline.unref();
+    };
     socket.on('open', () => {
       heard();
+      watch();
       ping = setInterval(() => {
-        if (socket.readyState !== WebSocket.OPEN) return;
-        if (Date.now() - heardAt > deadMs) {
-          session.lost(`no pong in ${formatSeconds(deadMs)}`);
-          return socket.terminate();
-        }
-        socket.ping();
+        if (socket.readyState === WebSocket.OPEN && !silentTooLong()) socket.ping();
       }, pingMs);
       ping.unref();
     });
@@ -138,6 +149,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     socket.on('error', (err: NodeJS.ErrnoException) => session.lost(UNTRUSTED.has(err.code ?? '') ? `TLS: the bridge's certificate is not trusted (${err.code}: ${err.message}); pass --bridge-ca FILE` : err.message));
     socket.on('close', (code, reason) => {
       if (ping) clearInterval(ping);
+      if (deadline) clearTimeout(deadline);
       session.lost(code === 1005 || code === 1006 ? 'connection closed' : `closed ${code}${reason.length ? `: ${printableReason(reason.toString())}` : ''}`);
     });
   }
@@ -147,6 +159,8 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     let lastSeq = 0;
     let helloSeen = false;
     let credit = 0;
+    /** Deliveries taken between a hello that said this subscriber is behind and `live`; null otherwise. */
+    let resumed: number | null = null;
     // A socket that never opened was never a connection to lose: the terminal says "could not connect".
     let opened = false;
     socket.once('open', () => (opened = true));
@@ -234,12 +248,18 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         lastSeq = f.cursor;
         latest = f.latest;
         setState('connected', `connected to ${host} as ${f.subscriber}`);
-        const behind = f.latest - f.cursor;
-        if (behind > 0) setState('resuming', `resuming ${behind} missed deliver${behind === 1 ? 'y' : 'ies'}`);
+        // latest - cursor counts every delivery stored since, also those of triggers this token is
+        // not sent: what it gets is counted as it arrives, and said when the backlog ends (live).
+        if (f.latest > f.cursor) {
+          resumed = 0;
+          setState('resuming', 'resuming missed deliveries');
+        }
         return;
       }
       if (!helloSeen) return fail(`a ${f.type} frame before hello`);
       if (f.type === 'live') {
+        if (resumed !== null) setState('resuming', resumed === 0 ? 'no missed deliveries to resume' : `resumed ${resumed} missed deliver${resumed === 1 ? 'y' : 'ies'}`);
+        resumed = null;
         setState('live', 'live');
         return;
       }
@@ -271,6 +291,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     const overCredit = () => `more than ${credit} unacknowledged deliveries (the credit of hello)`;
 
     function take(delivery: BridgeDelivery): void {
+      if (resumed !== null) resumed++;
       lastSeq = delivery.seq;
       receivedSeq = delivery.seq;
       latest = Math.max(latest, delivery.seq);

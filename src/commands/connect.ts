@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BRIDGE_TOKEN_NAME_RULE, isBridgeTokenName } from '../config/bridge-settings.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
 import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { outputRedactor } from '../config/output-redactor.js';
@@ -17,7 +18,7 @@ export function registerConnectCommand(program: Command): void {
     .command('connect')
     .description("receive a public hookrelay's deliveries on this machine through its bridge: stored here, handed to your app, nothing lost while offline")
     .argument('<url>', 'the public bridge, e.g. wss://hooks.example.com/bridge (ws:// only on this machine unless --insecure)')
-    .option('--token <token>', 'a token the public side was given with --bridge-token [env HOOKRELAY_CONNECT_TOKEN]')
+    .option('--token <token>', `a token the public side was given with --bridge-token; ${PROCESS_LIST_NOTE} [env HOOKRELAY_CONNECT_TOKEN]`)
     .option('--name <name>', 'this subscriber: its cursor is kept under this name (default: the host name) [env HOOKRELAY_CONNECT_NAME]')
     .option('--insecure', 'allow ws:// to another machine (the token and deliveries travel in clear text)')
     .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
@@ -26,7 +27,8 @@ export function registerConnectCommand(program: Command): void {
     'after',
     `
 Example (the public side runs: HOOKRELAY_BRIDGE_TOKEN="laptop:$TOKEN" hookrelay listen --bridge-port 4002).
-The token is best given in the environment: on the command line, ps shows it to every user.
+The token (and --forward-secret, --console-token) are best given in the environment: on the command
+line, ps shows them to every user.
   export HOOKRELAY_CONNECT_TOKEN="$TOKEN"
   npx hookrelay connect wss://hooks.example.com/bridge --forward-to http://127.0.0.1:3000/webhooks
 

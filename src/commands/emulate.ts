@@ -5,10 +5,14 @@ import { DEFAULT_EMULATOR_DB, resolveEmulateConfig, resolveEmulatorDbPath, resol
 import type { EngineEvent } from '../emulator/delivery-engine.js';
 import { postEvent } from '../emulator/control-client.js';
 import { readKeysFile, type KeysFile } from '../emulator/key-material.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
+import { API_KEY_FLAG_WARNING } from '../config/service-settings.js';
 import { printable } from '../reporter/printable.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerEmulateCommand(program: Command): void {
+  // `emulate --db FILE keys` says where as well as `emulate keys --db FILE`; the latter wins.
+  const parentDb = (): string | undefined => typedOptions(emulate).db as string | undefined;
   const emulate = program
     .command('emulate')
     .description("emulate the service's webhook API on localhost (/v1/webhooks…, keys and scopes, rate limits) with a durable delivery engine")
@@ -23,6 +27,9 @@ export function registerEmulateCommand(program: Command): void {
     .option('--seed <n>', 'seed of the retry jitter and sample data (default: random) [env HOOKRELAY_EMULATE_SEED]')
     .option('--key <NAME:SCOPES>', 'add an API key to organization A, e.g. ci:webhooks:read; repeatable [env HOOKRELAY_EMULATE_KEY, one per line]', collect)
     .addHelpText('after', '\nSee docs/emulate.md for a tour. `hookrelay emulate keys` prints the keys again; `hookrelay emulate fire --trigger T` fires an event.')
+    // emulate's options end at its subcommand, so `emulate keys --db FILE` reaches keys' own --db
+    // instead of being taken by this one.
+    .enablePositionalOptions()
     .action(async () => {
       const resolved = resolveEmulateConfig(typedOptions(emulate) as EmulateFlags);
       if (!resolved.ok) {
@@ -38,7 +45,7 @@ export function registerEmulateCommand(program: Command): void {
     .description('print the API keys of the emulator again')
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
     .action((flags: { db?: string }) => {
-      const file = readKeysQuietly(resolveEmulatorDbPath(flags));
+      const file = readKeysQuietly(resolveEmulatorDbPath({ db: flags.db ?? parentDb() }));
       if (file === null) return;
       process.stdout.write(formatKeys(file).join('\n') + '\n');
     });
@@ -50,19 +57,20 @@ export function registerEmulateCommand(program: Command): void {
     .option('--count <n>', 'how many events', '1')
     .option('--data <json>', "the event's data (spec 6.2 fields, identifiers only); fields left out get sample values")
     .option('--api-url <url>', 'the emulator (default: http://127.0.0.1:4100/v1) [env HOOKRELAY_API_URL]')
-    .option('--api-key <key>', "an API key with webhooks:write (default: organization A's full key from the data folder) [env HOOKRELAY_API_KEY]")
+    .option('--api-key <key>', `an API key with webhooks:write (default: organization A's full key from the data folder); ${PROCESS_LIST_NOTE} [env HOOKRELAY_API_KEY]`)
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
     .action(async (flags: FireFlags) => {
-      const resolved = resolveFireConfig(flags);
+      const resolved = resolveFireConfig({ ...flags, db: flags.db ?? parentDb() });
       if (!resolved.ok) {
         reportProblems(resolved.problems);
         process.exitCode = 2;
         return;
       }
       const { config } = resolved;
+      if (flags.apiKey !== undefined) process.stderr.write(`${API_KEY_FLAG_WARNING}\n`);
       let apiKey = config.apiKey;
       if (apiKey === null) {
-        const file = readKeysQuietly(config.dbPath);
+        const file = readKeysQuietly(config.dbPath, ', or pass a key with webhooks:write as --api-key KEY (or HOOKRELAY_API_KEY)');
         if (file === null) return;
         apiKey = file.keys.find((k) => k.organizationId === file.organizations[0]!.id && k.scopes.includes('webhooks:write'))?.key ?? null;
         if (apiKey === null) {
@@ -105,6 +113,23 @@ async function serve(config: EmulatorConfig): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const started = app;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await started.close();
+      process.stdout.write('hookrelay emulate: stopped; the database is closed\n');
+    } catch (err) {
+      process.stderr.write(`hookrelay: the emulator did not stop cleanly: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  };
+  // Before the banner: its "Ctrl-C to stop" holds from the moment it shows (a signal that came
+  // before the handler would end the process with no stop line and the database not closed).
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
   const ssrf =
     config.ssrf === 'loopback'
       ? 'loopback: public https, and also http or https to 127.0.0.0/8, ::1 and localhost (the service allows public https only: --ssrf strict)'
@@ -126,14 +151,6 @@ async function serve(config: EmulatorConfig): Promise<void> {
       '',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await app.close();
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
 }
 
 function formatKeys(file: KeysFile): string[] {
@@ -145,11 +162,17 @@ function formatKeys(file: KeysFile): string[] {
   return lines;
 }
 
-function readKeysQuietly(dbPath: string): KeysFile | null {
+/** The keys beside `dbPath`, or null after saying where else they may be (`orElse`: another way out). */
+function readKeysQuietly(dbPath: string, orElse = ''): KeysFile | null {
   try {
     const file = readKeysFile(dataDirOf(dbPath));
     if (file !== null) return file;
-    process.stderr.write(`hookrelay: no emulator keys in ${dataDirOf(dbPath)}: start \`hookrelay emulate${dbPath === DEFAULT_EMULATOR_DB ? '' : ` --db ${dbPath}`}\` once first\n`);
+    const start = `hookrelay emulate${dbPath === DEFAULT_EMULATOR_DB ? '' : ` --db ${dbPath}`}`;
+    process.stderr.write(
+      `hookrelay: no emulator keys in ${printable(dataDirOf(dbPath), 300)}. An emulator keeps them beside its database: ` +
+        `for one started in another folder, pass its database as --db FILE (or HOOKRELAY_EMULATE_DB)${orElse}; ` +
+        `else start \`${printable(start, 340)}\` once first\n`,
+    );
   } catch (err) {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
   }

@@ -140,6 +140,9 @@ export function itemsToCurl(items: readonly ExportItem[], receiverUrl: string, o
   ];
   for (const item of items) {
     lines.push(`# ${commentText(item.label)}`, curlCommand({ url: receiverUrl, headers: exportHeaders(item.headers, options.includeSignature === true), body: requireBody(item) }));
+    // curl prints the answer as it came, seldom ending in a newline: without one, the answers of
+    // successive commands run together on one line.
+    lines.push('echo');
   }
   return `${lines.join('\n')}\n`;
 }

@@ -43,8 +43,11 @@ Routes (docs/relay.md) are tried in order, the first whose glob matches the trig
 Without a TLS proxy in front (docs/deploy.md), the receiver and the bridge listener serve HTTPS:
   npx hookrelay listen --tls-cert cert.pem --tls-key key.pem
 
+Secrets (--secret, --forward-secret, --console-token, --bridge-token) are best given in their
+HOOKRELAY_* variables: on the command line, ps shows them to every user of this machine.
+
 Example:
-  npx hookrelay listen --port 4000 --secret "$WEBHOOK_SECRET"`,
+  HOOKRELAY_SECRET="$WEBHOOK_SECRET" npx hookrelay listen --port 4000`,
   );
   command.action(async () => {
     const flags = typedOptions(command);

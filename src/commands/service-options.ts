@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { resolveDataDir, resolveServiceSettings, type ServiceFlags } from '../config/service-settings.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
 import { createApiClient, type ApiClient, type WaitNotice } from '../service/api-client.js';
 import { ServiceError } from '../service/service-error.js';
 import { createWebhooksApi, type WebhooksApi } from '../service/webhooks-api.js';
@@ -27,7 +28,7 @@ export function exitCodeOf(err: ServiceError | SecretSetError): number {
 export function addServiceOptions(command: Command): Command {
   return command
     .option('--api-url <url>', 'the API\'s base URL including /v1 [env HOOKRELAY_API_URL]')
-    .option('--api-key <key>', 'API key (visible in the process list: prefer the env variable) [env HOOKRELAY_API_KEY]');
+    .option('--api-key <key>', `API key (${PROCESS_LIST_NOTE}) [env HOOKRELAY_API_KEY]`);
 }
 
 export function addDataOptions(command: Command): Command {

@@ -123,7 +123,7 @@ export function registerWebhooksCommand(program: Command): void {
     }
   });
 
-  const update = addPolicyOptions(
+  const update = addPatchPolicyOptions(
     webhooks
       .command('update')
       .argument('<id>', 'webhook id')
@@ -288,6 +288,19 @@ function parseHandling(text: string, problems: FieldProblem[]): Record<string, u
     return null;
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * update's policy flags: create's, without their defaults. PATCH sends only the fields given and the
+ * webhook keeps the rest (spec 4.3), so a default in update's help would be a value never sent.
+ */
+function addPatchPolicyOptions(command: Command): Command {
+  addPolicyOptions(command);
+  for (const option of command.options) {
+    if (option.long === '--retry-policy') option.description = 'retryPolicy fields to change, as JSON (spec 2.11); the others keep their current values';
+    else option.description = option.description.replace(/ \(default: [^)]*\)$/, '');
+  }
+  return command;
 }
 
 /** PATCH takes partial policy objects (spec 4.3): only the fields given, checked against the defaults. */

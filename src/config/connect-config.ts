@@ -15,6 +15,7 @@ import { resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
 import { LISTEN_OPTIONS, type OptionSpec } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
+import { PROCESS_LIST_NOTE, secretFlagWarning, secretFlagWarnings } from './secret-flags.js';
 import { readCaFile } from './tls-files.js';
 
 export interface ConnectConfig {
@@ -54,7 +55,7 @@ const BRIDGE_CA: OptionSpec = {
 };
 /** connect has no --secret: its hand-offs are signed with --forward-secret or its own development secret. */
 const CONNECT_DESCRIPTIONS: Partial<Record<string, string>> = {
-  forwardSecret: 'secret that signs deliveries handed to your app (default: the development secret of the data folder)',
+  forwardSecret: `secret that signs deliveries handed to your app (default: the development secret of the data folder); ${PROCESS_LIST_NOTE}`,
 };
 
 export const CONNECT_LOCAL_OPTIONS = [
@@ -74,7 +75,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   else {
     const bad = bridgeTokenProblem(token);
     if (bad) problems.push(`${flags.token !== undefined ? '--token' : 'HOOKRELAY_CONNECT_TOKEN'}: ${bad}`);
-    if (flags.token !== undefined) warnings.push('--token is visible to every user of this machine in the process list; prefer HOOKRELAY_CONNECT_TOKEN');
+    if (flags.token !== undefined) warnings.push(secretFlagWarning('--token', 'HOOKRELAY_CONNECT_TOKEN'));
   }
   const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();
   if (!isSubscriberName(name)) problems.push(`--name: ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores (at most 64)`);
@@ -85,6 +86,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   const { HOOKRELAY_ROUTE: routeEnv, ...localEnv } = env;
   const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env: localEnv, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
   problems.push(...resolved.problems);
+  warnings.push(...secretFlagWarnings(CONNECT_LOCAL_OPTIONS, resolved.sources));
   const values = resolved.values;
   const storeUrl = values.store as string | undefined;
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');

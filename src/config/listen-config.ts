@@ -12,6 +12,7 @@ import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
 import { resolveForwardExtras } from './forward-settings.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
+import { secretFlagWarnings } from './secret-flags.js';
 import { readTlsPair, type TlsPair } from './tls-files.js';
 
 /** The secret set of `webhooks create --signing` (src/service/secret-set.ts); a damaged file is a clear problem, never a guess. */
@@ -106,7 +107,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   const { values, problems } = resolved;
   const faults = resolveFaultRules(resolved, faultEnv, inputs.configFile ?? CONFIG_FILE);
   problems.push(...faults.problems);
-  const warnings: string[] = [];
+  const warnings: string[] = secretFlagWarnings(LISTEN_OPTIONS, resolved.sources);
   (faults.rules ?? []).forEach((rule, i) => {
     const by = shadowingRule(faults.rules!, i);
     if (by !== null) warnings.push(`fault rule ${i + 1} (${formatFaultRule(rule)}) never fires: rule ${by + 1} (${formatFaultRule(faults.rules![by]!)}) answers every arrival it matches first`);

@@ -3,6 +3,7 @@
  * hookrelay.config.json and its default. Resolution order: flag > env > file > default.
  */
 import { DEFAULT_DB_PATH } from './data-dir.js';
+import { PROCESS_LIST_NOTE } from './secret-flags.js';
 
 export type OptionKind =
   | { type: 'port' }
@@ -22,6 +23,8 @@ export interface OptionSpec {
   kind: OptionKind;
   default?: unknown;
   description: string;
+  /** The value is a secret: as a flag the process list shows it, so its help says so and its use warns (secret-flags.ts). */
+  secret?: true;
 }
 
 export const LISTEN_OPTIONS: readonly OptionSpec[] = [
@@ -30,7 +33,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'path', flag: '--path', env: 'HOOKRELAY_PATH', kind: { type: 'string' }, default: '/webhooks', description: 'path that accepts deliveries' },
   { key: 'tlsCert', flag: '--tls-cert', env: 'HOOKRELAY_TLS_CERT', kind: { type: 'path' }, description: 'serve the receiver (and the bridge listener) over HTTPS with this PEM certificate (chain); needs --tls-key; for setups without a TLS proxy (docs/deploy.md)' },
   { key: 'tlsKey', flag: '--tls-key', env: 'HOOKRELAY_TLS_KEY', kind: { type: 'path' }, description: 'the PEM private key of --tls-cert (unencrypted)' },
-  { key: 'secret', flag: '--secret', env: 'HOOKRELAY_SECRET', kind: { type: 'strings' }, default: [], description: 'signing secret; repeat for rotation (env: comma-separated)' },
+  { key: 'secret', flag: '--secret', env: 'HOOKRELAY_SECRET', kind: { type: 'strings' }, default: [], description: `signing secret; repeat for rotation (env: comma-separated); ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'tolerance', flag: '--tolerance', env: 'HOOKRELAY_TOLERANCE', kind: { type: 'int', min: 1, max: 86_400 }, default: 300, description: 'seconds a signature timestamp may be in the past or the future' },
   { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: DEFAULT_DB_PATH, description: 'SQLite file; its folder is the data folder' },
   { key: 'store', flag: '--store', env: 'HOOKRELAY_STORE', kind: { type: 'string' }, description: 'a postgres:// URL: several instances share one PostgreSQL database (docs/deploy.md); default: the SQLite file of --db' },
@@ -41,7 +44,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'seed', flag: '--seed', env: 'HOOKRELAY_SEED', kind: { type: 'int', min: 0, max: 4_294_967_295 }, description: 'seed of the fault rules\' probabilities (p=): the same seed repeats the same faults (default: random, printed)' },
   { key: 'forwardTo', flag: '--forward-to', env: 'HOOKRELAY_FORWARD_TO', kind: { type: 'url' }, description: 'hand every accepted delivery on to this URL (docs/relay.md)' },
   { key: 'route', flag: '--route', env: 'HOOKRELAY_ROUTE', kind: { type: 'strings' }, default: [], description: "'GLOB=URL': hand deliveries whose trigger matches GLOB to URL instead; repeatable, the first matching route wins, --forward-to takes the rest (env: one per line)" },
-  { key: 'forwardSecret', flag: '--forward-secret', env: 'HOOKRELAY_FORWARD_SECRET', kind: { type: 'string' }, description: 'secret that signs relayed and replayed deliveries (default: the primary --secret)' },
+  { key: 'forwardSecret', flag: '--forward-secret', env: 'HOOKRELAY_FORWARD_SECRET', kind: { type: 'string' }, description: `secret that signs relayed and replayed deliveries (default: the primary --secret); ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'forwardTimeout', flag: '--forward-timeout', env: 'HOOKRELAY_FORWARD_TIMEOUT', kind: { type: 'int', min: 100, max: 600_000 }, default: 30_000, description: 'milliseconds to wait for the target' },
   { key: 'forwardHeader', flag: '--forward-header', env: 'HOOKRELAY_FORWARD_HEADER', kind: { type: 'strings' }, default: [], description: "extra header on every hand-off, 'Name: value'; repeatable (env: one per line)" },
   { key: 'forwardMode', flag: '--forward-mode', env: 'HOOKRELAY_FORWARD_MODE', kind: { type: 'enum', values: ['async', 'sync'] }, default: 'async', description: 'async: durable outbox with retries; sync: the sender gets the target\'s answer' },
@@ -52,11 +55,11 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'consolePort', flag: '--console-port', env: 'HOOKRELAY_CONSOLE_PORT', kind: { type: 'port' }, default: 4001, description: 'console listener port' },
   { key: 'consoleHost', flag: '--console-host', env: 'HOOKRELAY_CONSOLE_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'console address to bind; anything but loopback requires a token' },
   { key: 'consoleAllowedHost', flag: '--console-allowed-host', env: 'HOOKRELAY_CONSOLE_ALLOWED_HOST', kind: { type: 'strings' }, default: [], description: 'extra Host name the console answers to (name or name:port); repeatable' },
-  { key: 'consoleToken', flag: '--console-token', env: 'HOOKRELAY_CONSOLE_TOKEN', kind: { type: 'string' }, description: 'token the console requires (default: none on loopback, generated and printed otherwise)' },
+  { key: 'consoleToken', flag: '--console-token', env: 'HOOKRELAY_CONSOLE_TOKEN', kind: { type: 'string' }, description: `token the console requires (default: none on loopback, generated and printed otherwise); ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'retain', flag: '--retain', env: 'HOOKRELAY_RETAIN', kind: { type: 'string' }, default: '30d', description: 'prune deliveries last seen longer ago than this (30d, 72h, …; 0 or off: keep all), at start and hourly; never one whose relay is pending' },
   { key: 'bridgePort', flag: '--bridge-port', env: 'HOOKRELAY_BRIDGE_PORT', kind: { type: 'port' }, description: 'open the bridge listener on this port: laptops subscribe with `hookrelay connect` (docs/bridge.md); off by default' },
   { key: 'bridgeHost', flag: '--bridge-host', env: 'HOOKRELAY_BRIDGE_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'bridge address to bind (a TLS proxy sits in front)' },
-  { key: 'bridgeToken', flag: '--bridge-token', env: 'HOOKRELAY_BRIDGE_TOKEN', kind: { type: 'strings' }, default: [], description: "who may subscribe: 'NAME:TOKEN' or 'NAME:TOKEN:GLOB,GLOB' (only those triggers); repeatable (env: one per line); make a token with `hookrelay bridge token`" },
+  { key: 'bridgeToken', flag: '--bridge-token', env: 'HOOKRELAY_BRIDGE_TOKEN', kind: { type: 'strings' }, default: [], description: `who may subscribe: 'NAME:TOKEN' or 'NAME:TOKEN:GLOB,GLOB' (only those triggers); repeatable (env: one per line); make a token with \`hookrelay bridge token\`; ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'bridgeRetain', flag: '--bridge-retain', env: 'HOOKRELAY_BRIDGE_RETAIN', kind: { type: 'string' }, default: '7d', description: 'retention never prunes what a known subscriber has not acknowledged, until it is older than this' },
   { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
 ];

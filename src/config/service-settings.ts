@@ -6,6 +6,7 @@
  */
 import { dataDirOf } from './data-dir.js';
 import { resolveDbPath } from './db-path.js';
+import { secretFlagWarning } from './secret-flags.js';
 
 export interface ServiceFlags {
   apiUrl?: string;
@@ -22,7 +23,7 @@ export interface ServiceSettings {
 
 export type ServiceCheck = { ok: true; settings: ServiceSettings } | { ok: false; problems: string[] };
 
-export const API_KEY_FLAG_WARNING = 'warning: --api-key is visible to every user of this machine in the process list; prefer HOOKRELAY_API_KEY';
+export const API_KEY_FLAG_WARNING = `warning: ${secretFlagWarning('--api-key', 'HOOKRELAY_API_KEY')}`;
 
 /** The API's base URL and key. `requireKey: false` for a command that can fall back (triggers --live). */
 export function resolveServiceSettings(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.env): ServiceCheck {

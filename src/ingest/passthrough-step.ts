@@ -6,7 +6,7 @@
 import type { Passthrough, PassthroughResult } from '../handoff/passthrough.js';
 import { senderAnswerFor } from '../handoff/sender-answer.js';
 import { displayUrl } from '../core/url-secrets.js';
-import type { EventHub } from '../runtime/event-hub.js';
+import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import { pairHeaders, type DeliveryStore } from '../store/store.js';
 import type { Arrival } from './arrival.js';
 import { createPerKeyTurns } from './per-key-turns.js';
@@ -31,14 +31,30 @@ export interface PassthroughStep {
 
 export function createPassthroughStep(passthrough: Passthrough, store: DeliveryStore, hub: EventHub): PassthroughStep {
   const turns = createPerKeyTurns();
+  // A refused hand-off is announced when its turn ends, after the attempt it refused is recorded,
+  // so the terminal shows the attempt and then the app's answer, as for an accepted one
+  // (recordHandOff runs after the commit). Ids in a turn, with the announcement kept for its end.
+  const unannounced = new Map<string, HubEvents['relay'] | null>();
   return {
-    inTurn: (id, task) => turns.run(id, task),
+    inTurn: (id, task) =>
+      turns.run(id, async () => {
+        unannounced.set(id, null);
+        try {
+          return await task();
+        } finally {
+          const relay = unannounced.get(id);
+          unannounced.delete(id);
+          if (relay) hub.emit('relay', relay);
+        }
+      }),
     async handOn(arrival, id) {
       if (await store.getDelivery(id)) return { kind: 'skipped' };
       const handedOn = await passthrough.forward({ id, rawBody: arrival.rawBody, headers: pairHeaders(arrival.rawHeaders), receivedAt: arrival.receivedAt });
       const { status, latencyMs, error } = handedOn.answer;
       if (status !== null && status >= 200 && status < 300) return { kind: 'handed-on', handedOn };
-      hub.emit('relay', { deliveryId: id, status, ok: false, latencyMs: Math.round(latencyMs), replay: false, ...(error ? { error } : {}) });
+      const relay: HubEvents['relay'] = { deliveryId: id, status, ok: false, latencyMs: Math.round(latencyMs), replay: false, ...(error ? { error } : {}) };
+      if (unannounced.has(id)) unannounced.set(id, relay);
+      else hub.emit('relay', relay);
       return { kind: 'refused', rejection: senderAnswerFor(handedOn.answer) };
     },
     recordHandOff(deliveryId, deliverySeq, { answer, startedAt, finishedAt, target }) {

@@ -2,6 +2,7 @@
 import type { EventHub } from '../runtime/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import type { Logger } from 'pino';
+import { targetRefusalWords } from '../handoff/sender-answer.js';
 import { batchedWriter } from './batched-writer.js';
 import { createJsonLogger } from './json-logger.js';
 import { printable, RELAY_ERROR_CHARS } from './printable.js';
@@ -32,14 +33,17 @@ function clockTime(ms: number): string {
 export function formatAttemptLine(attempt: AttemptRecord, color: boolean, skipVerify: boolean): string {
   const status = attempt.status === null ? '---' : String(attempt.status);
   const outcomeColor = attempt.outcome === 'accepted' ? 32 : attempt.outcome === 'duplicate' ? 36 : attempt.outcome === 'faulted' ? 35 : 31;
+  // --forward-mode sync: the app refused it and the sender was told, which "rejected CODE" hides.
+  const byApp = attempt.outcome === 'rejected' && attempt.reason ? targetRefusalWords(attempt.reason, attempt.status) : null;
   const parts = [
     clockTime(attempt.receivedAt),
-    paint(color, outcomeColor, `${status} ${attempt.outcome.padEnd(11)}`),
+    paint(color, outcomeColor, `${status} ${(byApp?.label ?? attempt.outcome).padEnd(11)}`),
     printable(attempt.trigger ?? '(no trigger)', 48),
     printable(attempt.deliveryId ?? '(no delivery id)', 64),
     `attempt ${attempt.attemptHeader ?? '?'}`,
   ];
-  if (attempt.reason) parts.push(paint(color, 33, printable(attempt.reason, 80)));
+  if (byApp) parts.push(paint(color, 33, byApp.words));
+  else if (attempt.reason) parts.push(paint(color, 33, printable(attempt.reason, 80)));
   if (attempt.retryAfter) parts.push(`retry-after=${printable(attempt.retryAfter, 40)}`);
   if (skipVerify && (attempt.outcome === 'accepted' || attempt.outcome === 'duplicate')) parts.push(paint(color, 31, 'UNVERIFIED (--skip-verify)'));
   return parts.join('  ');

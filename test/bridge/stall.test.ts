@@ -67,6 +67,36 @@ describe('a stalled bridge connection', () => {
     expect(local.bridge.progress().reconnects).toBe(1);
   }, 30_000);
 
+  // Issue 36 item 19: the silence is checked at its deadline, not at the next ping. deadMs is one
+  // and a half ping intervals, so a check made only on pings would see the stall pingMs / 2 late.
+  it('is noticed at deadMs after the server was last heard, not at the ping after it', async () => {
+    const pingMs = 2000;
+    const deadMs = 3000;
+    const margin = 500; // under pingMs / 2: the ping-only check would land beyond it
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const app = await buildApp(testListenConfig(join(dir, 'public.db'), { bridge: { port: 0, host: '127.0.0.1', retainMs: 7 * 86_400_000, tokens: [{ name: 'laptop', token: TOKEN, triggers: [] }] } }));
+    cleanups.push(() => app.close());
+    const proxy = await startStallProxy(Number(new URL(app.bridgeUrl!).port));
+    cleanups.push(() => proxy.close());
+    const local = await buildConnect(
+      { url: `ws://127.0.0.1:${proxy.port}/bridge`, token: TOKEN, name: 'ana', dbPath: join(dir, 'laptop.db'), forward: null, console: null, logFormat: 'silent', retainMs: null, devSecret: null },
+      { pingMs, deadMs },
+    );
+    cleanups.push(() => local.close());
+    let noticedAt: number | null = null;
+    local.hub.on('notice', (n) => {
+      if (noticedAt === null && n.message.startsWith('connection lost (no pong in 3 s)')) noticedAt = Date.now();
+    });
+    await until(() => local.bridge.state() === 'live', 'live');
+
+    const lastHeardAt = await proxy.stallAfterNextFromUpstream(); // the pong to the next ping
+    await until(() => noticedAt !== null, 'the client to notice the stall', deadMs + pingMs * 2);
+    const after = noticedAt! - lastHeardAt;
+    expect(after).toBeGreaterThanOrEqual(deadMs - 20);
+    expect(after).toBeLessThan(deadMs + margin);
+  }, 30_000);
+
   it('a public side that is not there: "could not connect", not "connection lost", and it keeps trying', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);

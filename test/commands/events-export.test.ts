@@ -67,6 +67,21 @@ describe('events export', () => {
     expect(target.received[0]!.headers['x-service-delivery']).toBe("d'1");
   });
 
+  // Issue 36 item 24: the app's answers, which seldom end in a newline, are not run together.
+  it.each([['sh'], ['bash'], ['zsh']])('the curl script ends each answer with a newline, in %s', async (shell) => {
+    const path = [`/usr/bin/${shell}`, `/bin/${shell}`].find((p) => existsSync(p));
+    if (path === undefined) return; // zsh is optional (CI does not install it)
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const script = join(dir, 'replay.sh');
+    writeFileSync(script, toCurl([delivery, { ...delivery, id: 'd2' }], target.url));
+    const { stdout } = await run(path, [script]);
+    expect(target.received).toHaveLength(2);
+    expect(stdout).toBe('{"ok":true}\n{"ok":true}\n');
+  });
+
   it('the curl script carries control and bidi headers and a 1 MiB body exactly through real curl', async () => {
     const target = await startTarget();
     cleanups.push(() => target.close());

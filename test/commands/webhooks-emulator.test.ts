@@ -74,11 +74,11 @@ it('update, disable, enable and delete change the webhook as the API says', { ti
   const shown = await runService(['webhooks', 'show', id], env);
   expect(shown.out).toMatch(/name {8}renamed/);
   const refused = await runService(['webhooks', 'update', id, '--trigger', 'no.such_trigger'], env);
-  expect(refused.code).toBe(1);
+  expect(refused.code).toBe(2);
   expect(refused.err).toMatch(/422 VALIDATION_ERROR: .*\(field: triggers\)/);
   expect((await runService(['webhooks', 'delete', id], env)).out).toMatch(/deleted webhook/);
   const gone = await runService(['webhooks', 'show', id], env);
-  expect(gone.code).toBe(1);
+  expect(gone.code).toBe(2);
   expect(gone.err).toMatch(/404 NOT_FOUND/);
   const live = await runService(['triggers', '--live'], env);
   expect(live.out).toMatch(/trustcenter.access_requested +premium +no/);

@@ -69,16 +69,17 @@ it('--print-secret shows it once; --json prints the data with the secret as its 
   expect(asJson.out).not.toContain(SECRET);
 });
 
-it.each<[string, Handler]>([
-  ['malformed JSON', raw(201, '{"success":true,"data":{"webhook":', { 'content-type': 'application/json' })],
-  ['an HTML page', raw(502, '<html><head><title>Bad Gateway</title></head></html>', { 'content-type': 'text/html' })],
-  ['no signingSecret', created('wh-1', null)],
-  ['a webhook without id', ok({ webhook: { name: 'x', status: 'active' }, signingSecret: SECRET })],
-  ['a 422', apiError(422, 'VALIDATION_ERROR', 'triggers has an unknown trigger', [{ field: 'triggers', message: 'unknown' }])],
-])('a create answered with %s writes nothing to the secret set and exits 1 with a clear message', async (_name, handler) => {
+// Exit codes (docs/exit-codes.md): an answer that is not the API's is "could not run" (3); a value the service refused as given is usage (2).
+it.each<[string, Handler, number]>([
+  ['malformed JSON', raw(201, '{"success":true,"data":{"webhook":', { 'content-type': 'application/json' }), 3],
+  ['an HTML page', raw(502, '<html><head><title>Bad Gateway</title></head></html>', { 'content-type': 'text/html' }), 3],
+  ['no signingSecret', created('wh-1', null), 3],
+  ['a webhook without id', ok({ webhook: { name: 'x', status: 'active' }, signingSecret: SECRET }), 3],
+  ['a 422', apiError(422, 'VALIDATION_ERROR', 'triggers has an unknown trigger', [{ field: 'triggers', message: 'unknown' }]), 2],
+])('a create answered with %s writes nothing to the secret set and exits %i with a clear message', async (_name, handler, code) => {
   const { env } = await serve(() => handler);
   const ran = await runService(createArgs(), env);
-  expect(ran.code).toBe(1);
+  expect(ran.code).toBe(code);
   expect(ran.err).toMatch(/^error: /m);
   expect(ran.err).toMatch(/malformed JSON|HTML page|no signingSecret|"id" must be|422 VALIDATION_ERROR: triggers has an unknown trigger \(field: triggers\)/);
   expect(existsSync(secretSetPath(dir))).toBe(false);
@@ -90,7 +91,7 @@ it('a damaged secret set is found before the service is asked for a secret', asy
   const { writeFileSync } = await import('node:fs');
   writeFileSync(secretSetPath(dir), 'not json');
   const ran = await runService(createArgs(), env);
-  expect(ran.code).toBe(1);
+  expect(ran.code).toBe(3);
   expect(ran.err).toMatch(/secrets\.json is not valid JSON/);
   expect(server!.requests).toHaveLength(0);
   expect(readFileSync(secretSetPath(dir), 'utf8')).toBe('not json');

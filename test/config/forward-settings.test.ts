@@ -28,7 +28,8 @@ function listen(flags: Record<string, unknown>, env: NodeJS.ProcessEnv = {}, fil
   const dir = folder();
   const configFile = join(dir, 'hookrelay.config.json');
   if (file) writeFileSync(configFile, JSON.stringify(file));
-  return resolveListenConfig({ flags: { secret: ['whsec_forward_settings_0123456789'], db: join(dir, 'h.db'), ...flags }, env, configFile });
+  // The secret in the environment: as a flag it would add a process-list warning to every result.
+  return resolveListenConfig({ flags: { db: join(dir, 'h.db'), ...flags }, env: { HOOKRELAY_SECRET: 'whsec_forward_settings_0123456789', ...env }, configFile });
 }
 
 describe('--route', () => {
@@ -88,7 +89,7 @@ describe('--route', () => {
     const dir = folder();
     const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l', route: ['vendr.*=http://127.0.0.1:3001/', 'x y=http://127.0.0.1:1/'] }, { HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
     expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--route #2: .*"x y" is not a trigger glob/)] });
-    const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l' }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/', HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
+    const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/', HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN, HOOKRELAY_FORWARD_SECRET: 'whsec_l' });
     expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', url: 'http://127.0.0.1:3001/' }]);
     expect(ok.ok && ok.warnings).toEqual([expect.stringMatching(/matches no trigger of the catalogue/)]);
   });

@@ -60,11 +60,12 @@ describe('listen settings wording', () => {
 
   it('warns about a short secret, which a new user may type to try things, and not about a long one', () => {
     const dir = folder();
-    const short = resolveListenConfig({ flags: { secret: ['short'], db: join(dir, 'h.db') }, env: {} });
+    // In the environment: as a flag, a secret adds a process-list warning (secret-flags.test.ts).
+    const short = resolveListenConfig({ flags: { db: join(dir, 'h.db') }, env: { HOOKRELAY_SECRET: 'short' } });
     expect(short.ok && short.warnings).toEqual(['secret #1 is short (5 characters; use at least 16): a signature made with it is easy to forge; the service\'s secrets are long and random']);
-    const prefixed = resolveListenConfig({ flags: { secret: ['whsec_0123456789'], db: join(dir, 'h.db') }, env: {} });
+    const prefixed = resolveListenConfig({ flags: { db: join(dir, 'h.db') }, env: { HOOKRELAY_SECRET: 'whsec_0123456789' } });
     expect(prefixed.ok && prefixed.warnings).toEqual([expect.stringMatching(/^secret #1 is short \(10 characters after whsec_; use at least 16\)/)]);
-    const long = resolveListenConfig({ flags: { secret: ['whsec_0123456789abcdef0123'], db: join(dir, 'h.db') }, env: {} });
+    const long = resolveListenConfig({ flags: { db: join(dir, 'h.db') }, env: { HOOKRELAY_SECRET: 'whsec_0123456789abcdef0123' } });
     expect(long.ok && long.warnings).toEqual([]);
   });
 });

@@ -16,4 +16,6 @@ it('a wrong --api-key: 401, the key by its hint only, and `hookrelay emulate key
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('the emulator answered 401 UNAUTHORIZED: invalid API key; this run sent the key …abcd: `hookrelay emulate keys` lists the emulator\'s keys');
   expect(run.stdout + run.stderr).not.toContain(wrong);
+  // Issue 36 item 22: a key typed as a flag is in the process list; fire says so as every --api-key does.
+  expect(run.stderr).toContain('warning: --api-key is visible to every user of this machine in the process list; prefer HOOKRELAY_API_KEY');
 });

@@ -164,6 +164,29 @@ describe('inTurn', () => {
     expect(await slow).toBe('a');
   });
 
+  it('a hand-off refused in a turn is announced when the turn ends, after what the turn recorded (issue 36 item 24)', async () => {
+    const order: string[] = [];
+    hub.on('relay', (e) => order.push(`relay ${e.status}`));
+    const step = createPassthroughStep(app({ status: 500, error: null, latencyMs: 3 }), store, hub);
+    const kind = await step.inTurn('d-5', async () => {
+      const handOn = await step.handOn(arrivalOf(signedRequest()), 'd-5');
+      order.push('attempt recorded');
+      return handOn.kind;
+    });
+    expect(kind).toBe('refused');
+    expect(order).toEqual(['attempt recorded', 'relay 500']);
+  });
+
+  it('a turn that throws still announces its refused hand-off', async () => {
+    const step = createPassthroughStep(app({ status: 503, error: null, latencyMs: 1 }), store, hub);
+    const turn = step.inTurn('d-6', async () => {
+      await step.handOn(arrivalOf(signedRequest()), 'd-6');
+      throw new Error('the store is down');
+    });
+    await expect(turn).rejects.toThrow('the store is down');
+    expect(relays.map((r) => [r.deliveryId, r.status])).toEqual([['d-6', 503]]);
+  });
+
   it('a failed turn lets the next copy of the id run', async () => {
     const step = createPassthroughStep(app(ok()), store, hub);
     const failed = step.inTurn('a', async () => {
