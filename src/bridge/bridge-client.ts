@@ -10,7 +10,10 @@
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
+import { jitteredBackoffMs } from '../core/backoff.js';
+import { asciiOnly } from '../core/printable-text.js';
 import { secretHint } from '../core/secret-hint.js';
+import { untrustedCertificate } from '../core/untrusted-certificate.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -48,8 +51,8 @@ export interface BridgeClient {
   close(): Promise<void>;
 }
 
-const MAX_BACKOFF_MS = 30_000;
-const UNTRUSTED = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+/** Reconnects wait by the one backoff (core/backoff.ts), never longer than 30 s. */
+const RECONNECT = { initialMs: 1000, maxMs: 30_000 };
 
 export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   const { pipeline, clock } = options;
@@ -146,7 +149,10 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         session.lost(`a frame could not be handled: ${(err as Error).message}`);
       }
     });
-    socket.on('error', (err: NodeJS.ErrnoException) => session.lost(UNTRUSTED.has(err.code ?? '') ? `TLS: the bridge's certificate is not trusted (${err.code}: ${err.message}); pass --bridge-ca FILE` : err.message));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      const untrusted = untrustedCertificate(err.code);
+      session.lost(untrusted ? `TLS: the bridge's certificate is not trusted: ${untrusted} (${err.code}); pass --bridge-ca FILE` : err.message);
+    });
     socket.on('close', (code, reason) => {
       if (ping) clearInterval(ping);
       if (deadline) clearTimeout(deadline);
@@ -180,12 +186,11 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       if (stopped) return;
       failures++;
       reconnects++;
-      const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(failures - 1, 5));
-      const wait = Math.round(base * (0.8 + random() * 0.4));
+      const wait = Math.min(jitteredBackoffMs(RECONNECT, failures, random), RECONNECT.maxMs);
       setState('lost', `${opened ? 'connection lost' : 'could not connect'} (${why}), retrying in ${Math.max(1, Math.round(wait / 1000))} s`);
       // Not unref'd: a client waiting to reconnect is what keeps a headless `connect`
       // (--no-console, nothing else listening) running; stop() clears it.
-      retryTimer = setTimeout(connect, Math.min(wait, MAX_BACKOFF_MS));
+      retryTimer = setTimeout(connect, wait);
     }
 
     // One ack per event-loop turn, not one per delivery: a group commit settles many deliveries
@@ -352,7 +357,7 @@ function safeHost(url: string): string {
 
 const formatSeconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 
-const printableReason = (text: string) => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+const printableReason = (text: string) => asciiOnly(text, 200);
 
 /** What to check when the public side refuses the token: which token was sent (by its hint) and where its twin lives. */
 export function tokenAdvice(token: string): string {

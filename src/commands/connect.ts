@@ -73,6 +73,8 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
         ].join('\n'),
       );
     }
+    // Once the start is shown: the relay jobs an earlier run left, by target.
+    for (const notice of app.startNotices) app.hub.emit('notice', notice);
     let stopping = false;
     const stop = async (code: number) => {
       if (stopping) return;

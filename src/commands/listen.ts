@@ -82,6 +82,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     process.exitCode = 1;
     return;
   }
+  // The config every part read: its development secret settled (src/app/dev-secret.ts).
+  config = app.config;
   const color = useColor(out);
   const redact = outputRedactor(config.secrets, config.forward, [config.storeUrl]);
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
@@ -110,6 +112,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
     );
     warnings.forEach((w) => app.hub.emit('notice', { level: 'warn', message: w }));
   }
+  // Once the start is shown: what an earlier run left (relay jobs by target), and a secret another start kept first.
+  for (const notice of app.startNotices) app.hub.emit('notice', notice);
 
   let stopping = false;
   const stop = async (signal: string) => {

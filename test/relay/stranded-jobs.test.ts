@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppHandle } from '../../src/app/build-app.js';
 import type { ForwardConfig } from '../../src/config/listen-config.js';
 import { testListenConfig } from '../helpers/listen-config.js';
+import { startListenProcess } from '../helpers/listen-process.js';
 import { runCli } from '../helpers/run-cli.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';
@@ -64,4 +65,21 @@ describe('a relay job stranded by a change of --forward-to', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no relay job waits for http:\/\/127\.0\.0\.1:9\/nothing/);
   }, 60_000);
+
+  it('is said by a listen process at start, in its log', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'hookrelay.db');
+    const first = await listen(db, forwardTo('http://127.0.0.1:9/webhooks'));
+    const req = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const res = await request(first.receiverUrl, { method: 'POST', headers: req.headers, body: req.body });
+    await res.body.dump();
+    await first.close();
+
+    const proc = await startListenProcess(['--db', db, '--secret', TEST_SECRET, '--no-console']);
+    cleanups.push(() => proc.child.kill('SIGKILL'));
+    const deadline = Date.now() + 10_000;
+    while (!proc.output().includes('relay job waits') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(proc.output()).toMatch(/1 relay job waits for http:\/\/127\.0\.0\.1:9\/webhooks \(queued by an earlier run; this run does not forward\)/);
+  }, 30_000);
 });

@@ -114,7 +114,7 @@ describe('the bridge over wss://', () => {
     const hub = createEventHub();
     const lost = next(hub, 'notice', (e) => /certificate/.test(e.message));
     const handle = await laptop(app.bridgeUrl!, {}, hub);
-    expect((await lost).message).toMatch(/TLS: the bridge's certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate\); pass --bridge-ca FILE/);
+    expect((await lost).message).toMatch(/TLS: the bridge's certificate is not trusted: its certificate is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\); pass --bridge-ca FILE/);
     expect(handle.bridge.state()).not.toBe('live');
   }, 30_000);
 });
