@@ -1,4 +1,5 @@
 /** Coded errors of the emulated API and the envelopes of spec 2.1 and 7. One handler maps them. */
+import { errorEnvelope as spec7Envelope } from '../core/error-envelope.js';
 import type { FieldProblem } from '../core/retry-policy/validate-policy.js';
 
 export type ErrorCode =
@@ -36,7 +37,7 @@ export function validationError(problems: readonly FieldProblem[]): ApiError {
 }
 
 export function errorEnvelope(err: ApiError, requestId: string, timestamp: string) {
-  return { success: false as const, error: err.message, code: err.code, ...(err.details === undefined ? {} : { details: err.details }), timestamp, requestId };
+  return spec7Envelope(err.code, err.message, timestamp, { details: err.details, requestId });
 }
 
 export function dataEnvelope(data: unknown, requestId: string, timestamp: string, extra: Record<string, unknown> = {}) {

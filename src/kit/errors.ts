@@ -3,6 +3,7 @@
  * (src/ingest/rejection.ts; test/kit/errors.test.ts holds the two tables equal), the spec's error
  * envelope (section 7), and the hints `hookrelay verify` gives.
  */
+import { errorEnvelope as spec7Envelope } from '../core/error-envelope.js';
 import type { VerifyFailure } from '../core/signature/verify-verdict.js';
 
 /** Why the envelope check refused a body (the receiver's envelope codes). */
@@ -51,8 +52,7 @@ export class WebhookError extends Error {
 
 /** The spec's error envelope (section 7) for a refusal; hints travel in `details`. */
 export function errorEnvelope(error: WebhookError, nowMs: number): string {
-  const details = error.hints.length > 0 ? { details: { hints: error.hints } } : {};
-  return JSON.stringify({ success: false, error: error.message, code: error.code, ...details, timestamp: new Date(nowMs).toISOString() });
+  return JSON.stringify(spec7Envelope(error.code, error.message, nowMs, error.hints.length > 0 ? { details: { hints: error.hints } } : {}));
 }
 
 /** The spec's success envelope (section 2.1) an adapter answers a verified delivery with. */

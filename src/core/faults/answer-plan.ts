@@ -3,6 +3,7 @@
  * the attempt's `reason` (`fault:503 retry-after=120 attempt=1`), its status and Retry-After,
  * and a one-line summary for the terminal.
  */
+import { errorEnvelope } from '../error-envelope.js';
 import { asciiOnly } from '../printable-text.js';
 import type { RandomSource } from '../seeded-random.js';
 import { statusAllowsBody } from './field-checks.js';
@@ -86,7 +87,7 @@ export function planFaultAnswer(rule: FaultRule, ctx: PlanContext): FaultPlan {
         body = a.body;
         if (!has('content-type')) headers.push(['content-type', 'text/plain; charset=utf-8']);
       } else if (a.status >= 400) {
-        body = errorEnvelope(a.status, formatted, ctx.nowMs);
+        body = faultEnvelope(a.status, formatted, ctx.nowMs);
         if (!has('content-type')) headers.push(['content-type', 'application/json; charset=utf-8']);
       }
       if (!has(FAULT_HEADER)) headers.push([FAULT_HEADER, headerSafe(reason)]);
@@ -151,14 +152,9 @@ export function planHopArrival(ref: HopRef, basePath: string): FaultPlan {
   };
 }
 
-function errorEnvelope(status: number, formatted: string, nowMs: number): string {
-  return JSON.stringify({
-    success: false,
-    error: `injected fault: ${clip(formatted, 200)}`,
-    code: FAULT_ERROR_CODE,
-    details: { status },
-    timestamp: Number.isFinite(nowMs) && Math.abs(nowMs) <= 8.64e15 ? new Date(nowMs).toISOString() : null,
-  });
+function faultEnvelope(status: number, formatted: string, nowMs: number): string {
+  const at = Number.isFinite(nowMs) && Math.abs(nowMs) <= 8.64e15 ? nowMs : null;
+  return JSON.stringify(errorEnvelope(FAULT_ERROR_CODE, `injected fault: ${clip(formatted, 200)}`, at, { details: { status } }));
 }
 
 function headerValue(headers: Array<[string, string]>, name: string): string | null {

@@ -1,4 +1,5 @@
 /** Validation of retryPolicy and failureHandling against spec 2.11 and the section 8 bounds. */
+import { errorEnvelope, type ErrorEnvelope } from '../error-envelope.js';
 import {
   DEFAULT_FAILURE_HANDLING,
   DEFAULT_RETRY_POLICY,
@@ -84,20 +85,8 @@ export function validateFailureHandling(input: unknown, base: FailureHandling = 
 }
 
 /** The spec's error envelope (section 7) for refused fields: 422 VALIDATION_ERROR. */
-export function validationErrorEnvelope(problems: readonly FieldProblem[], timestamp: string): {
-  success: false;
-  error: string;
-  code: 'VALIDATION_ERROR';
-  details: FieldProblem[];
-  timestamp: string;
-} {
-  return {
-    success: false,
-    error: problems.map((p) => `${p.field} ${p.message}`).join('; '),
-    code: 'VALIDATION_ERROR',
-    details: [...problems],
-    timestamp,
-  };
+export function validationErrorEnvelope(problems: readonly FieldProblem[], timestamp: string): ErrorEnvelope<'VALIDATION_ERROR'> {
+  return errorEnvelope('VALIDATION_ERROR', problems.map((p) => `${p.field} ${p.message}`).join('; '), timestamp, { details: [...problems] });
 }
 
 function checkRetryOn(value: unknown, prefix: string, problems: FieldProblem[]): RetryableClass[] | undefined {

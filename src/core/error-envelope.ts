@@ -1,0 +1,24 @@
+/**
+ * The spec's error envelope (sections 2.1 and 7): `{success: false, error, code, details?, timestamp,
+ * requestId?}`, in that order. The one builder: the receiver, the library's adapters, the emulator,
+ * the console and the fault rules all answer with it.
+ */
+export interface ErrorEnvelope<C extends string = string> {
+  success: false;
+  error: string;
+  code: C;
+  details?: unknown;
+  /** ISO date-time; null only for a fault rule's answer at a time past what a Date can hold. */
+  timestamp: string | null;
+  requestId?: string;
+}
+
+/** `at`: ms since the epoch, or the ISO text already made. */
+export function errorEnvelope<C extends string>(code: C, error: string, at: number | string | null, extras: { details?: unknown; requestId?: string } = {}): ErrorEnvelope<C> {
+  const timestamp = typeof at === 'number' ? new Date(at).toISOString() : at;
+  const requestId = extras.requestId === undefined ? {} : { requestId: extras.requestId };
+  // Built in the spec's order in one literal each: JSON keeps the order the keys were made in.
+  return extras.details === undefined
+    ? { success: false, error, code, timestamp, ...requestId }
+    : { success: false, error, code, details: extras.details, timestamp, ...requestId };
+}
