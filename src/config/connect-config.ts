@@ -5,13 +5,12 @@
  */
 import { hostname } from 'node:os';
 import { BRIDGE_PATH, isSubscriberName } from '../core/bridge-protocol.js';
-import { parseForwardHeader } from '../handoff/forward-request.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { bridgeTokenProblem } from './bridge-settings.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
-import { resolveForwardExtras } from './forward-settings.js';
+import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
 import { LISTEN_OPTIONS, type OptionSpec } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
@@ -92,12 +91,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
-  const headers: Array<[string, string]> = [];
-  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
-    const parsed = parseForwardHeader(text);
-    if (parsed.ok) headers.push(parsed.header);
-    else problems.push(`--forward-header: ${parsed.message}`);
-  }
+  const headers = forwardHeadersOf(values, problems);
   const { routes, trust } = resolveForwardExtras(resolved, routeEnv, flags.config ?? CONFIG_FILE, problems, warnings);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');

@@ -4,12 +4,11 @@ import { formatFaultRule, shadowingRule, type FaultRule } from '../core/faults/i
 import type { Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
-import { parseForwardHeader } from '../handoff/forward-request.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
-import { resolveForwardExtras } from './forward-settings.js';
+import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import { LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
@@ -229,12 +228,7 @@ function resolveFaultRules(resolved: Resolved, faultEnv: string | undefined, con
 /** The --forward-* settings that need more than their own type: headers parsed, and the ones that need --forward-to. */
 function checkForward(resolved: Resolved, hasSecret: boolean, problems: string[]): Array<[string, string]> {
   const { values, sources } = resolved;
-  const headers: Array<[string, string]> = [];
-  for (const text of (values.forwardHeader as string[] | undefined) ?? []) {
-    const parsed = parseForwardHeader(text);
-    if (parsed.ok) headers.push(parsed.header);
-    else problems.push(`--forward-header: ${parsed.message}`);
-  }
+  const headers = forwardHeadersOf(values, problems);
   // A --forward-to that was given but refused has its own problem; the others then say nothing.
   const forwardToGiven = sources.forwardTo !== undefined && sources.forwardTo !== 'default';
   if (values.forwardTo === undefined && !forwardToGiven) {

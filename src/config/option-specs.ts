@@ -2,6 +2,7 @@
  * The `listen` settings: one row each, naming its flag, its HOOKRELAY_* variable, its key in
  * hookrelay.config.json and its default. Resolution order: flag > env > file > default.
  */
+import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
 import { DEFAULT_DB_PATH } from './data-dir.js';
 import { PROCESS_LIST_NOTE } from './secret-flags.js';
 
@@ -38,7 +39,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'db', flag: '--db', env: 'HOOKRELAY_DB', kind: { type: 'path' }, default: DEFAULT_DB_PATH, description: 'SQLite file; its folder is the data folder' },
   { key: 'store', flag: '--store', env: 'HOOKRELAY_STORE', kind: { type: 'string' }, description: 'a postgres:// URL: several instances share one PostgreSQL database (docs/deploy.md); default: the SQLite file of --db' },
   { key: 'skipVerify', flag: '--skip-verify', env: 'HOOKRELAY_SKIP_VERIFY', kind: { type: 'bool' }, default: false, description: 'accept unsigned or wrongly signed deliveries (UNSAFE: for local experiments only)' },
-  { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: 64 * 1024 * 1024 }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },
+  { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: MAX_BODY_LIMIT_BYTES }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },
   { key: 'fault', flag: '--fault', env: 'HOOKRELAY_FAULT', kind: { type: 'strings' }, default: [], description: "fault rule, e.g. '503 retry-after=120 attempt=1' (docs/faults.md); repeatable, tried in order (env: one rule per line)" },
   { key: 'faultFile', flag: '--fault-file', env: 'HOOKRELAY_FAULT_FILE', kind: { type: 'path' }, description: 'file of fault rules: JSON {"rules": [...]} or one rule per line; its rules come after the --fault ones' },
   { key: 'seed', flag: '--seed', env: 'HOOKRELAY_SEED', kind: { type: 'int', min: 0, max: 4_294_967_295 }, description: 'seed of the fault rules\' probabilities (p=): the same seed repeats the same faults (default: random, printed)' },
