@@ -14,6 +14,7 @@ import { jitteredBackoffMs } from '../core/backoff.js';
 import { asciiOnly } from '../core/printable-text.js';
 import { secretHint } from '../core/secret-hint.js';
 import { untrustedCertificate } from '../core/untrusted-certificate.js';
+import { watchLiveness, type Liveness } from '../runtime/liveness.js';
 import type { Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
@@ -87,32 +88,19 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     });
     ws = socket;
     const session = createSession(socket);
-    // Wall time, not the injected clock: after a laptop's sleep the first tick sees the silence.
-    let heardAt = Date.now();
-    const heard = () => (heardAt = Date.now());
-    let ping: NodeJS.Timeout | null = null;
-    let deadline: NodeJS.Timeout | null = null;
-    /** Whether the server has been silent for deadMs, and the connection given up for it. */
-    const silentTooLong = (): boolean => {
-      if (socket.readyState !== WebSocket.OPEN || Date.now() - heardAt < deadMs) return false;
-      session.lost(`no pong in ${formatSeconds(deadMs)}`);
-      socket.terminate();
-      return true;
-    };
-    // Checked at the deadline itself, not only on the next ping, which would see it up to pingMs
-    // late. The timer is moved when it fires, not on every frame heard.
-    const watch = () => {
-      if (silentTooLong() || socket.readyState !== WebSocket.OPEN) return;
-      deadline = setTimeout(watch, Math.max(1, heardAt + deadMs - Date.now()));
-      deadline.unref();
-    };
+    let liveness: Liveness | null = null;
+    const heard = () => liveness?.heard();
     socket.on('open', () => {
-      heard();
-      watch();
-      ping = setInterval(() => {
-        if (socket.readyState === WebSocket.OPEN && !silentTooLong()) socket.ping();
-      }, pingMs);
-      ping.unref();
+      liveness = watchLiveness({
+        pingMs,
+        deadMs,
+        isOpen: () => socket.readyState === WebSocket.OPEN,
+        ping: () => socket.ping(),
+        onSilent: () => {
+          session.lost(`no pong in ${formatSeconds(deadMs)}`);
+          socket.terminate();
+        },
+      });
     });
     socket.on('pong', heard);
     socket.on('ping', heard);
@@ -154,8 +142,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       session.lost(untrusted ? `TLS: the bridge's certificate is not trusted: ${untrusted} (${err.code}); pass --bridge-ca FILE` : err.message);
     });
     socket.on('close', (code, reason) => {
-      if (ping) clearInterval(ping);
-      if (deadline) clearTimeout(deadline);
+      liveness?.stop();
       session.lost(code === 1005 || code === 1006 ? 'connection closed' : `closed ${code}${reason.length ? `: ${printableReason(reason.toString())}` : ''}`);
     });
   }

@@ -5,6 +5,7 @@
  * order, then live deliveries, at most `credit` unacknowledged at a time. A client acknowledges
  * only after its own commit, and the server moves the cursor only after its own.
  */
+import { watchLiveness, type Liveness } from '../runtime/liveness.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -217,12 +218,11 @@ class Session {
   private pumping = false;
   private again = false;
   private closed = false;
-  private heardAt = Date.now();
   /** Cursor writes queued or running, and when the cursor was last written (the store's clock). */
   private writes = 0;
   private writtenAt = 0;
   private acking: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | null = null;
+  private liveness: Liveness | null = null;
   private done: Promise<void>;
   private finish!: () => void;
 
@@ -244,24 +244,25 @@ class Session {
     const { ws, deps } = this;
     ws.on('close', () => this.end());
     ws.on('error', () => ws.terminate());
-    ws.on('pong', () => (this.heardAt = Date.now()));
+    this.liveness = watchLiveness({
+      pingMs: deps.pingMs,
+      deadMs: deps.deadMs,
+      isOpen: () => ws.readyState === ws.OPEN,
+      ping: () => ws.ping(),
+      onSilent: () => {
+        deps.hub.emit('notice', { level: 'warn', message: `bridge: ${this.name} silent for ${Math.round(deps.deadMs / 1000)} s, dropping its connection` });
+        ws.terminate();
+      },
+    });
+    ws.on('pong', () => this.liveness?.heard());
     ws.on('message', (data, isBinary) => {
-      this.heardAt = Date.now();
+      this.liveness?.heard();
       try {
         this.onFrame(isBinary ? null : data.toString());
       } catch {
         ws.terminate(); // a frame must never take the server down
       }
     });
-    // Wall time, not the injected clock: a peer silent across a suspend is noticed at the first tick after it.
-    this.timer = setInterval(() => {
-      if (Date.now() - this.heardAt > deps.deadMs) {
-        deps.hub.emit('notice', { level: 'warn', message: `bridge: ${this.name} silent for ${Math.round(deps.deadMs / 1000)} s, dropping its connection` });
-        return ws.terminate();
-      }
-      ws.ping();
-    }, deps.pingMs);
-    this.timer.unref();
     try {
       const latest = await deps.store.latestDeliverySeq();
       // A subscriber seen for the first time starts at the newest delivery: it gets what comes next.
@@ -281,7 +282,7 @@ class Session {
   private end(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
+    this.liveness?.stop();
     this.deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} disconnected` });
     void this.acking.finally(() => this.finish());
   }
