@@ -1,10 +1,11 @@
-/** Control API: deliveries, their attempts, raw bodies, replay and delete (issue 6). */
+/** Control API: deliveries, their attempts, raw bodies, replay, relay retry and delete (issue 6). */
 import type { FastifyInstance } from 'fastify';
 import type { StoredDelivery } from '../store/store.js';
 import type { RelayRecordView } from './console-options.js';
 import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
+import { relayJobView, retryRefusal } from './relay-job.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
   attemptDetailViews,
@@ -160,6 +161,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const { relayHistory, conformance } = ctx.options;
     // The page shows the newest MAX_DETAIL_ANSWERS answers at most: no more are read.
     const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS })));
+    const job = await optional(async () => relayJobView((await store.relayHistory(d.id)).job));
     const verdict = await optional(conformance && (() => conformance(d.id)));
     return success(
       {
@@ -171,6 +173,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         attemptsTruncated,
         // The newest tries' answers only (relayDetailViews): replays are unlimited, each answer up to 4 KiB of body.
         relay: relay ? relayDetailViews(relay.map(redactRelay)) : null,
+        // The job the relay tries belong to: a dead one is what Retry requeues.
+        relayJob: job,
         conformance: verdict ?? null,
       },
       ctx.now(),
@@ -214,6 +218,18 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
       },
       ctx.now(),
     );
+  });
+
+  // `hookrelay events retry` from the page: a dead relay job goes back in the queue, due now; the
+  // running relay picks it up at its next poll. Any other job is refused (a done one would reach
+  // the app twice).
+  app.post<{ Params: IdParams }>('/api/deliveries/:id/retry', async (request) => {
+    const body = request.body;
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest('the body must be a JSON object: {}');
+    const d = await requireDelivery(request.params.id);
+    if (await store.requeueRelay(d.id, ctx.now())) return success({ id: clip(d.id), requeued: true }, ctx.now());
+    const { job } = await store.relayHistory(d.id);
+    throw new ConsoleApiError(409, 'CONFLICT', retryRefusal(job?.state ?? null));
   });
 
   app.delete<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {

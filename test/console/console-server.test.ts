@@ -302,6 +302,64 @@ describe('POST /api/deliveries/:id/replay', () => {
   });
 });
 
+describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
+  /** A stored delivery whose relay job gave up after one failed try. */
+  async function deadJob(id: string) {
+    await receive(store, hub, { id });
+    const seq = (await store.getDelivery(id))!.seq;
+    await store.recordRelay({ deliverySeq: seq, startedAt: 1, finishedAt: 2, status: 503, error: 'responded 503; gave up after 1 tries', replay: false, target: 'http://127.0.0.1:3000/hooks', try: 1, next: { state: 'dead' } });
+  }
+
+  it('puts a dead job back in the queue, as `hookrelay events retry` does; the detail says the job is dead until then', async () => {
+    store = createMemoryStore({ outbox: true });
+    await build();
+    await deadJob('dead1');
+    expect((await call('GET', '/api/deliveries/dead1')).json().data.relayJob).toEqual({ state: 'dead', tries: 1, nextAt: null, target: null });
+
+    const res = await call('POST', '/api/deliveries/dead1/retry', {});
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ success: true, data: { id: 'dead1', requeued: true } });
+    expect((await store.relayHistory('dead1')).job).toMatchObject({ state: 'pending', nextAt: Date.parse('2026-11-21T12:00:00Z') });
+    expect((await call('GET', '/api/deliveries/dead1')).json().data.relayJob).toMatchObject({ state: 'pending', tries: 1 });
+    // Once queued it is not queued twice.
+    const again = await call('POST', '/api/deliveries/dead1/retry');
+    expect(again.status).toBe(409);
+    expect(again.json()).toMatchObject({ success: false, code: 'CONFLICT', error: expect.stringContaining('still queued') });
+  });
+
+  it('refuses a job that is not dead, a delivery without a job, an unknown id and a body that is not an object', async () => {
+    store = createMemoryStore({ outbox: true });
+    await build();
+    await receive(store, hub, { id: 'done1' });
+    const seq = (await store.getDelivery('done1'))!.seq;
+    await store.recordRelay({ deliverySeq: seq, startedAt: 1, finishedAt: 2, status: 204, error: null, replay: false, target: 'http://127.0.0.1:3000/hooks', try: 1, next: { state: 'done' } });
+    const done = await call('POST', '/api/deliveries/done1/retry', {});
+    expect(done.status).toBe(409);
+    expect(done.json().error).toContain('already handed on');
+    expect((await call('POST', '/api/deliveries/nope/retry', {})).status).toBe(404);
+    expect((await call('POST', '/api/deliveries/done1/retry', [1])).status).toBe(400);
+    expect((await store.relayHistory('done1')).job?.state).toBe('done');
+
+    await app.close();
+    store = createMemoryStore();
+    await build();
+    await receive(store, hub, { id: 'nojob' });
+    expect((await call('GET', '/api/deliveries/nojob')).json().data.relayJob).toBeNull();
+    const none = await call('POST', '/api/deliveries/nojob/retry', {});
+    expect(none.status).toBe(409);
+    expect(none.json().error).toContain('no relay job');
+  });
+
+  it('is a state-changing request: a foreign Origin is refused and the job stays dead', async () => {
+    store = createMemoryStore({ outbox: true });
+    await build();
+    await deadJob('dead2');
+    const res = await call('POST', '/api/deliveries/dead2/retry', {}, { origin: 'https://attacker.example' });
+    expect(res.status).toBe(403);
+    expect((await store.relayHistory('dead2')).job?.state).toBe('dead');
+  });
+});
+
 describe('DELETE /api/deliveries/:id', () => {
   it('is 501 without a remove adapter, 404 for unknown ids, and deletes through the adapter', async () => {
     await build();
@@ -357,6 +415,19 @@ describe('/api/faults', () => {
     expect((await call('POST', '/api/faults/r2/move', { position: 3 })).json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
     expect((await call('POST', '/api/faults/r2/move', { position: '1' })).status).toBe(400);
     expect((await call('POST', '/api/faults/zz/move', { position: 1 })).status).toBe(404);
+  });
+
+  it('says which name a mistyped key meant, as the CLI does for its own names (issue 36, item 24)', async () => {
+    await build({ faults: createFaultRules({ seed: 1 }) });
+    const validated = (await call('POST', '/api/faults/validate', { line: '503 atempt=1' })).json().data;
+    expect(validated).toMatchObject({ valid: false, column: 5 });
+    expect(validated.message).toMatch(/^unknown key 'atempt' \(did you mean 'attempt'\?\): known keys are /);
+    const added = await call('POST', '/api/faults', { line: '503 atempt=1' });
+    expect(added.status).toBe(422);
+    expect(added.json().error).toContain("did you mean 'attempt'?");
+    expect((await call('POST', '/api/faults', { answer: { kind: 'status', status: 503 }, limt: { times: 1 } })).json().error).toMatch(/^limt is not allowed, did you mean 'limit'\? \(allowed: /);
+    // Nothing close: no guess.
+    expect((await call('POST', '/api/faults', { line: '503 zzzzzz=1' })).json().error).not.toContain('did you mean');
   });
 
   it.each([

@@ -156,6 +156,9 @@ describe('token beyond loopback', () => {
     }
     const post = await httpRequest(fx.port, { method: 'POST', path: '/api/faults', headers: { host: fx.host, 'content-type': 'application/json', ...headers }, body: '{"line":"503"}' });
     expect(post.status).toBe(401);
+    // The relay retry of the detail (issue 36, item 10) is behind the same token.
+    const retry = await httpRequest(fx.port, { method: 'POST', path: '/api/deliveries/evt_1/retry', headers: { host: fx.host, 'content-type': 'application/json', ...headers }, body: '{}' });
+    expect(retry.status).toBe(401);
   });
 
   it.each(['/%61pi/status', '/api/%73tatus', '/api//status', '/api/status/', '/api/./status', '/api/status;x', '/api/deliveries/%2e%2e/status'])(

@@ -11,7 +11,8 @@ const ATTRIBUTES = new Set([
   'id', 'title', 'type', 'placeholder', 'value', 'name', 'for', 'role', 'colspan', 'spellcheck',
   'autocomplete', 'readonly', 'rows', 'tabindex', 'open', 'disabled', 'hidden', 'datetime',
   'aria-label', 'aria-live', 'aria-pressed', 'aria-selected', 'aria-current', 'aria-invalid',
-  'aria-describedby', 'aria-hidden', 'data-key', 'data-testid', 'data-state', 'maxlength', 'size',
+  'aria-describedby', 'aria-hidden', 'aria-orientation', 'aria-valuenow', 'aria-valuemin', 'aria-valuemax',
+  'data-key', 'data-testid', 'data-state', 'maxlength', 'size',
 ]);
 
 export interface Props {
@@ -33,32 +34,43 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props |
   return node;
 }
 
-export function append(parent: Node, ...children: Child[]): void {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
-  }
+const nodesOf = (children: Child[]): Node[] =>
+  children
+    .filter((child): child is Node | string | number => child !== null && child !== undefined && child !== false)
+    .map((child) => (typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child));
+
+export function append(parent: ParentNode, ...children: Child[]): void {
+  parent.append(...nodesOf(children));
 }
 
 /** Removes every child. */
-export function clear(node: Node): void {
-  while (node.firstChild) node.removeChild(node.firstChild);
+export function clear(node: ParentNode): void {
+  node.replaceChildren();
 }
 
-export function replaceChildren(node: Node, ...children: Child[]): void {
-  clear(node);
-  append(node, ...children);
+/**
+ * One DOM operation, never "remove each child, then append": Chrome lays the page out when the
+ * focused element is removed, and a list emptied at that moment sends the page back to the top.
+ */
+export function replaceChildren(node: ParentNode, ...children: Child[]): void {
+  node.replaceChildren(...nodesOf(children));
 }
+
+/** Where a long value may wrap before it has to break anywhere: after `.`, `/`, `,`, `;`, `=`, `&`, `?`. */
+const SOFT_BREAK = /(?<=[./,;=&?])/;
 
 /**
  * Untrusted text as a span: plain runs as text nodes, invisible and dangerous characters as
  * visible escapes (`\u202E`, `\u001B`) marked with class `esc`. The full text is the tooltip.
+ * `softBreaks`: a `<wbr>` after each SOFT_BREAK character (a header value wraps there first).
  */
-export function vtext(text: string, options: { multiline?: boolean; max?: number; class?: string } = {}): HTMLSpanElement {
+export function vtext(text: string, options: { multiline?: boolean; max?: number; class?: string; softBreaks?: boolean } = {}): HTMLSpanElement {
   const span = el('span', { class: options.class ?? 'vt' });
   const shown = options.max !== undefined && text.length > options.max ? text.slice(0, options.max) : text;
   for (const segment of splitVisible(shown, options.multiline ?? false)) {
-    append(span, segment.escaped ? el('span', { class: 'esc', attrs: { title: 'invisible or control character' } }, segment.text) : segment.text);
+    if (segment.escaped) append(span, el('span', { class: 'esc', attrs: { title: 'invisible or control character' } }, segment.text));
+    else if (options.softBreaks) segment.text.split(SOFT_BREAK).forEach((part, i) => append(span, i > 0 ? el('wbr') : null, part));
+    else append(span, segment.text);
   }
   if (shown.length < text.length) {
     append(span, el('span', { class: 'more' }, `… (${text.length - shown.length} more characters)`));

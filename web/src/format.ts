@@ -14,10 +14,17 @@ export function formatDateTime(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${formatTime(ms).slice(0, 8)}`;
 }
 
-/** A duration: `0.120 s`, `42.0 s`, `5m 03s`, `1h 25m`. */
+/** A moment in a narrow column: the time of day when it is on `now`'s day, else the date and time. */
+export function formatMoment(ms: number, now: number): string {
+  return new Date(ms).toDateString() === new Date(now).toDateString() ? formatTime(ms).slice(0, 8) : formatDateTime(ms);
+}
+
+/** A duration: `<1 ms`, `120 ms`, `1.204 s`, `42.0 s`, `5m 03s`, `1h 25m` ("0.000 s" read as a bug). */
 export function formatDuration(ms: number): string {
   const sign = ms < 0 ? '−' : '';
   const abs = Math.abs(ms);
+  if (abs < 0.5) return '<1 ms';
+  if (Math.round(abs) < 1000) return `${sign}${Math.round(abs)} ms`;
   if (abs < 10_000) return `${sign}${(abs / 1000).toFixed(3)} s`;
   if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)} s`;
   const s = Math.round(abs / 1000);

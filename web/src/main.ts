@@ -4,12 +4,15 @@ import { ApiError, apiGet, currentToken, initToken } from './api.js';
 import { createState, describeError, toast, type AppState } from './app-state.js';
 import { button, el, replaceChildren, vtext } from './dom.js';
 import { connectFeed, type FeedState } from './feed-client.js';
+import { isNarrow } from './layout.js';
 import { deliveryKeyOf, keyOf } from './rows.js';
 import type { FeedMessage, Status } from './types.js';
 import { createBridgeLine, mentionsBridge } from './views/bridge-view.js';
+import { detailResizer } from './views/detail-resizer.js';
 import { createDetailView } from './views/detail-view.js';
 import { createFaultsView } from './views/faults-view.js';
 import { createListView, type ListView } from './views/list-view.js';
+import { fitToWindow } from './views/sticky-fit.js';
 
 const root = document.getElementById('app')!;
 
@@ -68,7 +71,8 @@ function start(state: AppState): void {
     },
   });
   const faults = createFaultsView(state);
-  const deliveriesPane = el('div', { class: 'split' }, list.element, detail.element);
+  const deliveriesPane = el('div', { class: 'split' }, list.element);
+  deliveriesPane.append(detailResizer(deliveriesPane, detail.element), detail.element);
   const bridge = state.status.features.bridge === true ? createBridgeLine() : null;
   const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'), bridge?.element ?? null);
 
@@ -81,6 +85,7 @@ function start(state: AppState): void {
     deliveriesPane,
     faults.element,
   );
+  const fitDetail = fitToWindow(detail.element, header.element);
 
   const queued: FeedMessage[] = [];
   // The deliveries the queued messages concern: "Resume (N new)" counts these, not messages.
@@ -143,6 +148,7 @@ function start(state: AppState): void {
       return;
     }
     const match = /^#\/(d|a)\/(.+)$/.exec(hash);
+    let opened = false;
     if (!match) {
       state.selected = null;
       detail.close();
@@ -153,10 +159,15 @@ function start(state: AppState): void {
       } catch {
         return;
       }
+      opened = key !== state.selected;
       state.selected = key;
       void detail.show(state.rows.get(key), key);
     }
+    fitDetail();
     list.render();
+    // Under the list (a narrow window) the detail would open out of sight: go to it, once the list
+    // is drawn above it. Esc comes back to the row.
+    if (opened && isNarrow()) requestAnimationFrame(() => detail.element.scrollIntoView({ block: 'start' }));
   };
   window.addEventListener('hashchange', route);
   document.addEventListener('keydown', (event) => keyboard(event, state, list, deliveriesPane));

@@ -273,6 +273,16 @@ export function verdictChipText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'r
   return verdictText(row);
 }
 
+/**
+ * The relay cell in two short lines, each cut to the column (the whole of relayText is its title,
+ * the whole error is in the detail): what happened, then why it failed and whether it is retried.
+ */
+export function relayLines(relay: RelayView | null): [string, string | null] {
+  if (!relay || relay.ok) return [relayText(relay), null];
+  const why = relay.status !== null ? `HTTP ${relay.status}` : (relay.error ?? 'no answer');
+  return [`${relay.replay ? 'replay ' : ''}relay failed`, `${why}${relay.nextRetryAt ? ', retrying' : ''}`];
+}
+
 /** The relay cell: what happened to the hand-off. */
 export function relayText(relay: RelayView | null): string {
   if (!relay) return '—';

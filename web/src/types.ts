@@ -132,6 +132,15 @@ export interface BodyView {
   base64: string;
 }
 
+/** The relay job of a stored delivery: `dead` once the relay gave up (Retry puts it back in the queue). */
+export interface RelayJobView {
+  state: 'pending' | 'held' | 'done' | 'dead';
+  tries: number;
+  /** When a pending job is due, ms since the epoch. */
+  nextAt: number | null;
+  target: string | null;
+}
+
 export interface DeliveryDetail {
   delivery: DeliverySummary;
   headers: Array<[string, string]>;
@@ -147,6 +156,8 @@ export interface DeliveryDetail {
   attempts: AttemptView[];
   attemptsTruncated: boolean;
   relay: RelayView[] | null;
+  /** Null when the delivery has no relay job (stored while forwarding was off); absent from an older server. */
+  relayJob?: RelayJobView | null;
   conformance: unknown;
 }
 

@@ -77,6 +77,10 @@ describe('console page', () => {
     await empty.waitFor();
     expect(await page.locator('[data-testid=send-command]').textContent()).toBe(`npx hookrelay send --to http://127.0.0.1:4000/webhooks --trigger ${TRIGGER}`);
     expect(await page.locator('[data-testid=secret-hint]').textContent()).toBe('whsec_…1c3e');
+    // `send` finds listen's development secret only in listen's folder (issue 36, item 23).
+    const emptyText = await empty.textContent();
+    expect(emptyText).toContain('Send a signed test delivery from this folder (the one you started listen in):');
+    expect(emptyText).toContain("from another folder, point it at listen's database with --db");
     await liveFeed(page);
 
     // Deliveries arrive while the page is open.
@@ -118,12 +122,15 @@ describe('console page', () => {
 
     fx!.hub.emit('relay', { deliveryId: 'evt_live_1', status: 204, ok: true, latencyMs: 18, replay: false });
     fx!.hub.emit('relay', { deliveryId: 'evt_live_2', status: 503, ok: false, latencyMs: 40, replay: false, nextRetryAt: Date.now() + 30_000 });
-    await row(page, 'evt_live_2').locator('.relay', { hasText: 'relay failed: HTTP 503, retrying' }).waitFor();
+    await row(page, 'evt_live_2').locator('.relay', { hasText: 'HTTP 503, retrying' }).waitFor();
+    // Two lines, each cut to the column (issue 36, item 9); the whole text is the title.
+    expect(await row(page, 'evt_live_2').locator('.relay .cut').allTextContents()).toEqual(['relay failed', 'HTTP 503, retrying']);
+    expect(await row(page, 'evt_live_2').locator('.relay').getAttribute('title')).toBe('relay failed: HTTP 503, retrying');
     expect(await row(page, 'evt_live_1').locator('.relay').textContent()).toBe('relayed 204');
 
     await row(page, 'evt_live_2').click();
     await page.locator('[data-testid=attempt]').nth(1).waitFor();
-    expect(await page.locator('[data-testid=attempt]').nth(1).textContent()).toContain('0.997 s after the previous answer');
+    expect(await page.locator('[data-testid=attempt]').nth(1).textContent()).toContain('997 ms after the previous answer');
 
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
@@ -211,6 +218,32 @@ describe('console page', () => {
     await input.fill('410 trigger=vendor.rating_dropped');
     await page.locator('[data-testid=fault-warning]', { hasText: 'this rule would never fire' }).waitFor();
     expect(errors).toEqual([]);
+  });
+
+  it('says which key a mistyped one meant, and that a used-up rule no longer fires (issue 36, item 24)', async () => {
+    const hub = createEventHub();
+    const faults = createFaultRules({ seed: 1, hub });
+    faults.add('503 times=3');
+    faults.add('429 times=5 trigger=vendor.*');
+    const arrival = { trigger: 'trustcenter.access_requested', deliveryId: 'evt_1', attemptHeader: 1, arrivalCount: 1, verified: true };
+    for (let n = 0; n < 4; n++) faults.decide(arrival);
+    faults.decide({ ...arrival, trigger: 'vendor.rating_dropped' });
+    await start({ hub, faults });
+    const { page, errors } = await openPage({ path: '/#/faults' });
+    const rule = (text: string) => page.locator('[data-testid=fault-rule]', { hasText: text });
+    await rule('503 times=3').waitFor();
+    expect(await rule('503 times=3').locator('.chip', { hasText: 'fired' }).textContent()).toBe('fired 3× — used up, no longer fires');
+    expect(await rule('429').locator('.chip', { hasText: 'fired' }).textContent()).toBe('fired 1×');
+
+    const input = page.locator('[data-testid=fault-input]');
+    await input.fill('503 atempt=1');
+    await page.locator('[data-testid=fault-problem]', { hasText: "did you mean 'attempt'?" }).waitFor();
+    expect(await page.locator('[data-testid=fault-problem] .error').textContent()).toMatch(/^unknown key 'atempt' \(did you mean 'attempt'\?\): known keys are .* at column 5$/);
+    await page.locator('[data-testid=fault-add]').click();
+    await page.locator('[data-testid=fault-problem]', { hasText: "did you mean 'attempt'?" }).waitFor();
+    expect(faults.list()).toHaveLength(2);
+    // The browser logs the refused add's 422 itself; nothing else may appear.
+    expect(errors.filter((e) => !/status of 422/.test(e))).toEqual([]);
   });
 
   it('adds a fault rule in the panel with live validation, removes it and clears', async () => {

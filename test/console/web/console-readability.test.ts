@@ -183,7 +183,7 @@ describe('density (issue 13, item 12)', () => {
     expect(await f5.locator('[data-testid=row-history]').textContent()).toBe('after 5 faulted');
     expect(await f5.locator('td.tries').textContent()).toBe('6');
     expect(await f5.locator('td.status').textContent()).toBe('200');
-    expect(await f5.locator('td.took').textContent()).toBe('0.003 s');
+    expect(await f5.locator('td.took').textContent()).toBe('3 ms');
     expect(await f5.locator('td.size').textContent()).toMatch(/^\d+ B$/);
     expect(await brokenWords(page)).toEqual([]);
     expect(errors).toEqual([]);
@@ -311,10 +311,10 @@ describe('detail order (issue 13, item 13)', () => {
     expect(await hops.count()).toBe(4);
     const lines = (await hops.evaluateAll((items) => items.map((li) => li.firstElementChild!.textContent ?? ''))).map((line) => line.replace(/ · \d{4}-\d\d-\d\d [\d:]+ · /, ' · '));
     expect(lines).toEqual([
-      'request · faulted answered 307 → redirect to hop 1 — fault:redirect hops=3 · took 0.001 s',
-      'hop 1 · faulted answered 307 → redirect to hop 2 — fault-hop:1/3 · took 0.001 s',
-      'hop 2 · faulted answered 307 → redirect to hop 3 — fault-hop:2/3 · took 0.001 s',
-      'hop 3 · accepted answered 200 — fault-hop:3/3 · took 0.003 s',
+      'request · faulted answered 307 → redirect to hop 1 — fault:redirect hops=3 · took 1 ms',
+      'hop 1 · faulted answered 307 → redirect to hop 2 — fault-hop:1/3 · took 1 ms',
+      'hop 2 · faulted answered 307 → redirect to hop 3 — fault-hop:2/3 · took 1 ms',
+      'hop 3 · accepted answered 200 — fault-hop:3/3 · took 3 ms',
     ]);
     // Each hop with its own headers, hostile text as text.
     await hops.nth(1).locator('summary', { hasText: 'Headers of this hop (2)' }).click();

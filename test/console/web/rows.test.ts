@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsText, createRowStore, historyText, queuedDeliveries, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
+import { attemptsText, createRowStore, historyText, queuedDeliveries, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
 import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
@@ -189,6 +189,18 @@ describe('relayText', () => {
     [{ at: 1, ok: false, status: null, latencyMs: 1, replay: false, error: 'ECONNREFUSED' }, 'relay failed: ECONNREFUSED'],
   ])('%j → %s', (relay, text) => {
     expect(relayText(relay)).toBe(text);
+  });
+});
+
+describe('relayLines (issue 36, item 9)', () => {
+  it.each([
+    [null, ['—', null]],
+    [{ at: 1, ok: true, status: 204, latencyMs: 1, replay: false }, ['relayed 204', null]],
+    [{ at: 1, ok: false, status: 503, latencyMs: 1, replay: false, nextRetryAt: 9 }, ['relay failed', 'HTTP 503, retrying']],
+    [{ at: 1, ok: false, status: null, latencyMs: 1, replay: true, error: 'connect ECONNREFUSED 127.0.0.1:3999; gave up after 3 tries' }, ['replay relay failed', 'connect ECONNREFUSED 127.0.0.1:3999; gave up after 3 tries']],
+    [{ at: 1, ok: false, status: null, latencyMs: 1, replay: false }, ['relay failed', 'no answer']],
+  ])('%j → %j: what happened, then why (each line cut to the column)', (relay, lines) => {
+    expect(relayLines(relay)).toEqual(lines);
   });
 });
 

@@ -11,6 +11,8 @@ import { button, el, vtext } from '../dom.js';
 import { formatDateTime, formatDuration, formatSkew } from '../format.js';
 import type { AttemptView } from '../types.js';
 import { bodySection } from './body-section.js';
+import { headerTable } from './header-table.js';
+import { dateTime } from './when.js';
 
 function answer(a: AttemptView): string {
   const status = a.status === null ? 'no answer (connection ended without a response)' : `answered ${a.status}`;
@@ -24,11 +26,7 @@ function attemptHeaders(a: AttemptView, of = 'this attempt'): HTMLElement | null
     'details',
     { class: 'attempt-headers' },
     el('summary', null, `Headers of ${of} (${a.headers.length})`),
-    el(
-      'table',
-      { class: 'kv', attrs: { 'data-testid': 'attempt-headers' } },
-      el('tbody', null, ...a.headers.map(([name, value]) => el('tr', null, el('th', null, vtext(String(name))), el('td', null, vtext(String(value), { max: 8192 }))))),
-    ),
+    headerTable(a.headers, 'attempt-headers'),
   );
 }
 
@@ -85,7 +83,7 @@ function hopList(attempt: SenderAttempt): HTMLElement {
           null,
           el('strong', null, name),
           ' · ',
-          formatDateTime(a.receivedAt),
+          dateTime(a.receivedAt),
           ' · ',
           el('span', { class: `chip chip-${a.outcome}` }, a.outcome),
           ' ',
@@ -114,7 +112,7 @@ function attemptItem(attempt: SenderAttempt, previous: SenderAttempt | undefined
       el('strong', null, `#${attempt.number}`),
       first.attemptHeader !== null ? el('span', { class: 'muted' }, ` (attempt header ${first.attemptHeader})`) : el('span', { class: 'muted' }, ' (no attempt header)'),
       ' · ',
-      formatDateTime(first.receivedAt),
+      dateTime(first.receivedAt),
       gap !== null ? el('span', { class: 'gap' }, ` · ${formatDuration(gap)} after the previous answer`) : null,
     ),
     el(

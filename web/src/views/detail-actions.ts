@@ -13,6 +13,23 @@ interface ReplayAnswer {
   target: string | null;
 }
 
+/** Replays delivery `id` to `to` (empty: where the relay sends it) and says in `result` what came back. */
+export async function replayInto(result: HTMLElement, id: string, to: string): Promise<void> {
+  replaceChildren(result, 'Replaying…');
+  try {
+    const { data } = await apiSend<ReplayAnswer>('POST', `/api/deliveries/${encodeURIComponent(id)}/replay`, to ? { to } : {});
+    const where = data.target ?? 'the forward target';
+    replaceChildren(
+      result,
+      el('span', { class: `chip ${data.ok ? 'chip-accepted' : 'chip-rejected'}` }, data.ok ? 'replayed' : 'replay failed'),
+      ' ',
+      vtext(`${where} answered ${data.status ?? 'nothing'}${data.error ? ` (${data.error})` : ''}`),
+    );
+  } catch (err) {
+    replaceChildren(result, el('span', { class: 'error' }, vtext(describeError(err))));
+  }
+}
+
 export function detailActions(state: AppState, d: DeliveryDetail, onDeleted: (id: string) => void): HTMLElement {
   const id = d.delivery.id;
   const features = state.status.features;
@@ -27,23 +44,6 @@ export function detailActions(state: AppState, d: DeliveryDetail, onDeleted: (id
       size: 32,
     },
   });
-
-  const replay = async () => {
-    replaceChildren(result, 'Replaying…');
-    try {
-      const to = target.value.trim();
-      const { data } = await apiSend<ReplayAnswer>('POST', `/api/deliveries/${encodeURIComponent(id)}/replay`, to ? { to } : {});
-      const where = data.target ?? 'the forward target';
-      replaceChildren(
-        result,
-        el('span', { class: `chip ${data.ok ? 'chip-accepted' : 'chip-rejected'}` }, data.ok ? 'replayed' : 'replay failed'),
-        ' ',
-        vtext(`${where} answered ${data.status ?? 'nothing'}${data.error ? ` (${data.error})` : ''}`),
-      );
-    } catch (err) {
-      replaceChildren(result, el('span', { class: 'error' }, vtext(describeError(err))));
-    }
-  };
 
   const curl = () => {
     const command = curlCommand({
@@ -95,7 +95,7 @@ export function detailActions(state: AppState, d: DeliveryDetail, onDeleted: (id
   return el(
     'div',
     { class: 'actions' },
-    features.replay ? el('span', { class: 'replay' }, button('Replay', () => void replay(), { class: 'btn btn-primary', testid: 'replay' }), target) : null,
+    features.replay ? el('span', { class: 'replay' }, button('Replay', () => void replayInto(result, id, target.value.trim()), { class: 'btn btn-primary', testid: 'replay' }), target) : null,
     button('Copy as curl', curl, { testid: 'copy-curl' }),
     button('Download raw body', () => void download(), { testid: 'download' }),
     features.remove ? button('Delete', (e) => void remove(e), { class: 'btn btn-danger', testid: 'delete' }) : null,

@@ -1,12 +1,16 @@
 /** One delivery: actions, headers, body, then the verdicts: signature, attempts timeline, relay, conformance. */
-import { ApiError, apiGet } from '../api.js';
+import { apiGet } from '../api.js';
 import { describeError, type AppState } from '../app-state.js';
-import { button, el, field, replaceChildren, vtext } from '../dom.js';
-import { formatDateTime, formatTime } from '../format.js';
+import { button, el, field, replaceChildren, vtext, type Child } from '../dom.js';
+import { formatTime } from '../format.js';
 import type { Row } from '../rows.js';
 import type { AttemptsDetail, AttemptView, DeliveryDetail } from '../types.js';
+import { shorten, visibleString } from '../visible.js';
 import { detailActions } from './detail-actions.js';
 import { bodySection } from './body-section.js';
+import { deadJobNotice } from './dead-job.js';
+import { headerTable } from './header-table.js';
+import { dateTime } from './when.js';
 import { attemptsTimeline } from './attempts-timeline.js';
 import { conformanceSection, relaySection, signatureSection } from './verdict-sections.js';
 
@@ -34,17 +38,20 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     const { key, row } = current;
     try {
       if (key.startsWith('d:')) {
-        const id = key.slice(2);
-        try {
-          const detail = await apiGet<DeliveryDetail>(`/api/deliveries/${encodeURIComponent(id)}`);
-          if (mine === generation) render(detail.data);
-          return;
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.status !== 404) throw err;
+        const path = `/api/deliveries/${encodeURIComponent(key.slice(2))}`;
+        // The row knows whether the delivery was stored: ask for the right thing first, never for a
+        // delivery that answers 404. An id the list does not hold (a link) is asked for its
+        // attempts, which say whether it was stored.
+        if (row?.stored !== true) {
+          const arrivals = await apiGet<AttemptsDetail>(`${path}/attempts`);
+          // Never stored: every arrival with what it sent, and the sender's conformance all the same.
+          if (!arrivals.data.stored) {
+            if (mine === generation) renderNotStored(key.slice(2), arrivals.data.attempts, arrivals.data);
+            return;
+          }
         }
-        // Never stored: every arrival with what it sent, and the sender's conformance all the same.
-        const arrivals = await apiGet<AttemptsDetail>(`/api/deliveries/${encodeURIComponent(id)}/attempts`);
-        if (mine === generation) renderNotStored(id, arrivals.data.attempts, arrivals.data);
+        const detail = await apiGet<DeliveryDetail>(path);
+        if (mine === generation) render(detail.data);
       } else if (row?.lone) {
         renderNotStored(null, [row.lone]);
       } else {
@@ -55,27 +62,30 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     }
   };
 
-  const header = (title: HTMLElement, trigger: string | null, subtitle: string) =>
+  // The id stays on one line (cut with an ellipsis, whole in the title and under "Delivery id").
+  const header = (title: HTMLElement, trigger: string | null, subtitle: Child, tip: string | null = null) =>
     el(
       'header',
       { class: 'detail-head' },
-      el('h2', { attrs: { 'data-testid': 'detail-id' } }, title),
+      el('h2', { attrs: { 'data-testid': 'detail-id', title: tip } }, title),
       el('p', { class: 'muted' }, trigger === null ? '(no trigger header)' : vtext(trigger, { max: 200 }), ' · ', subtitle),
       button('Close', () => (location.hash = '#/'), { class: 'btn btn-small close', title: 'Close the detail' }),
     );
 
   // Headers and body never change once stored: a live refresh (a new attempt, a relay try) keeps
-  // these parts as they are, with the user's replay target, action result and body tab.
-  let kept: { id: string; actions: HTMLElement; headers: HTMLElement; body: HTMLElement } | null = null;
+  // these parts as they are, with the user's replay target, action result and body tab; and the
+  // dead job's notice while the job stays dead, with what its Replay or Retry answered.
+  let kept: { id: string; actions: HTMLElement; headers: HTMLElement; body: HTMLElement; dead: HTMLElement | null } | null = null;
 
   const render = (d: DeliveryDetail) => {
     const s = d.delivery;
     if (kept?.id !== s.id) {
-      kept = { id: s.id, actions: detailActions(state, d, onDeleted), headers: headersSection(d.headers), body: bodySection(d.body) };
+      kept = { id: s.id, actions: detailActions(state, d, onDeleted), headers: headersSection(d.headers), body: bodySection(d.body), dead: null };
     }
+    kept.dead = d.relayJob?.state === 'dead' ? (kept.dead ?? deadJobNotice(d.relayJob, s.id, state.status)) : null;
     replaceChildren(
       element,
-      header(vtext(s.id, { max: 200 }), s.trigger, `received ${formatDateTime(s.receivedAt)}`),
+      header(vtext(s.id, { max: 200 }), s.trigger, el('span', null, 'received ', dateTime(s.receivedAt)), shorten(visibleString(s.id), 300)),
       kept.actions,
       el(
         'dl',
@@ -90,7 +100,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
       kept.body,
       signatureSection(d),
       attemptsTimeline(d.attempts, d.attemptsTruncated),
-      relaySection(d.relay, state.status, s.id),
+      relaySection(d.relay, state.status, s.id, kept.dead),
       conformanceSection(d.conformance, state.status),
     );
   };
@@ -100,7 +110,12 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     const last = attempts[attempts.length - 1];
     replaceChildren(
       element,
-      header(id === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(id, { max: 200 }), last?.trigger ?? null, last ? `last arrival ${formatTime(last.receivedAt)}` : ''),
+      header(
+        id === null ? el('span', { class: 'muted' }, '(no delivery id)') : vtext(id, { max: 200 }),
+        last?.trigger ?? null,
+        last ? el('span', null, 'last arrival ', el('span', { class: 'nowrap' }, formatTime(last.receivedAt))) : '',
+        id === null ? null : shorten(visibleString(id), 300),
+      ),
       el(
         'p',
         { class: 'notice' },
@@ -116,6 +131,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     async show(row, key) {
       current = { key, row };
       kept = null;
+      element.setAttribute('data-state', 'open');
       replaceChildren(element, el('p', { class: 'muted' }, 'Loading…'));
       await load();
     },
@@ -126,6 +142,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     close() {
       current = null;
       kept = null;
+      element.removeAttribute('data-state');
       generation += 1;
       placeholder();
     },
@@ -133,14 +150,5 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
 }
 
 function headersSection(headers: Array<[string, string]>): HTMLElement {
-  return el(
-    'section',
-    { class: 'block' },
-    el('h3', null, `Headers (${headers.length})`),
-    el(
-      'table',
-      { class: 'kv', attrs: { 'data-testid': 'headers' } },
-      el('tbody', null, ...headers.map(([name, value]) => el('tr', null, el('th', null, vtext(name)), el('td', null, vtext(value, { max: 8192 }))))),
-    ),
-  );
+  return el('section', { class: 'block' }, el('h3', null, `Headers (${headers.length})`), headerTable(headers, 'headers'));
 }

@@ -11,7 +11,7 @@ export function emptyState(status: Status): HTMLElement {
     'section',
     { class: 'empty', attrs: { 'data-testid': 'empty-state' } },
     el('h2', null, 'No deliveries yet'),
-    el('p', null, 'hookrelay is receiving at ', el('code', { attrs: { 'data-testid': 'receiver-url' } }, vtext(status.receiverUrl)), '. Send a signed test delivery from this machine:'),
+    el('p', null, 'hookrelay is receiving at ', el('code', { attrs: { 'data-testid': 'receiver-url' } }, vtext(status.receiverUrl)), '. Send a signed test delivery from this folder (the one you started listen in):'),
     el(
       'div',
       { class: 'command' },
@@ -26,7 +26,7 @@ export function emptyState(status: Status): HTMLElement {
           hints.length > 0
             ? el('span', null, 'Deliveries are verified with the secret ', el('code', { attrs: { 'data-testid': 'secret-hint' } }, vtext(hints[0]!)), hints.length > 1 ? ` (and ${hints.length - 1} more for rotation)` : '', '. ')
             : 'No secret is configured. ',
-          '`send` on this machine uses the same development secret, so it needs no flags; if you started listen with --secret, give send the same --secret.',
+          "`send` finds listen's development secret in this folder, so here it needs no flags; from another folder, point it at listen's database with --db. If you started listen with --secret, give send the same --secret.",
         ),
     el('p', null, 'To receive from the service itself, expose the receiver (not this console) through a tunnel and register that URL as the webhook endpoint.'),
   );

@@ -31,6 +31,15 @@ function ruleId(item: unknown): string | null {
   return typeof inner === 'string' || typeof inner === 'number' ? String(inner) : null;
 }
 
+/** How often the rule fired; a `times=N` rule that fired N times is used up and says so. */
+function firedChip(item: unknown): HTMLElement | null {
+  const fired = (item as { fired?: unknown } | null)?.fired;
+  if (typeof fired !== 'number') return null;
+  const times = (item as { rule?: { limit?: { times?: unknown } } }).rule?.limit?.times;
+  const usedUp = typeof times === 'number' && fired >= times;
+  return el('span', { class: `chip${usedUp ? ' chip-muted' : ''}` }, usedUp ? `fired ${fired}× — used up, no longer fires` : `fired ${fired}×`);
+}
+
 /** The one-line form when the registry gives it, else compact JSON. */
 function ruleText(item: unknown): string {
   if (item !== null && typeof item === 'object') {
@@ -123,7 +132,7 @@ export function createFaultsView(state: AppState): FaultsView {
             { class: 'fault', attrs: { 'data-testid': 'fault-rule' } },
             id !== null ? el('code', { class: 'fault-id' }, vtext(id, { max: 80 })) : null,
             el('code', { class: 'fault-text' }, vtext(ruleText(item), { max: 2000 })),
-            typeof (item as { fired?: unknown } | null)?.fired === 'number' ? el('span', { class: 'chip' }, `fired ${(item as { fired: number }).fired}×`) : null,
+            firedChip(item),
             shadowedBy(item) !== null ? el('span', { class: 'warn', attrs: { 'data-testid': 'fault-shadowed' } }, vtext(neverFires(shadowedBy(item)!), { max: 300 })) : null,
             id !== null && index > 0 ? button('↑', () => void move(id, index), { class: 'btn btn-small', testid: 'fault-up', title: 'try this rule earlier' }) : null,
             id !== null && index < data.length - 1 ? button('↓', () => void move(id, index + 2), { class: 'btn btn-small', testid: 'fault-down', title: 'try this rule later' }) : null,

@@ -3,7 +3,7 @@ import { apiGet, query } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
 import { formatBytes, formatDuration, formatTime } from '../format.js';
-import { attemptsText, historyText, keyOf, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
+import { attemptsText, historyText, keyOf, relayLines, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
 import type { AttemptView, DeliverySummary } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { emptyState } from './empty-state.js';
@@ -51,7 +51,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
         el('th', { class: 'c-time' }, 'Time'),
         el('th', { class: 'c-trigger' }, 'Trigger · delivery'),
         el('th', { class: 'c-verdict' }, 'Verdict'),
-        el('th', { class: 'c-num', attrs: { title: 'The status hookrelay answered to the latest attempt' } }, 'Status'),
+        el('th', { class: 'c-num c-status', attrs: { title: 'The status hookrelay answered to the latest attempt' } }, 'Status'),
         el('th', { class: 'c-num', attrs: { title: 'Arrivals of this delivery, whatever their outcome' } }, 'Tries'),
         el('th', { class: 'c-num c-size', attrs: { title: 'Body size' } }, 'Size'),
         el('th', { class: 'c-num c-took', attrs: { title: 'How long hookrelay took to answer the latest attempt' } }, 'Took'),
@@ -78,6 +78,14 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       frame = 0;
       draw();
     });
+  };
+
+  /** A render that is due happens now (the keyboard acts on the rows shown). */
+  const drawNow = () => {
+    if (!frame) return;
+    cancelAnimationFrame(frame);
+    frame = 0;
+    draw();
   };
 
   const draw = () => {
@@ -113,6 +121,17 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
   const history = (row: Row): HTMLElement | null => {
     const text = historyText(row);
     return text === null ? null : el('div', { class: 'history', attrs: { 'data-testid': 'row-history' } }, text);
+  };
+
+  // Two lines at most, each cut with an ellipsis: a relay error must not make the row eight lines tall.
+  const relayCell = (row: Row): HTMLElement => {
+    const [what, why] = relayLines(row.relay);
+    return el(
+      'td',
+      { class: `relay${row.relay && !row.relay.ok ? ' relay-failed' : ''}`, attrs: { title: tip(relayText(row.relay)) } },
+      el('div', { class: 'cut' }, what),
+      why === null ? null : el('div', { class: 'cut' }, vtext(why, { max: 200 })),
+    );
   };
 
   const rowNode = (key: string): HTMLElement | null => {
@@ -152,7 +171,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       el('td', { class: 'num tries' }, attemptsText(row)),
       el('td', { class: 'num size' }, row.bodyBytes === null ? '' : formatBytes(row.bodyBytes)),
       el('td', { class: 'num took' }, row.durationMs === null ? '' : formatDuration(row.durationMs)),
-      el('td', { class: `relay${row.relay && !row.relay.ok ? ' relay-failed' : ''}`, attrs: { title: tip(relayText(row.relay)) } }, vtext(relayText(row.relay), { max: 80 })),
+      relayCell(row),
     );
     return tr;
   };
@@ -232,11 +251,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     render,
     reload,
     moveFocus(step) {
-      if (frame) {
-        cancelAnimationFrame(frame);
-        frame = 0;
-        draw();
-      }
+      drawNow();
       const rows = [...tbody.children] as HTMLElement[];
       if (rows.length === 0) return;
       const active = document.activeElement;
@@ -246,7 +261,11 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       rows[next]!.focus();
     },
     focusRow(key) {
-      rowNode(key)?.focus({ preventScroll: false });
+      drawNow();
+      const node = rowNode(key);
+      // Scrolled to even when it has the focus already (it kept it while the detail was open).
+      node?.focus({ preventScroll: true });
+      node?.scrollIntoView({ block: 'nearest' });
     },
     setPausedCount(queued) {
       pauseButton.textContent = state.paused ? `Resume${queued > 0 ? ` (${queued} new)` : ''}` : 'Pause';

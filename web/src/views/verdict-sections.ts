@@ -1,11 +1,14 @@
 /** Signature verdict, relay history and retry conformance of one delivery. */
 import { refusedAttempts } from '../attempt-groups.js';
 import { el, field, vtext } from '../dom.js';
-import { formatBytes, formatDateTime, formatSkew } from '../format.js';
+import { formatBytes, formatDuration, formatSkew } from '../format.js';
 import { jsonTree } from '../json-tree.js';
+import { shorten, visibleString } from '../visible.js';
 import { shellQuote } from '../shell.js';
 import type { DeliveryDetail, RelayAnswerView, RelayView, Status } from '../types.js';
 import { bodySection } from './body-section.js';
+import { headerTable } from './header-table.js';
+import { dateTime, moment } from './when.js';
 
 export function signatureSection(d: DeliveryDetail): HTMLElement {
   const s = d.signature;
@@ -27,7 +30,7 @@ export function signatureSection(d: DeliveryDetail): HTMLElement {
       { class: 'facts' },
       ...field('Verdict', verdict),
       ...field('Matched', secret),
-      ...field('Timestamp', s.timestamp === null ? '—' : `t=${s.timestamp} (${formatDateTime(s.timestamp * 1000)})`),
+      ...field('Timestamp', s.timestamp === null ? '—' : [`t=${s.timestamp} (`, dateTime(s.timestamp * 1000), ')']),
       ...field(
         'Skew',
         s.skewSeconds === null
@@ -54,11 +57,7 @@ function answerHeaders(a: RelayAnswerView): HTMLElement {
     'details',
     { class: 'answer-headers' },
     el('summary', null, `Headers of the answer (${a.headerLines})`),
-    el(
-      'table',
-      { class: 'kv', attrs: { 'data-testid': 'relay-answer-headers' } },
-      el('tbody', null, ...a.headers.map(([name, value]) => el('tr', null, el('th', null, vtext(String(name))), el('td', null, vtext(String(value), { max: 8192 }))))),
-    ),
+    headerTable(a.headers, 'relay-answer-headers'),
     left > 0 ? el('p', { class: 'muted' }, `${left} more header line${left === 1 ? '' : 's'} not kept (the first ${a.headers.length} are).`) : null,
   );
 }
@@ -96,18 +95,23 @@ function relayAnswer(r: RelayView, open: boolean, deliveryId: string | undefined
   );
 }
 
-/** `deliveryId`: the delivery's id, for the command that reads an answer the detail left out. */
-export function relaySection(relay: RelayView[] | null, status: Status, deliveryId?: string): HTMLElement {
+/**
+ * `deliveryId`: the delivery's id, for the command that reads an answer the detail left out;
+ * `dead`: what is said (with Retry and Replay) when the relay gave up on it (dead-job.ts).
+ */
+export function relaySection(relay: RelayView[] | null, status: Status, deliveryId?: string, dead: HTMLElement | null = null): HTMLElement {
   const title = el('h3', null, 'Relay');
   if (relay === null) {
     const why = status.forwardTo === null ? 'No --forward-to target is configured: deliveries are stored, not handed on.' : 'No relay history is available for this delivery.';
-    return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, why));
+    return el('section', { class: 'block' }, title, dead, el('p', { class: 'muted' }, why));
   }
-  if (relay.length === 0) return el('section', { class: 'block' }, title, el('p', { class: 'muted' }, 'Not handed on yet.'));
+  if (relay.length === 0) return el('section', { class: 'block' }, title, dead, el('p', { class: 'muted' }, 'Not handed on yet.'));
+  const now = Date.now();
   return el(
     'section',
     { class: 'block', attrs: { 'data-testid': 'relay' } },
     title,
+    dead,
     el(
       'table',
       { class: 'kv relay-tries' },
@@ -122,17 +126,18 @@ export function relaySection(relay: RelayView[] | null, status: Status, delivery
             el(
               'tr',
               { attrs: { 'data-testid': 'relay-try' } },
-              el('td', null, formatDateTime(r.at), r.replay ? el('span', { class: 'chip' }, 'replay') : null),
+              el('td', null, moment(r.at, now), r.replay ? el('span', { class: 'chip' }, 'replay') : null),
               el(
                 'td',
                 null,
                 el('span', { class: `chip ${r.ok ? 'chip-accepted' : 'chip-rejected'}` }, r.ok ? 'delivered' : 'failed'),
                 ` ${r.status ?? 'no answer'}`,
                 r.error ? el('span', null, ' — ', vtext(r.error, { max: 300 })) : null,
-                r.target ? el('div', { class: 'muted' }, vtext(r.target, { max: 200 })) : null,
+                // A URL is never broken: cut with an ellipsis if it must be, whole in the title.
+                r.target ? el('div', { class: 'muted url', attrs: { title: shorten(visibleString(r.target), 2000) } }, vtext(r.target, { max: 200 })) : null,
               ),
-              el('td', null, `${Math.round(r.latencyMs)} ms`),
-              el('td', null, r.nextRetryAt ? formatDateTime(r.nextRetryAt) : '—'),
+              el('td', { class: 'nowrap' }, formatDuration(r.latencyMs)),
+              el('td', null, r.nextRetryAt ? moment(r.nextRetryAt, now) : '—'),
             ),
             answer ? el('tr', { class: 'relay-answer-row' }, el('td', { attrs: { colspan: 4 } }, answer)) : null,
           ].filter((row): row is HTMLTableRowElement => row !== null);

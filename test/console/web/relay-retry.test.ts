@@ -1,0 +1,131 @@
+/**
+ * A dead relay job in a real browser (issue 36, item 10): a real `listen` forwarding to a target
+ * that fails, with --forward-max-tries 1, and its console as the composition root starts it. The
+ * detail says the job is dead and offers Retry (the job goes back in the queue, as `hookrelay
+ * events retry` puts it) and Replay (sent again, marked as a replay; the job stays dead).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app/build-app.js';
+import { startConsole } from '../../../src/app/start-console.js';
+import { testListenConfig } from '../../helpers/listen-config.js';
+import { signedRequest, TEST_SECRET } from '../../helpers/signed-delivery.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { ensureWebBuild } from '../helpers/web-build.js';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+
+let browser: Browser;
+let webRoot: string;
+const cleanups: Array<() => unknown> = [];
+
+beforeAll(async () => {
+  [webRoot, browser] = await Promise.all([
+    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+  ]);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The app's target: answers 503 until `healthy`, then 204; counts what it was sent. */
+async function target(): Promise<{ url: string; healthy: boolean; received: number }> {
+  const state = { url: '', healthy: false, received: 0 };
+  const server: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      state.received += 1;
+      response.writeHead(state.healthy ? 204 : 503).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return state;
+}
+
+describe('a dead relay job in the detail', () => {
+  it('says the job is dead, replays it (the job stays dead) and retries it (the relay hands it on)', async () => {
+    const to = await target();
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const app = await buildApp(
+      testListenConfig(join(dir, 'hookrelay.db'), {
+        forward: { to: to.url, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 1 },
+      }),
+    );
+    cleanups.push(() => app.close());
+    const console_ = await startConsole({
+      settings: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null },
+      store: app.store,
+      hub: app.hub,
+      faults: app.faults,
+      receiverUrl: app.receiverUrl,
+      path: app.config.path,
+      secrets: app.config.secrets,
+      skipVerify: false,
+      toleranceSeconds: app.config.toleranceSeconds,
+      forward: app.config.forward ?? null,
+      replay: (id, url) => app.replay(id, url),
+      forget: () => undefined,
+      clock: Date.now,
+      webRoot,
+    });
+    cleanups.push(() => console_.server.close());
+    cleanups.push(() => console_.metrics.close());
+
+    // One delivery; its only relay try fails, so its job is dead.
+    const dead = new Promise<void>((resolve) => {
+      const off = app.hub.on('relay', (event) => {
+        if (!event.ok && !event.replay) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const sent = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const answer = await fetch(app.receiverUrl, { method: 'POST', headers: sent.headers, body: new Uint8Array(sent.body) });
+    expect(answer.status).toBe(200);
+    await dead;
+    expect((await app.store.relayHistory(sent.id)).job?.state).toBe('dead');
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    cleanups.push(() => context.close());
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${console_.url.replace('//localhost:', '//127.0.0.1:')}#/d/${sent.id}`);
+
+    const notice = page.locator('[data-testid=relay-dead]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('The relay gave up after 1 try');
+
+    // Replay: sent again, marked as a replay; the job is still dead.
+    to.healthy = true;
+    await notice.locator('[data-testid=relay-replay]').click();
+    await notice.locator('[data-testid=relay-action-result]', { hasText: 'replayed' }).waitFor();
+    await page.locator('[data-testid=relay-try]', { hasText: 'replay' }).waitFor();
+    // The detail was redrawn with the replay's try: the notice, and what Replay answered, stay.
+    expect(await notice.locator('[data-testid=relay-action-result]').textContent()).toContain('replayed');
+    expect((await app.store.relayHistory(sent.id)).job?.state).toBe('dead');
+
+    // Retry: the job is queued again and the relay hands it on.
+    await page.locator('[data-testid=relay-dead] [data-testid=relay-retry]').click();
+    await notice.waitFor({ state: 'detached' });
+    await page.locator('[data-testid=relay-try]', { hasNotText: 'replay' }).filter({ hasText: 'delivered 204' }).waitFor();
+    expect((await app.store.relayHistory(sent.id)).job?.state).toBe('done');
+    expect(to.received).toBe(3);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
