@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import type { FaultChange, FaultsAdapter } from './console-options.js';
-import { withSuggestion } from './fault-message.js';
 
 /**
  * The rule a request body carries: a JSON string or `{"line": "..."}` is the one-line form;
@@ -28,7 +27,7 @@ function refused(change: Extract<FaultChange, { ok: false }>): ConsoleApiError {
   return new ConsoleApiError(
     422,
     'VALIDATION_ERROR',
-    withSuggestion(change.message),
+    change.message,
     typeof change.column === 'number' ? { column: change.column } : undefined,
   );
 }
@@ -55,7 +54,7 @@ export function registerFaultRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     const change = await adapter.validate(ruleFromBody(request.body));
     const verdict = change.ok
       ? { valid: true, rule: change.rule }
-      : { valid: false, message: withSuggestion(change.message), ...(typeof change.column === 'number' ? { column: change.column } : {}) };
+      : { valid: false, message: change.message, ...(typeof change.column === 'number' ? { column: change.column } : {}) };
     return success(verdict, ctx.now());
   });
 

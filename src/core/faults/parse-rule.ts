@@ -9,6 +9,7 @@
  * Each token is checked on its own here; the checks across fields and the building of the rule
  * are the JSON form's too (assemble-rule.ts).
  */
+import { closestName } from '../closest-name.js';
 import { parseDuration } from '../duration.js';
 import { assembleRule, OPTION_FITS, type AnswerHead, type OptionName, type RuleFields, type RuleProblem } from './assemble-rule.js';
 import { parseRangeText } from './attempt-range.js';
@@ -131,7 +132,8 @@ function readKey(draft: Draft, token: Token, seenKeys: Set<Key>): Failure | null
   const key = token.key!;
   if ((FLAGS as readonly string[]).includes(key)) return { column, reason: `${key} is a flag and takes no value` };
   if (!(KEYS as readonly string[]).includes(key)) {
-    return { column, reason: `unknown key '${clip(key)}': known keys are ${KEYS.join(', ')}` };
+    const meant = closestName(key, KEYS);
+    return { column, reason: `unknown key '${clip(key)}'${meant === null ? '' : ` (did you mean '${meant}'?)`}: known keys are ${KEYS.join(', ')}` };
   }
   const k = key as Key;
   if (k !== 'header' && seenKeys.has(k)) return { column, reason: `duplicate key ${k}` };

@@ -3,6 +3,7 @@
  * shape and its writer are in rule-json-write.ts). Each value is checked on its own here; the
  * checks across fields and the building of the rule are the one-line form's too (assemble-rule.ts).
  */
+import { closestName } from '../closest-name.js';
 import { assembleRule, type RuleFields, type RuleProblem } from './assemble-rule.js';
 import { checkRange, parseRangeText } from './attempt-range.js';
 import {
@@ -234,7 +235,8 @@ function readObject(value: unknown, path: string, known: readonly string[], kind
     if (!known.includes(key)) {
       const at = joinKey(path, key);
       const scope = kind === undefined ? '' : ` with kind ${kind}`;
-      throw new Refusal(at, `${at} is not allowed${scope} (allowed: ${known.join(', ')})`);
+      const meant = closestName(key, known);
+      throw new Refusal(at, `${at} is not allowed${scope}${meant === null ? '' : `, did you mean '${meant}'?`} (allowed: ${known.join(', ')})`);
     }
   }
   return value;

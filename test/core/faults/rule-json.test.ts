@@ -118,7 +118,7 @@ describe('faultRuleFromJson: refusals name the JSON path', () => {
     [{ match: { arrival: true }, answer: { kind: 'reset' } }, 'match.arrival', 'match.arrival must be a number or a range text such as "2-4" or "3-"'],
     [{ match: { p: 2 }, answer: { kind: 'reset' } }, 'match.p', 'match.p must be a number from 0 to 1'],
     [{ match: { trigger: '' }, answer: { kind: 'reset' } }, 'match.trigger', 'match.trigger must be a non-empty text'],
-    [{ match: { attempts: 1 }, answer: { kind: 'reset' } }, 'match.attempts', 'match.attempts is not allowed (allowed: trigger, delivery, attempt, arrival, p)'],
+    [{ match: { attempts: 1 }, answer: { kind: 'reset' } }, 'match.attempts', "match.attempts is not allowed, did you mean 'attempt'? (allowed: trigger, delivery, attempt, arrival, p)"],
     [{ answer: { kind: 'reset' }, limit: { times: 0 } }, 'limit.times', 'limit.times must be an integer from 1 to 1000000000'],
     [{ answer: { kind: 'reset' }, limit: {} }, 'limit.times', 'limit.times is missing'],
     [{ answer: { kind: 'reset' }, beforeVerify: 'yes' }, 'beforeVerify', 'beforeVerify must be true or false'],
