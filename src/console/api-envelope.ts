@@ -1,4 +1,5 @@
-/** The spec's envelopes: success (section 2.1), cursor lists (4.1) and errors (7). */
+/** The spec's envelopes: success (section 2.1), cursor lists (4.1) and errors (7, core/error-envelope.ts's). */
+import { errorEnvelope } from '../core/error-envelope.js';
 
 export interface CursorInfo {
   nextCursor: string | null;
@@ -11,7 +12,7 @@ export function success(data: unknown, now: number, cursor?: CursorInfo): Record
 }
 
 export function failure(code: string, error: string, now: number, details?: unknown): Record<string, unknown> {
-  return { success: false, error, code, ...(details === undefined ? {} : { details }), timestamp: new Date(now).toISOString() };
+  return { ...errorEnvelope(code, error, now, { details }) };
 }
 
 /** An expected refusal of the control API: mapped to its status and code by the error handler. */
