@@ -79,7 +79,9 @@ function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
  * text and `invalidUtf8` as the console reads them (keptBodyText: a cut inside a character is not invalid).
  */
 function relayTryJson(r: RelayAttemptRecord) {
-  const { answer, ...rest } = r;
+  // Tries recorded before targets were redacted on the way in keep what they were given.
+  const { answer, ...tried } = r;
+  const rest = { ...tried, target: displayUrl(tried.target) };
   if (!answer) return { ...rest, answer: null };
   const body = Buffer.from(answer.body);
   const { text, invalidUtf8 } = keptBodyText(body, answer);
@@ -140,7 +142,7 @@ export function registerEventsShowCommand(events: Command): void {
         const senderAttempts = splitSenderAttempts(attempts);
         if (flags.json) {
           const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attemptsJson, relay: { job: relay.job, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attemptsJson, relay: { job: relay.job && { ...relay.job, target: relay.job.target === null ? null : displayUrl(relay.job.target) }, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];

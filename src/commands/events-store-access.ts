@@ -20,7 +20,8 @@ export async function withStore<S extends StoreReader>(flags: StoreFlags, open: 
     store = (await open(where.location)) as S;
   } catch (err) {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
-    process.exitCode = err instanceof NoStoreError ? 2 : 1;
+    // No store at the path given: usage. One there that cannot be read: could not run (core/exit-codes.ts).
+    process.exitCode = err instanceof NoStoreError ? 2 : 3;
     return;
   }
   try {

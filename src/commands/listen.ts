@@ -85,7 +85,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   // The config every part read: its development secret settled (src/app/dev-secret.ts).
   config = app.config;
   const color = useColor(out);
-  const redact = outputRedactor(config.secrets, config.forward, [config.storeUrl]);
+  const redact = outputRedactor([...config.secrets, ...(config.console?.token ? [config.console.token] : [])], config.forward, [config.storeUrl]);
   const reporter = attachTerminalReporter(app.hub, { format: config.logFormat, out, color, redact });
   if (config.logFormat === 'pretty') out.write(banner(app, config, warnings));
   else if (reporter.logger) {
@@ -98,9 +98,10 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         health: new URL('/healthz', app.receiverUrl).href,
         db: config.storeUrl ? displayUrl(config.storeUrl) : resolve(config.dbPath),
         skipVerify: config.skipVerify,
-        console: app.consoleUrl,
+        // A token the user gave is theirs already: logs carry its hint. A generated one is printed once, here, or it could not be known.
+        console: app.consoleUrl && config.console?.token ? displayUrl(app.consoleUrl) : app.consoleUrl,
         bridge: app.bridgeUrl,
-        metrics: app.consoleUrl ? metricsUrl(app.consoleUrl) : null,
+        metrics: app.consoleUrl ? (config.console?.token ? displayUrl(metricsUrl(app.consoleUrl)) : metricsUrl(app.consoleUrl)) : null,
         forwardTo: config.forward ? displayUrl(config.forward.to) : null,
         routes: (config.forward?.routes ?? []).map(({ glob, url }) => ({ glob, url: displayUrl(url) })),
         tls: config.tls ? { cert: config.tls.certFile } : null,

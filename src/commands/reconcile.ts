@@ -116,6 +116,10 @@ export function registerReconcileCommand(program: Command): void {
         else for (const line of reportLines(report)) output.out(line);
         process.exitCode = report.reconciled ? EXIT.done : EXIT.finding;
       });
+    } catch (err) {
+      // Not the service's failure (runWithSession reports those): the local store or the data folder. Could not run.
+      output.err(`error: ${printable((err as Error).message, 500)}`);
+      process.exitCode = EXIT.couldNotRun;
     } finally {
       await store.close();
     }

@@ -5,6 +5,7 @@
  */
 import { parseDuration } from '../core/duration.js';
 import type { ReplaySettings } from '../relay/replay.js';
+import { displayUrl } from '../core/url-secrets.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { dataDirOf, readDevSecret } from './data-dir.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
@@ -30,7 +31,7 @@ export interface CliReplaySettings {
 }
 
 /** The relay settings a replay reads as listen does; `--to` and `--secret` are replay's own. */
-const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa']);
+const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa', 'forwardSecret', 'secret']);
 const RELAY_SPECS = LISTEN_OPTIONS.filter((s) => RELAY_KEYS.has(s.key));
 
 export function resolveReplaySettings(
@@ -60,10 +61,19 @@ export function resolveReplaySettings(
   const headers = forwardHeadersOf(resolved.values, problems);
 
   if (!forwardTo) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
-  else if (flags.to !== undefined) problems.push(...targetProblems(flags.to, flags.allowRemote ?? false));
+  else if (flags.to !== undefined) problems.push(...targetProblems('--to', flags.to, flags.allowRemote ?? false));
+  else {
+    // Where the relay's settings send it: on this machine too, unless the user says otherwise.
+    for (const url of [forwardTo, ...routes.map((r) => r.url)]) problems.push(...targetProblems('the target of the relay settings', url, flags.allowRemote ?? false));
+  }
   const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1 });
   if (!timeout.ok) problems.push(`--timeout: must be milliseconds, or a duration such as 30s, got ${JSON.stringify(flags.timeout)}`);
-  const secret = flags.secret ?? env.HOOKRELAY_FORWARD_SECRET ?? env.HOOKRELAY_SECRET?.split(',')[0] ?? (dbPath === null ? undefined : readDevSecret(dataDirOf(dbPath)) ?? undefined);
+  // As listen signs: --forward-secret, else its primary secret, else the development secret (flag > env > file each).
+  const secret =
+    flags.secret ??
+    (resolved.values.forwardSecret as string | undefined) ??
+    (resolved.values.secret as string[] | undefined)?.[0] ??
+    (dbPath === null ? undefined : readDevSecret(dataDirOf(dbPath)) ?? undefined);
   if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
   return {
@@ -76,16 +86,16 @@ export function resolveReplaySettings(
 }
 
 /** Like the console's replay: a loopback target unless the user says otherwise. */
-function targetProblems(target: string, allowRemote: boolean): string[] {
+function targetProblems(what: string, target: string, allowRemote: boolean): string[] {
   let url: URL;
   try {
     url = new URL(target);
   } catch {
-    return [`--to: must be an http or https URL, got ${JSON.stringify(target.slice(0, 200))}`];
+    return [`${what}: must be an http or https URL, got ${JSON.stringify(displayUrl(target).slice(0, 200))}`];
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return [`--to: must be an http or https URL, got ${JSON.stringify(target.slice(0, 200))}`];
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return [`${what}: must be an http or https URL, got ${JSON.stringify(displayUrl(target).slice(0, 200))}`];
   if (!allowRemote && !isLoopbackHost(url.hostname)) {
-    return [`--to: ${url.host} is not on this machine; replays go to loopback targets unless you pass --allow-remote`];
+    return [`${what}: ${url.host} is not on this machine; replays go to loopback targets unless you pass --allow-remote`];
   }
   return [];
 }

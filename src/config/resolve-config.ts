@@ -2,6 +2,7 @@
  * Turns flags, HOOKRELAY_* variables and hookrelay.config.json into one config, checking every
  * value and reporting every problem at once (never the first only).
  */
+import { displayUrl } from '../core/url-secrets.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { OptionSpec } from './option-specs.js';
@@ -137,10 +138,10 @@ function coerce(spec: OptionSpec, raw: unknown, source: Source): Coerced {
       if (typeof raw !== 'string') return { ok: false, message: 'must be a URL' };
       try {
         const url = new URL(raw);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `must be an http or https URL, got ${raw}` };
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `must be an http or https URL, got ${displayUrl(raw)}` };
         return { ok: true, value: url.href };
       } catch {
-        return { ok: false, message: `must be a URL such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(raw)}` };
+        return { ok: false, message: `must be a URL such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(displayUrl(raw))}` };
       }
     }
     case 'path':

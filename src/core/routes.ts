@@ -5,6 +5,7 @@
  * (`*` any run, `?` one character: ./faults/glob.ts).
  */
 import { globMatch } from './faults/glob.js';
+import { displayUrl } from './url-secrets.js';
 import { TRIGGER_CATALOGUE } from './triggers.js';
 
 export interface Route {
@@ -30,7 +31,9 @@ export type ParsedRoute = { ok: true; route: Route } | { ok: false; message: str
  * message names what was wrong, never more than 200 characters of the input.
  */
 export function parseRoute(text: string): ParsedRoute {
-  const shown = JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+  // Credentials in a route's URL are never echoed (url-secrets.ts).
+  const safe = displayUrl(text);
+  const shown = JSON.stringify(safe.length > 200 ? `${safe.slice(0, 200)}…` : safe);
   const eq = text.indexOf('=');
   if (eq < 0) return { ok: false, message: `${shown} has no "=": write GLOB=URL, e.g. 'vendor.*=http://127.0.0.1:3001/webhooks'` };
   const glob = text.slice(0, eq).trim();
@@ -45,7 +48,7 @@ export function parseRoute(text: string): ParsedRoute {
   try {
     url = new URL(target);
   } catch {
-    return { ok: false, message: `${shown}: ${JSON.stringify(target.slice(0, 200))} is not a URL${noScheme || ' (e.g. http://127.0.0.1:3001/webhooks)'}` };
+    return { ok: false, message: `${shown}: ${JSON.stringify(displayUrl(target).slice(0, 200))} is not a URL${noScheme || ' (e.g. http://127.0.0.1:3001/webhooks)'}` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${shown}: the target must be an http or https URL${noScheme || `, got ${url.protocol}`}` };
   return { ok: true, route: { glob, url: url.href } };

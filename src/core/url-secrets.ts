@@ -13,17 +13,19 @@ const SECRET_PARAM = /token|key|secret|pass|pwd|auth|sig|credential|session/i;
 /** An address that names no user and no query cannot hold a secret: given back as is, without parsing (the relay's hot path). */
 const plain = (text: string): boolean => !text.includes('@') && !text.includes('?');
 
-/** `text` with its credentials redacted; a text that is not a URL has anything between `//` and `@` redacted, and is cut to 200 characters. */
+/** `text` with its credentials redacted; a text that is not a URL has everything between `//` and its last `@` redacted, and is cut to 200 characters. */
 export function displayUrl(text: string): string {
   if (plain(text)) return text;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return text.replace(/\/\/[^/?#]*@/, `//${REDACTED}@`).slice(0, 200);
+    // Greedy: a password may hold `#`, `/` or `?`, which would end a narrower match early.
+    return text.replace(/\/\/.*@/, `//${REDACTED}@`).slice(0, 200);
   }
   let changed = false;
-  if (url.username || url.password) {
+  const hadUser = url.username !== '' || url.password !== '';
+  if (hadUser) {
     url.username = '';
     url.password = '';
     changed = true;
@@ -36,28 +38,32 @@ export function displayUrl(text: string): string {
   }
   if (!changed) return text;
   const href = url.href.replaceAll(encodeURIComponent(REDACTED), REDACTED);
-  return text.includes('@') && !href.includes('@') ? href.replace('://', `://${REDACTED}@`) : href;
+  return hadUser ? href.replace('://', `://${REDACTED}@`) : href;
 }
 
-/** The secrets a URL carries (its user name and password, decoded and as written, and secret query values), for the one redactor (secret-hint.ts). */
+/**
+ * The secrets of a URL in the forms they take inside it, for the one redactor (secret-hint.ts), which
+ * replaces them wherever they appear: its `user:password@` (or `token@`) as written, and each secret
+ * query parameter as `name=value`. Never the bare values: the redactor replaces every occurrence,
+ * and a short or common one (`1`, `true`, `hookrelay`) would mangle every log line; displayUrl
+ * hides them where the URL itself is printed.
+ */
 export function urlSecrets(text: string): string[] {
   if (plain(text)) return [];
+  const found: string[] = [];
+  // As written: the text between `//` and the last `@` before the path.
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/]*)@/.exec(text)?.[1] ?? /\/\/(.*)@/.exec(text)?.[1];
+  if (authority) found.push(`${authority}@`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    const userinfo = /\/\/([^/?#]*)@/.exec(text)?.[1];
-    return userinfo ? [userinfo] : [];
+    return found;
   }
-  const found: string[] = [];
-  for (const part of [url.password, url.username]) {
-    if (part === '') continue;
-    found.push(part);
-    const decoded = safeDecode(part);
-    if (decoded !== part) found.push(decoded);
+  for (const [name, value] of url.searchParams) {
+    if (SECRET_PARAM.test(name) && value !== '') found.push(`${name}=${value}`, `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   }
-  for (const [name, value] of url.searchParams) if (SECRET_PARAM.test(name) && value !== '') found.push(value, encodeURIComponent(value));
-  return found;
+  return [...new Set(found)];
 }
 
 /**

@@ -10,7 +10,7 @@
  * run routes it. Each try records the target it used.
  */
 import { displayUrl } from '../core/url-secrets.js';
-import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
+import { relayTargetList, relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
 import type { OutboxDelivery, RelayJob, RelayOutbox } from '../store/store.js';
@@ -75,6 +75,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const random = options.random ?? Math.random;
   const concurrency = options.concurrency ?? 16;
   const targets: RelayTargets = { to: options.target, routes: options.routes ?? [] };
+  const ownTargets = new Set(relayTargetList(targets));
   const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
@@ -126,8 +127,23 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
    */
   const canStart = () => inFlight.size < concurrency && inFlight.size + recording.size < concurrency * 2;
 
+  /**
+   * A job queued for a target this worker does not hand on to (made pending again after the start:
+   * a retry by hand, a retarget, another instance) is never posted here: every such job is held
+   * again, and this one is read no more until that is committed.
+   */
+  function holdForeign(job: RelayJob): void {
+    store
+      .holdRelayJobs([...ownTargets], clock())
+      .catch(() => {
+        /* the store could not write: the job stays pending and is read again at the next poll */
+      })
+      .finally(() => held.delete(job.deliverySeq));
+  }
+
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
   function start(job: RelayJob, delivery: HandOffSource): void {
+    if (job.target !== null && !ownTargets.has(job.target)) return holdForeign(job);
     const relayTry = job.tries + 1;
     const target = job.target ?? relayTargetOf(targets, delivery.trigger);
     const seq = job.deliverySeq;

@@ -68,6 +68,9 @@ describe('credentials in forward and route URLs', () => {
     expect(show.stdout).toContain(`token=[redacted]`);
     expect(show.stdout).toContain('keep=1');
     const shown = await runCli(['events', 'show', plainReq.id, '--db', db]);
+    const json = await runCli(['events', 'show', vendorReq.id, '--db', db, '--json']);
+    expect(json.stdout).toContain('"target": "http://[redacted]@127.0.0.1');
+    expect(leaked(json.stdout)).toEqual([]);
     const exported = await runCli(['events', 'export', '--db', db]);
     expect(leaked(show.stdout + show.stderr + shown.stdout + shown.stderr + exported.stdout + exported.stderr)).toEqual([]);
 

@@ -82,4 +82,29 @@ describe('a relay job stranded by a change of --forward-to', () => {
     while (!proc.output().includes('relay job waits') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(proc.output()).toMatch(/1 relay job waits for http:\/\/127\.0\.0\.1:9\/webhooks \(queued by an earlier run; this run does not forward\)/);
   }, 30_000);
+
+  it('is never posted by a running relay that hands on elsewhere, even once it is pending again (a retry by hand)', async () => {
+    const { createMemoryStore } = await import('../../src/store/memory-store.js');
+    const { createRelayWorker } = await import('../../src/relay/relay-worker.js');
+    const { createEventHub } = await import('../../src/runtime/event-hub.js');
+    const { DEFAULT_RELAY_RETRY } = await import('../../src/relay/relay-backoff.js');
+    const { makeDelivery, attemptFor } = await import('../helpers/fixtures.js');
+    const old = await startTarget();
+    const current = await startTarget();
+    cleanups.push(() => old.close(), () => current.close());
+    const store = createMemoryStore({ outbox: { to: old.url, routes: [] } });
+    const d = makeDelivery();
+    const { deliverySeq } = await store.accept(d, attemptFor(d));
+    await store.recordRelay({ deliverySeq, startedAt: 1, finishedAt: 2, status: null, error: 'down', replay: false, target: old.url, try: 1, next: { state: 'dead' } });
+    const worker = createRelayWorker({ store, hub: createEventHub(), target: current.url, secret: TEST_SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [['authorization', 'Bearer for-the-current-app']], pollIntervalMs: 50 });
+    cleanups.push(() => worker.stop());
+    expect(await store.requeueRelay(d.id, Date.now())).toBe(true);
+    worker.poke();
+    const deadline = Date.now() + 5000;
+    while ((await store.relayHistory(d.id)).job?.state !== 'held' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect((await store.relayHistory(d.id)).job).toMatchObject({ state: 'held', target: old.url });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(old.received).toHaveLength(0);
+    expect(current.received).toHaveLength(0);
+  }, 30_000);
 });

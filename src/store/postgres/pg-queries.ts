@@ -51,7 +51,7 @@ export const SQL = {
   relayBacklog: "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state",
   relayBacklogSchema4: "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
   holdForeignJobs: `UPDATE relay_jobs SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
-    WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[])`,
+    WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[]) AND (leased_until IS NULL OR leased_until <= $2)`,
   releaseOwnJobs: "UPDATE relay_jobs SET state = 'pending', updated_at = $2 WHERE state = 'held' AND target = ANY($1::text[])",
   retargetJobs: `UPDATE relay_jobs SET target = $2, state = 'pending', updated_at = $3, leased_until = NULL, leased_by = NULL
     WHERE state IN ('pending', 'held') AND target IS NOT DISTINCT FROM $1`,

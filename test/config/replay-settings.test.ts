@@ -1,0 +1,34 @@
+/** `events replay` reads the relay's settings as listen does: the target, its secret, and the loopback rule. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveReplaySettings } from '../../src/config/replay-settings.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function configFile(content: object): string {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  const file = join(dir, 'hookrelay.config.json');
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+}
+
+describe('resolveReplaySettings', () => {
+  it("signs with the config file's forwardSecret when its forwardTo is the target", () => {
+    const config = configFile({ forwardTo: 'http://127.0.0.1:3000/hooks', forwardSecret: 'whsec_file_forward_secret_0123456789' });
+    const resolved = resolveReplaySettings({ timeout: '30000', config }, null, {});
+    expect(resolved.ok && resolved.settings.settings).toMatchObject({ secret: 'whsec_file_forward_secret_0123456789', targets: { to: 'http://127.0.0.1:3000/hooks' } });
+  });
+
+  it('refuses a target of the relay settings that is not on this machine without --allow-remote, as it refuses such a --to', () => {
+    const config = configFile({ forwardTo: 'https://app.example.com/hooks', forwardSecret: 'whsec_file_forward_secret_0123456789' });
+    const refused = resolveReplaySettings({ timeout: '30000', config }, null, {});
+    expect(refused.ok ? [] : refused.problems).toEqual([expect.stringMatching(/app\.example\.com is not on this machine; replays go to loopback targets unless you pass --allow-remote/)]);
+    expect(resolveReplaySettings({ timeout: '30000', config, allowRemote: true }, null, {}).ok).toBe(true);
+  });
+});
