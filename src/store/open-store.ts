@@ -34,10 +34,9 @@ export function describeStoreLocation(location: StoreLocation): string {
   return location.kind === 'sqlite' ? resolve(location.path) : redactPostgresUrl(location.url);
 }
 
-/** Thrown when a command would read a SQLite file that does not exist (nothing is created). */
-export class NoStoreError extends Error {
-  readonly code = 'NO_STORE';
-}
+import { NoStoreError } from './no-store-error.js';
+
+export { NoStoreError };
 
 export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<DeliveryStore> {
   if (location.kind === 'postgres') {

@@ -103,7 +103,8 @@ describe('commands on PostgreSQL', () => {
   it('reading commands never write: on a schema with no store they say so, and create nothing', async () => {
     const url = withPassword(await server.freshSchema());
     const list = await runCli(['events', 'list', '--store', url]);
-    expect(list.code).toBe(1);
+    // No store there: usage, as a --db with no file (docs/exit-codes.md).
+    expect(list.code).toBe(2);
     expect(list.stderr).toMatch(/this database holds no hookrelay store \(no hookrelay_schema table\)/);
     const check = await runCli(['check', '--store', url]);
     expect(check.stderr).toMatch(/no hookrelay store/);

@@ -3,6 +3,7 @@
  * migrations run under a session advisory lock, so exactly one applies each version and the
  * others wait, then find it applied. Append only: never edit a migration that has shipped.
  */
+import { NoStoreError } from '../no-store-error.js';
 import type { PoolClient } from 'pg';
 
 /** Key of the advisory lock that serialises migrations (any constant; "hookrelay" in ASCII). */
@@ -156,7 +157,7 @@ export async function migratePostgres(client: PoolClient, through = PG_SCHEMA_VE
  */
 export async function checkPostgresSchema(client: PoolClient): Promise<number> {
   const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass('hookrelay_schema') IS NOT NULL AS exists");
-  if (!rows[0]?.exists) throw new Error('this database holds no hookrelay store (no hookrelay_schema table): start `hookrelay listen --store` on it first, or check the URL');
+  if (!rows[0]?.exists) throw new NoStoreError('this database holds no hookrelay store (no hookrelay_schema table): start `hookrelay listen --store` on it first, or check the URL');
   const version = (await client.query<{ version: number }>('SELECT version FROM hookrelay_schema')).rows[0]?.version ?? 0;
   if (version > PG_SCHEMA_VERSION) throw new Error(`the database is at schema version ${version}, newer than this hookrelay understands (${PG_SCHEMA_VERSION}); upgrade hookrelay`);
   if (version < PG_OLDEST_READABLE_VERSION) throw new Error(`the database is at schema version ${version}, older than this hookrelay reads (${PG_OLDEST_READABLE_VERSION} to ${PG_SCHEMA_VERSION}); start \`hookrelay listen --store\` once to migrate it`);

@@ -5,6 +5,7 @@
  * LOCKED` and a lease, so each job is handed on by one worker at a time. PostgreSQL does its own
  * group commit: no writer thread here.
  */
+import { NoStoreError } from '../no-store-error.js';
 import { randomBytes } from 'node:crypto';
 import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
 import type pg from 'pg';
@@ -94,6 +95,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     }
   } catch (err) {
     await pool.end().catch(() => {});
+    // No store in the schema: the caller tells a wrong --store (usage) from a failure.
+    if (err instanceof NoStoreError) throw err;
     throw new Error(`cannot open the PostgreSQL store: ${describePgError(err)}`, { cause: err });
   }
 
