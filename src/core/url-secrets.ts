@@ -13,9 +13,20 @@ const SECRET_PARAM = /token|key|secret|pass|pwd|auth|sig|credential|session/i;
 /** An address that names no user and no query cannot hold a secret: given back as is, without parsing (the relay's hot path). */
 const plain = (text: string): boolean => !text.includes('@') && !text.includes('?');
 
+/** Targets are few and shown at every relay try: each is redacted once (a URL parse) and remembered. */
+const shownUrls = new Map<string, string>();
+
 /** `text` with its credentials redacted; a text that is not a URL has everything between `//` and its last `@` redacted, and is cut to 200 characters. */
 export function displayUrl(text: string): string {
   if (plain(text)) return text;
+  const known = shownUrls.get(text);
+  if (known !== undefined) return known;
+  const shown = redactUrl(text);
+  if (shownUrls.size < 64) shownUrls.set(text, shown);
+  return shown;
+}
+
+function redactUrl(text: string): string {
   let url: URL;
   try {
     url = new URL(text);

@@ -127,18 +127,24 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
    */
   const canStart = () => inFlight.size < concurrency && inFlight.size + recording.size < concurrency * 2;
 
+  // The one hold of foreign jobs in flight (holdForeign).
+  let holding: Promise<void> | null = null;
+
   /**
    * A job queued for a target this worker does not hand on to (made pending again after the start:
    * a retry by hand, a retarget, another instance) is never posted here: every such job is held
    * again, and this one is read no more until that is committed.
    */
   function holdForeign(job: RelayJob): void {
-    store
+    // One hold covers every foreign job: those read while it runs wait on it instead of asking again.
+    const hold = (holding ??= store
       .holdRelayJobs([...ownTargets], clock())
-      .catch(() => {
-        /* the store could not write: the job stays pending and is read again at the next poll */
-      })
-      .finally(() => held.delete(job.deliverySeq));
+      .then(
+        () => undefined,
+        () => undefined, // the store could not write: the jobs stay pending and are read again at the next poll
+      )
+      .finally(() => (holding = null)));
+    void hold.finally(() => held.delete(job.deliverySeq));
   }
 
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
