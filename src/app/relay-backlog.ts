@@ -23,8 +23,9 @@ const jobs = (n: number) => `${n} relay job${n === 1 ? '' : 's'}`;
 
 /** What an operator is told of the jobs an earlier run left, target by target. */
 export function backlogNotices(backlog: readonly RelayBacklog[], targets: RelayTargets | null): StartNotice[] {
-  const ours = new Set(targets ? relayTargetList(targets) : []);
-  const here = targets ? relayTargetList(targets).map(displayUrl).join(', ') : null;
+  const list = targets ? relayTargetList(targets) : null;
+  const ours = new Set(list ?? []);
+  const here = list ? list.map(displayUrl).join(', ') : null;
   const notices: StartNotice[] = [];
   for (const entry of backlog) {
     const waiting = entry.pending + entry.held;
