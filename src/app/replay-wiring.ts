@@ -13,12 +13,18 @@ export function replaySettingsOf(forward: ForwardConfig | null | undefined, prim
   };
 }
 
-export const LISTEN_REPLAY_ADVICE = {
-  noTarget: 'no target: pass a URL, or start listen with --forward-to',
-  noSecret: 'no secret to sign the replay with: start listen with --secret or --forward-secret',
-};
+/** What a replay that cannot run says to do, in the words of the command that runs the node. */
+export interface ReplayAdvice {
+  noTarget: string;
+  noSecret: string;
+}
 
-export const CONNECT_REPLAY_ADVICE = {
-  noTarget: 'no target: pass a URL, or start connect with --forward-to',
-  noSecret: 'no secret to sign the replay with: start connect with --forward-to, which makes or reads the development secret, or --forward-secret',
-};
+export function replayAdviceOf(command: 'listen' | 'connect'): ReplayAdvice {
+  return {
+    noTarget: `no target: pass a URL, or start ${command} with --forward-to`,
+    noSecret:
+      command === 'listen'
+        ? 'no secret to sign the replay with: start listen with --secret or --forward-secret'
+        : 'no secret to sign the replay with: start connect with --forward-to, which makes or reads the development secret, or --forward-secret',
+  };
+}

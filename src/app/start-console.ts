@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { ConsoleConfig, ForwardConfig } from '../config/listen-config.js';
+import type { ConsoleConfig, ForwardConfig } from '../config/node-config.js';
 import type { BridgeView } from '../console/console-options.js';
 import { outputRedactor } from '../config/output-redactor.js';
 import { secretHint } from '../core/secret-hint.js';
@@ -21,7 +21,8 @@ export interface ConsoleWiring {
   store: DeliveryStore;
   hub: EventHub;
   faults: FaultRules;
-  receiverUrl: string;
+  /** Where deliveries come in, read when asked: known once the intake is open, after the console. */
+  receiverUrl: () => string;
   path: string;
   secrets: readonly string[];
   skipVerify: boolean;
@@ -64,7 +65,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
       hub,
       status: () => ({
         version: VERSION,
-        receiverUrl: wiring.receiverUrl,
+        receiverUrl: wiring.receiverUrl(),
         path: wiring.path,
         secretHints,
         skipVerify: wiring.skipVerify,

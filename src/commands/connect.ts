@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { BRIDGE_TOKEN_NAME_RULE, isBridgeTokenName } from '../config/bridge-settings.js';
 import { CONNECT_LOCAL_OPTIONS, resolveConnectConfig, type ConnectFlags } from '../config/connect-config.js';
 import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
-import { dataDirOf, secretHint, writeDevSecret } from '../config/data-dir.js';
+import { secretHint } from '../config/data-dir.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { outputRedactor } from '../config/output-redactor.js';
 import { useColor } from '../config/terminal.js';
@@ -46,18 +46,19 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
       process.exitCode = 2;
       return;
     }
-    const config = resolved.config;
+    const given = resolved.config;
     for (const warning of resolved.warnings) process.stderr.write(`hookrelay: warning: ${warning}\n`);
     let app;
     try {
       const { buildConnect } = await import('../app/build-connect.js'); // ws and the bridge client, on use
-      app = await buildConnect(config);
+      app = await buildConnect(given);
     } catch (err) {
       process.stderr.write(`hookrelay: cannot start: ${(err as Error).message}\n`);
       process.exitCode = 1;
       return;
     }
-    if (config.devSecret?.created) writeDevSecret(dataDirOf(config.dbPath), config.forward!.secret);
+    // The config as the node settled it (the development secret another start kept, if so).
+    const config = app.config;
     const redact = outputRedactor([config.token], config.forward, [config.url, config.storeUrl]);
     attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: useColor(process.stdout), redact });
     if (config.logFormat === 'pretty') {

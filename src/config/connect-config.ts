@@ -11,7 +11,8 @@ import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { bridgeTokenProblem } from './bridge-settings.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
-import type { ConsoleConfig, ForwardConfig } from './listen-config.js';
+import type { ConsoleConfig, ForwardConfig, NodeConfig } from './node-config.js';
+import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
 import { LISTEN_OPTIONS, type OptionSpec } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 import { PROCESS_LIST_NOTE, secretFlagWarning, secretFlagWarnings } from './secret-flags.js';
@@ -131,6 +132,25 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
     },
   };
 }
+
+/**
+ * The receiver settings a bridged delivery meets in the laptop's pipeline, which is listen's: the
+ * public side verified the signature (its verdict rides along), so no service secret is held here;
+ * any body a public listen may take is taken; the timestamp tolerance is listen's default; and the
+ * path is the bridge's, where deliveries come in.
+ */
+export function bridgedNodeConfig(config: ConnectConfig): ConnectConfig & NodeConfig {
+  return {
+    ...config,
+    path: new URL(config.url).pathname,
+    secrets: [],
+    toleranceSeconds: LISTEN_DEFAULT_TOLERANCE,
+    skipVerify: false,
+    bodyLimitBytes: MAX_BODY_LIMIT_BYTES,
+  };
+}
+
+const LISTEN_DEFAULT_TOLERANCE = LISTEN_OPTIONS.find((spec) => spec.key === 'tolerance')!.default as number;
 
 /** `--bridge-ca FILE`: read and checked now; only meaningful for a wss:// bridge. */
 function resolveBridgeCa(file: string | undefined, target: { ok: boolean; url?: string }, problems: string[]): ConnectConfig['bridgeCa'] {

@@ -10,13 +10,20 @@ import { createFaultSockets } from './fault-answer.js';
 import { unreadHttpArrival } from './http-arrival.js';
 import { ingestPlugin } from './ingest-plugin.js';
 import { ERROR_CODE_HEADER, JSON_TYPE } from './outcome.js';
-import { createIngestPipeline, type IngestOptions } from './pipeline.js';
+import { createIngestPipeline, type IngestOptions, type IngestPipeline } from './pipeline.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import { writeOutcome } from './reply-outcome.js';
 import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
 
 export type { IngestOptions } from './pipeline.js';
 
-export interface ReceiverOptions extends IngestOptions {
+/** The listener's own settings; the pipeline it hands each arrival to is the node's (build-node.ts). */
+export interface ReceiverSettings {
+  /** Deliveries are taken at POST path. */
+  path: string;
+  bodyLimitBytes: number;
+  clock: () => number;
+  hub: EventHub;
   /** Longest a `hang` holds a socket whose client never gives up (default 120 s). */
   hangCapMs?: number;
   /** Time allowed to receive a whole request (slow-body defence). */
@@ -28,6 +35,8 @@ export interface ReceiverOptions extends IngestOptions {
   /** `--tls-cert`/`--tls-key` (PEM, already checked): serve HTTPS instead of HTTP. */
   tls?: { cert: string; key: string };
 }
+
+export type ReceiverOptions = ReceiverSettings & ({ pipeline: IngestPipeline } | IngestOptions);
 
 /** What `/readyz` reports; `reason` says what is wrong when not ready. */
 export interface Readiness {
@@ -92,7 +101,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     return reply.code(503).type(JSON_TYPE).send(errorBody('NOT_READY', reason ?? 'not ready', now, data));
   });
 
-  const pipeline = createIngestPipeline(options);
+  const pipeline = 'pipeline' in options ? options.pipeline : createIngestPipeline(options);
   const sockets = createFaultSockets({ clock: options.clock, hangCapMs: options.hangCapMs });
   // Hung and delayed connections must not hold up a shutdown.
   app.addHook('preClose', (done) => {

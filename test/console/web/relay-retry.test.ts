@@ -67,7 +67,7 @@ describe('a dead relay job in the detail', () => {
       store: app.store,
       hub: app.hub,
       faults: app.faults,
-      receiverUrl: app.receiverUrl,
+      receiverUrl: () => app.receiverUrl,
       path: app.config.path,
       secrets: app.config.secrets,
       skipVerify: false,
