@@ -23,6 +23,7 @@ import { systemClock, type SenderClock } from '../sender/clock.js';
 import { createHttpTransport } from '../sender/http-attempt.js';
 import { acquireInstanceLock, InstanceLockedError } from '../store/sqlite/instance-lock.js';
 import { closer } from './closer.js';
+import { assertPortsFree } from './ports-free.js';
 
 export interface EmulatorHandle {
   /** http://host:port/v1 */
@@ -45,6 +46,8 @@ export interface EmulatorOverrides {
 export async function buildEmulator(config: EmulatorConfig, overrides: EmulatorOverrides = {}): Promise<EmulatorHandle> {
   const stack = closer();
   try {
+    // A busy port fails the start before anything is created: no lock file, keys or database.
+    await assertPortsFree([{ port: config.port, host: config.host, code: 'EADDRINUSE', hostFlag: '--host', busy: `port ${config.port} on ${config.host} is already in use: stop the other process or pass --port` }]);
     let lock;
     try {
       lock = acquireInstanceLock(config.dbPath);
