@@ -82,9 +82,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
 
   const typed: Record<string, unknown> = {};
   for (const spec of CONNECT_LOCAL_OPTIONS) if (flags[spec.key] !== undefined) typed[spec.key] = flags[spec.key];
-  // HOOKRELAY_ROUTE holds one route per line (a URL may hold a comma).
-  const { HOOKRELAY_ROUTE: routeEnv, ...localEnv } = env;
-  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env: localEnv, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
   problems.push(...resolved.problems);
   warnings.push(...secretFlagWarnings(CONNECT_LOCAL_OPTIONS, resolved.sources));
   const values = resolved.values;
@@ -93,7 +91,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   const headers = forwardHeadersOf(values, problems);
-  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, flags.config ?? CONFIG_FILE, problems, warnings);
+  const { routes, trust } = resolveForwardExtras(resolved, flags.config ?? CONFIG_FILE, problems, warnings);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
   const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);

@@ -14,18 +14,11 @@ export interface ForwardExtras {
   trust: TargetTrust;
 }
 
-/**
- * Reads the routes and the trust; pushes every problem and warning. `routeEnv` is HOOKRELAY_ROUTE,
- * kept out of the generic resolution because a URL may hold a comma (one route per line instead).
- */
-export function resolveForwardExtras(resolved: Resolved, routeEnv: string | undefined, configFile: string, problems: string[], warnings: string[]): ForwardExtras {
+/** Reads the routes and the trust; pushes every problem and warning. */
+export function resolveForwardExtras(resolved: Resolved, configFile: string, problems: string[], warnings: string[]): ForwardExtras {
   const { values, sources } = resolved;
-  let texts = (values.route as string[] | undefined) ?? [];
-  let where = sources.route === 'file' ? `${configFile} "route"` : '--route';
-  if (sources.route !== 'flag' && routeEnv !== undefined && routeEnv.trim() !== '') {
-    texts = routeEnv.split('\n').map((l) => l.trim()).filter(Boolean);
-    where = 'HOOKRELAY_ROUTE';
-  }
+  const texts = (values.route as string[] | undefined) ?? [];
+  const where = sources.route === 'file' ? `${configFile} "route"` : sources.route === 'env' ? 'HOOKRELAY_ROUTE' : '--route';
   const routes = parseRoutes(texts, where, problems, warnings);
 
   const forwardToGiven = values.forwardTo !== undefined || (sources.forwardTo !== undefined && sources.forwardTo !== 'default');

@@ -1,7 +1,7 @@
 /** The resolved settings of `hookrelay listen`. */
 import { SecretSetError, secretSetPath, secretsForListen } from '../service/secret-set.js';
 import { formatFaultRule, shadowingRule, type FaultRule } from '../core/faults/index.js';
-import { combineRules, rulesFromFile, rulesFromLines, splitRuleLines } from '../faults/rule-sources.js';
+import { combineRules, rulesFromFile, rulesFromLines } from '../faults/rule-sources.js';
 import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
@@ -45,19 +45,10 @@ export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: str
 
 /** Resolves and checks every setting; with no secret, makes or reads the development secret. */
 export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
-  // HOOKRELAY_FAULT, HOOKRELAY_FORWARD_HEADER, HOOKRELAY_ROUTE and HOOKRELAY_BRIDGE_TOKEN hold one
-  // item per line, not a comma-separated list (rules, header values, URLs and token globs may hold commas).
-  const { HOOKRELAY_FAULT: faultEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, HOOKRELAY_ROUTE: routeEnv, HOOKRELAY_BRIDGE_TOKEN: tokenEnv, ...env } = inputs.env ?? process.env;
   // `connect`'s own file key is allowed, so one config file can serve both commands.
-  const resolved = resolveOptions(LISTEN_OPTIONS, { ...inputs, env }, ['bridgeCa']);
-  for (const [key, text] of [['forwardHeader', headerEnv], ['bridgeToken', tokenEnv]] as const) {
-    if (resolved.sources[key] !== 'flag' && text !== undefined && text.trim() !== '') {
-      resolved.values[key] = text.split('\n').map((l) => l.trim()).filter(Boolean);
-      resolved.sources[key] = 'env';
-    }
-  }
+  const resolved = resolveOptions(LISTEN_OPTIONS, inputs, ['bridgeCa']);
   const { values, problems } = resolved;
-  const faults = resolveFaultRules(resolved, faultEnv, inputs.configFile ?? CONFIG_FILE);
+  const faults = resolveFaultRules(resolved, inputs.configFile ?? CONFIG_FILE);
   problems.push(...faults.problems);
   const warnings: string[] = secretFlagWarnings(LISTEN_OPTIONS, resolved.sources);
   (faults.rules ?? []).forEach((rule, i) => {
@@ -81,7 +72,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
     }
   });
   const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);
-  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, inputs.configFile ?? CONFIG_FILE, problems, warnings);
+  const { routes, trust } = resolveForwardExtras(resolved, inputs.configFile ?? CONFIG_FILE, problems, warnings);
   const tls = readTlsPair(values.tlsCert as string | undefined, values.tlsKey as string | undefined);
   problems.push(...tls.problems);
   const consoleToken = values.consoleToken as string | undefined;
@@ -160,14 +151,10 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
  * The startup rules: `--fault` (else HOOKRELAY_FAULT, else the config file's `fault`), then the
  * rules of `--fault-file`. Every bad rule is a problem of its own.
  */
-function resolveFaultRules(resolved: Resolved, faultEnv: string | undefined, configFile: string): { rules: FaultRule[]; problems: string[] } {
+function resolveFaultRules(resolved: Resolved, configFile: string): { rules: FaultRule[]; problems: string[] } {
   const { values, sources } = resolved;
-  let lines = (values.fault as string[] | undefined) ?? [];
-  let where = sources.fault === 'file' ? `${configFile} "fault"` : '--fault';
-  if (sources.fault !== 'flag' && faultEnv !== undefined && faultEnv.trim() !== '') {
-    lines = splitRuleLines(faultEnv);
-    where = 'HOOKRELAY_FAULT';
-  }
+  const lines = (values.fault as string[] | undefined) ?? [];
+  const where = sources.fault === 'file' ? `${configFile} "fault"` : sources.fault === 'env' ? 'HOOKRELAY_FAULT' : '--fault';
   const fromLines = rulesFromLines(lines, where);
   const file = values.faultFile as string | undefined;
   const fromFile = file === undefined ? { rules: [], problems: [] } : rulesFromFile(file);

@@ -13,7 +13,8 @@ export type OptionKind =
   | { type: 'path' }
   | { type: 'url' }
   | { type: 'bool' }
-  | { type: 'strings' }
+  /** A list: repeated flags, an array in the file; in the environment comma-separated, or one item a line (`envLines`) where an item may hold a comma. */
+  | { type: 'strings'; envLines?: true }
   | { type: 'enum'; values: readonly string[] };
 
 export interface OptionSpec {
@@ -40,14 +41,14 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'store', flag: '--store', env: 'HOOKRELAY_STORE', kind: { type: 'string' }, description: 'a postgres:// URL: several instances share one PostgreSQL database (docs/deploy.md); default: the SQLite file of --db' },
   { key: 'skipVerify', flag: '--skip-verify', env: 'HOOKRELAY_SKIP_VERIFY', kind: { type: 'bool' }, default: false, description: 'accept unsigned or wrongly signed deliveries (UNSAFE: for local experiments only)' },
   { key: 'bodyLimit', flag: '--body-limit', env: 'HOOKRELAY_BODY_LIMIT', kind: { type: 'int', min: 1024, max: MAX_BODY_LIMIT_BYTES }, default: 1024 * 1024, description: 'largest accepted body in bytes (larger: 413)' },
-  { key: 'fault', flag: '--fault', env: 'HOOKRELAY_FAULT', kind: { type: 'strings' }, default: [], description: "fault rule, e.g. '503 retry-after=120 attempt=1' (docs/faults.md); repeatable, tried in order (env: one rule per line)" },
+  { key: 'fault', flag: '--fault', env: 'HOOKRELAY_FAULT', kind: { type: 'strings', envLines: true }, default: [], description: "fault rule, e.g. '503 retry-after=120 attempt=1' (docs/faults.md); repeatable, tried in order (env: one rule per line)" },
   { key: 'faultFile', flag: '--fault-file', env: 'HOOKRELAY_FAULT_FILE', kind: { type: 'path' }, description: 'file of fault rules: JSON {"rules": [...]} or one rule per line; its rules come after the --fault ones' },
   { key: 'seed', flag: '--seed', env: 'HOOKRELAY_SEED', kind: { type: 'int', min: 0, max: 4_294_967_295 }, description: 'seed of the fault rules\' probabilities (p=): the same seed repeats the same faults (default: random, printed)' },
   { key: 'forwardTo', flag: '--forward-to', env: 'HOOKRELAY_FORWARD_TO', kind: { type: 'url' }, description: 'hand every accepted delivery on to this URL (docs/relay.md)' },
-  { key: 'route', flag: '--route', env: 'HOOKRELAY_ROUTE', kind: { type: 'strings' }, default: [], description: "'GLOB=URL': hand deliveries whose trigger matches GLOB to URL instead; repeatable, the first matching route wins, --forward-to takes the rest (env: one per line)" },
+  { key: 'route', flag: '--route', env: 'HOOKRELAY_ROUTE', kind: { type: 'strings', envLines: true }, default: [], description: "'GLOB=URL': hand deliveries whose trigger matches GLOB to URL instead; repeatable, the first matching route wins, --forward-to takes the rest (env: one per line)" },
   { key: 'forwardSecret', flag: '--forward-secret', env: 'HOOKRELAY_FORWARD_SECRET', kind: { type: 'string' }, description: `secret that signs relayed and replayed deliveries (default: the primary --secret); ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'forwardTimeout', flag: '--forward-timeout', env: 'HOOKRELAY_FORWARD_TIMEOUT', kind: { type: 'int', min: 100, max: 600_000 }, default: 30_000, description: 'milliseconds to wait for the target' },
-  { key: 'forwardHeader', flag: '--forward-header', env: 'HOOKRELAY_FORWARD_HEADER', kind: { type: 'strings' }, default: [], description: "extra header on every hand-off, 'Name: value'; repeatable (env: one per line)" },
+  { key: 'forwardHeader', flag: '--forward-header', env: 'HOOKRELAY_FORWARD_HEADER', kind: { type: 'strings', envLines: true }, default: [], description: "extra header on every hand-off, 'Name: value'; repeatable (env: one per line)" },
   { key: 'forwardMode', flag: '--forward-mode', env: 'HOOKRELAY_FORWARD_MODE', kind: { type: 'enum', values: ['async', 'sync'] }, default: 'async', description: 'async: durable outbox with retries; sync: the sender gets the target\'s answer' },
   { key: 'forwardMaxTries', flag: '--forward-max-tries', env: 'HOOKRELAY_FORWARD_MAX_TRIES', kind: { type: 'int', min: 1, max: 100 }, default: 15, description: 'hand-off tries before a job is dead (backoff doubles from 1 s up to 5 min)' },
   { key: 'forwardInsecure', flag: '--forward-insecure', env: 'HOOKRELAY_FORWARD_INSECURE', kind: { type: 'bool' }, default: false, description: 'accept any certificate from https forward and route targets (a local app with a self-signed one); nothing else' },
@@ -60,7 +61,7 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'retain', flag: '--retain', env: 'HOOKRELAY_RETAIN', kind: { type: 'string' }, default: '30d', description: 'prune deliveries last seen longer ago than this (30d, 72h, …; 0 or off: keep all), at start and hourly; never one whose relay is pending' },
   { key: 'bridgePort', flag: '--bridge-port', env: 'HOOKRELAY_BRIDGE_PORT', kind: { type: 'port' }, description: 'open the bridge listener on this port: laptops subscribe with `hookrelay connect` (docs/bridge.md); off by default' },
   { key: 'bridgeHost', flag: '--bridge-host', env: 'HOOKRELAY_BRIDGE_HOST', kind: { type: 'string' }, default: '127.0.0.1', description: 'bridge address to bind (a TLS proxy sits in front)' },
-  { key: 'bridgeToken', flag: '--bridge-token', env: 'HOOKRELAY_BRIDGE_TOKEN', kind: { type: 'strings' }, default: [], description: `who may subscribe: 'NAME:TOKEN' or 'NAME:TOKEN:GLOB,GLOB' (only those triggers); repeatable (env: one per line); make a token with \`hookrelay bridge token\`; ${PROCESS_LIST_NOTE}`, secret: true },
+  { key: 'bridgeToken', flag: '--bridge-token', env: 'HOOKRELAY_BRIDGE_TOKEN', kind: { type: 'strings', envLines: true }, default: [], description: `who may subscribe: 'NAME:TOKEN' or 'NAME:TOKEN:GLOB,GLOB' (only those triggers); repeatable (env: one per line); make a token with \`hookrelay bridge token\`; ${PROCESS_LIST_NOTE}`, secret: true },
   { key: 'bridgeRetain', flag: '--bridge-retain', env: 'HOOKRELAY_BRIDGE_RETAIN', kind: { type: 'string' }, default: '7d', description: 'retention never prunes what a known subscriber has not acknowledged, until it is older than this' },
   { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
 ];

@@ -39,7 +39,6 @@ export function resolveReplaySettings(
   dbPath: string | null,
   env: NodeJS.ProcessEnv = process.env,
 ): { ok: true; settings: CliReplaySettings } | { ok: false; problems: string[] } {
-  const { HOOKRELAY_ROUTE: routeEnv, HOOKRELAY_FORWARD_HEADER: headerEnv, ...rest } = env;
   const typed: Record<string, unknown> = {};
   if (flags.route !== undefined) typed.route = flags.route;
   if (flags.forwardHeader !== undefined) typed.forwardHeader = flags.forwardHeader;
@@ -47,17 +46,13 @@ export function resolveReplaySettings(
   if (flags.forwardInsecure !== undefined) typed.forwardInsecure = flags.forwardInsecure;
   const configFile = flags.config ?? CONFIG_FILE;
   // Every key of listen's file is allowed: one config file serves listen and its replays.
-  const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env: rest, configFile, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
-  // HOOKRELAY_FORWARD_HEADER holds one header a line, as listen reads it.
-  if (resolved.sources.forwardHeader !== 'flag' && headerEnv !== undefined && headerEnv.trim() !== '') {
-    resolved.values.forwardHeader = headerEnv.split('\n').map((l) => l.trim()).filter(Boolean);
-  }
+  const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env, configFile, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
   const problems = [...resolved.problems];
   const warnings: string[] = [];
   // `--to` stands in for --forward-to: routes and trust then apply to a replay without one.
   const forwardTo = flags.to ?? (resolved.values.forwardTo as string | undefined);
   if (flags.to !== undefined) resolved.values.forwardTo = flags.to;
-  const { routes, trust } = resolveForwardExtras(resolved, routeEnv, configFile, problems, warnings);
+  const { routes, trust } = resolveForwardExtras(resolved, configFile, problems, warnings);
   const headers = forwardHeadersOf(resolved.values, problems);
 
   if (!forwardTo) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');

@@ -78,7 +78,7 @@ export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInput
       raw = inputs.flags[spec.key];
       source = 'flag';
       where = spec.flag;
-    } else if (env[spec.env] !== undefined && env[spec.env] !== '') {
+    } else if (env[spec.env] !== undefined && env[spec.env] !== '' && !(isLineList(spec) && env[spec.env]!.trim() === '')) {
       raw = env[spec.env];
       source = 'env';
       where = spec.env;
@@ -103,6 +103,13 @@ export function resolveOptions(specs: readonly OptionSpec[], inputs: ConfigInput
   return { values, sources, problems };
 }
 
+/** A list whose items may hold commas (rules, header values, URLs, token globs) is read one item a line from the environment. */
+const isLineList = (spec: OptionSpec) => spec.kind.type === 'strings' && spec.kind.envLines === true;
+
+function envList(text: string, lines: boolean): string[] {
+  return lines ? text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean) : text.split(',');
+}
+
 type Coerced = { ok: true; value: unknown } | { ok: false; message: string };
 
 function coerce(spec: OptionSpec, raw: unknown, source: Source): Coerced {
@@ -124,8 +131,8 @@ function coerce(spec: OptionSpec, raw: unknown, source: Source): Coerced {
       return { ok: false, message: `must be true or false, got ${JSON.stringify(raw)}` };
     }
     case 'strings': {
-      // A comma-separated list in an environment variable; an array in the file or from repeated flags.
-      const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? (source === 'env' ? raw.split(',') : [raw]) : null;
+      // In an environment variable: comma-separated, or one item a line; an array in the file or from repeated flags.
+      const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? (source === 'env' ? envList(raw, kind.envLines === true) : [raw]) : null;
       if (!list || list.some((v) => typeof v !== 'string' || v.length === 0)) {
         return { ok: false, message: 'must be one or more non-empty strings' };
       }

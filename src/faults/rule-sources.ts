@@ -11,14 +11,6 @@ export interface RuleSourceResult {
   problems: string[];
 }
 
-/**
- * Rules in an environment variable: one per line (blank lines skipped). A newline cannot be
- * part of a rule given this way; inside a quoted value it is written `\n`, as the canonical form does.
- */
-export function splitRuleLines(text: string): string[] {
-  return text.split(/\r?\n/).filter((line) => line.trim() !== '');
-}
-
 /** Parses one-line rules; `where` names their source (`--fault`, `HOOKRELAY_FAULT`, …). */
 export function rulesFromLines(lines: readonly string[], where: string): RuleSourceResult {
   const rules: FaultRule[] = [];
