@@ -1,7 +1,7 @@
 /**
  * The spec's error envelope (sections 2.1 and 7): `{success: false, error, code, details?, timestamp,
  * requestId?}`, in that order. The one builder: the receiver, the library's adapters, the emulator,
- * the console and the fault rules all answer with it.
+ * the console and the fault rules all answer with it; and its success twin (section 2.1).
  */
 export interface ErrorEnvelope<C extends string = string> {
   success: false;
@@ -21,4 +21,9 @@ export function errorEnvelope<C extends string>(code: C, error: string, at: numb
   return extras.details === undefined
     ? { success: false, error, code, timestamp, ...requestId }
     : { success: false, error, code, details: extras.details, timestamp, ...requestId };
+}
+
+/** The spec's success envelope (section 2.1), `{success: true, data, timestamp}`, as JSON text: the receiver's and the adapters' 2xx. */
+export function successEnvelopeText(data: unknown, at: number): string {
+  return `{"success":true,"data":${JSON.stringify(data)},"timestamp":"${new Date(at).toISOString()}"}`;
 }

@@ -1,9 +1,7 @@
-/** The spec's envelopes (sections 2.1 and 7), built as strings on the hot path; the error one is core/error-envelope.ts's. */
-import { errorEnvelope } from '../core/error-envelope.js';
+/** The spec's envelopes (sections 2.1 and 7) as the receiver's answer bodies: core/error-envelope.ts builds both. */
+import { errorEnvelope, successEnvelopeText } from '../core/error-envelope.js';
 
-export function successBody(data: Record<string, unknown>, now: number): string {
-  return `{"success":true,"data":${JSON.stringify(data)},"timestamp":"${new Date(now).toISOString()}"}`;
-}
+export const successBody: (data: Record<string, unknown>, now: number) => string = successEnvelopeText;
 
 export function errorBody(code: string, error: string, now: number, details?: unknown): string {
   return JSON.stringify(errorEnvelope(code, error, now, { details }));

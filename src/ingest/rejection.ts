@@ -1,6 +1,7 @@
 /** Why the receiver refused an arrival: the code in the error envelope and the HTTP status. */
 import type { EnvelopeProblem } from '../core/envelope.js';
 import { headerLimitProblem } from '../core/limits.js';
+import { ENVELOPE_CODES, SIGNATURE_CODES } from '../core/refusal-codes.js';
 import type { VerifyFailure } from '../core/signature/verify.js';
 import type { Arrival, ReadProblem } from './arrival.js';
 
@@ -9,22 +10,6 @@ export interface Rejection {
   code: string;
   message: string;
 }
-
-const SIGNATURE_CODES: Record<VerifyFailure, string> = {
-  missing: 'SIGNATURE_MISSING',
-  malformed: 'SIGNATURE_MALFORMED',
-  no_signatures: 'SIGNATURE_NO_V1',
-  mismatch: 'SIGNATURE_MISMATCH',
-  timestamp_too_old: 'TIMESTAMP_TOO_OLD',
-  timestamp_in_future: 'TIMESTAMP_IN_FUTURE',
-};
-
-const ENVELOPE_CODES: Record<EnvelopeProblem, string> = {
-  invalid_json: 'INVALID_JSON',
-  invalid_envelope: 'INVALID_ENVELOPE',
-  delivery_id_mismatch: 'DELIVERY_ID_MISMATCH',
-  event_type_mismatch: 'EVENT_TYPE_MISMATCH',
-};
 
 export const signatureRejection = (reason: VerifyFailure, message: string): Rejection => ({ status: 400, code: SIGNATURE_CODES[reason], message });
 
