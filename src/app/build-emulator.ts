@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EmulatorConfig } from '../config/emulate-config.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { mulberry32 } from '../core/seeded-random.js';
-import { createDeliveryStore } from '../emulator/delivery-store.js';
+import { createEmulatorDeliveries } from '../emulator/emulator-deliveries.js';
 import { startDeliveryEngine, type EngineEvent } from '../emulator/delivery-engine.js';
 import type { EmulatorContext } from '../emulator/emulator-context.js';
 import { openEmulatorDb } from '../emulator/emulator-db.js';
@@ -65,7 +65,7 @@ export async function buildEmulator(config: EmulatorConfig, overrides: EmulatorO
     const ctx: EmulatorContext = {
       db,
       webhooks: createWebhookStore(db),
-      deliveries: createDeliveryStore(db),
+      deliveries: createEmulatorDeliveries(db),
       box: createSecretBox(keys.masterKey),
       keys,
       plan: config.plan,

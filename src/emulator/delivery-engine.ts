@@ -15,7 +15,7 @@ import type { RedirectRule, Transport } from '../sender/http-attempt.js';
 import { createSlots } from '../sender/slots.js';
 import { closeWaiting } from './close-waiting.js';
 import { sealContext, type EmulatorContext } from './emulator-context.js';
-import type { StoredDelivery } from './delivery-store.js';
+import type { StoredDelivery } from './emulator-deliveries.js';
 import { stateOf } from './webhook-store.js';
 
 export type EngineEvent =

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { LookupFunction } from 'node:net';
 import type { Plan } from '../core/emulator/trigger-catalogue.js';
-import type { DeliveryStore } from './delivery-store.js';
+import type { EmulatorDeliveries } from './emulator-deliveries.js';
 import type { SsrfMode } from './endpoint-rule.js';
 import type { KeyMaterial } from './key-material.js';
 import type { SecretBox } from './secret-box.js';
@@ -11,7 +11,7 @@ import type { WebhookStore } from './webhook-store.js';
 export interface EmulatorContext {
   db: Database.Database;
   webhooks: WebhookStore;
-  deliveries: DeliveryStore;
+  deliveries: EmulatorDeliveries;
   box: SecretBox;
   keys: KeyMaterial;
   plan: Plan;

@@ -11,7 +11,7 @@ export interface StoredDelivery {
   body: Buffer;
 }
 
-export interface DeliveryStore {
+export interface EmulatorDeliveries {
   insert(delivery: Delivery, body: Buffer, dueMs: number): StoredDelivery;
   /** Replaces the record; `dueMs` null means no attempt is due (one is open, or it is closed). */
   save(delivery: Delivery, dueMs: number | null): void;
@@ -35,7 +35,7 @@ interface Row {
   body: Buffer;
 }
 
-export function createDeliveryStore(db: Database.Database): DeliveryStore {
+export function createEmulatorDeliveries(db: Database.Database): EmulatorDeliveries {
   const insert = db.prepare('INSERT INTO deliveries (id, webhook_id, status, due_ms, record, body) VALUES (?, ?, ?, ?, ?, ?)');
   const save = db.prepare('UPDATE deliveries SET status = ?, due_ms = ?, record = ? WHERE id = ?');
   const get = db.prepare<[string], Row>('SELECT seq, record, body FROM deliveries WHERE id = ?');
