@@ -240,17 +240,17 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         lastSeq = f.cursor;
         latest = f.latest;
         setState('connected', `connected to ${host} as ${f.subscriber}`);
-        // latest - cursor counts every delivery stored since, also those of triggers this token is
-        // not sent: what it gets is counted as it arrives, and said when the backlog ends (live).
-        if (f.latest > f.cursor) {
+        // Without `missed` (an older server), latest - cursor counts every delivery stored since, also
+        // those of triggers this token is not sent: no number is said until the backlog ends (live).
+        if (f.missed !== undefined ? f.missed > 0 : f.latest > f.cursor) {
           resumed = 0;
-          setState('resuming', 'resuming missed deliveries');
+          setState('resuming', f.missed !== undefined ? `resuming ${missedDeliveries(f.missed)}` : 'resuming missed deliveries');
         }
         return;
       }
       if (!helloSeen) return fail(`a ${f.type} frame before hello`);
       if (f.type === 'live') {
-        if (resumed !== null) setState('resuming', resumed === 0 ? 'no missed deliveries to resume' : `resumed ${resumed} missed deliver${resumed === 1 ? 'y' : 'ies'}`);
+        if (resumed !== null) setState('resuming', resumed === 0 ? 'no missed deliveries to resume' : `resumed ${missedDeliveries(resumed)}`);
         resumed = null;
         setState('live', 'live');
         return;
@@ -341,6 +341,8 @@ function safeHost(url: string): string {
     return '(invalid URL)';
   }
 }
+
+const missedDeliveries = (n: number) => `${n} missed deliver${n === 1 ? 'y' : 'ies'}`;
 
 const formatSeconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
 

@@ -54,7 +54,19 @@ export interface BridgeDelivery {
 }
 
 export type ServerFrame =
-  | { type: 'hello'; protocol: BridgeVersion; subscriber: string; cursor: number; latest: number; credit: number }
+  | {
+      type: 'hello';
+      protocol: BridgeVersion;
+      subscriber: string;
+      cursor: number;
+      latest: number;
+      credit: number;
+      /**
+       * Optional: how many deliveries after `cursor`, up to `latest`, this subscriber will be sent
+       * (its token's triggers only). A server that does not count leaves it out.
+       */
+      missed?: number;
+    }
   | { type: 'delivery'; delivery: BridgeDelivery }
   | { type: 'live' };
 
@@ -109,7 +121,9 @@ export function parseServerFrame(text: string): Parsed<ServerFrame> {
       if (typeof f.subscriber !== 'string' || f.subscriber.length === 0 || f.subscriber.length > MAX_TEXT) return { ok: false, message: 'hello: subscriber must be a name' };
       if (!isSeq(f.cursor) || !isSeq(f.latest)) return { ok: false, message: 'hello: cursor and latest must be sequence numbers' };
       if (!Number.isSafeInteger(f.credit) || (f.credit as number) < 1) return { ok: false, message: 'hello: credit must be a positive integer' };
-      return { ok: true, frame: { type: 'hello', protocol: f.protocol, subscriber: f.subscriber, cursor: f.cursor, latest: f.latest, credit: f.credit as number } };
+      // Seqs are unique integers: no more deliveries lie after the cursor than seqs up to latest.
+      if (f.missed !== undefined && (!isSeq(f.missed) || f.missed > Math.max(0, f.latest - f.cursor))) return { ok: false, message: 'hello: missed must be a whole number of at most latest - cursor' };
+      return { ok: true, frame: { type: 'hello', protocol: f.protocol, subscriber: f.subscriber, cursor: f.cursor, latest: f.latest, credit: f.credit as number, ...(f.missed !== undefined ? { missed: f.missed } : {}) } };
     case 'live':
       return { ok: true, frame: { type: 'live' } };
     case 'delivery':
@@ -274,14 +288,6 @@ function writeU64(out: Buffer, at: number, value: number): void {
 }
 
 type DeliveryRecord = { ok: true; delivery: BridgeDelivery; end: number } | { ok: false; message: string };
-
-/** A version 2 frame of exactly one delivery, checked as strictly as version 1's JSON (the same limits, the same messages). */
-export function parseDeliveryFrame(frame: Buffer): Parsed<ServerFrame> {
-  const record = parseRecord(frame, 0);
-  if (!record.ok) return record;
-  if (record.end !== frame.length) return { ok: false, message: `delivery: ${frame.length - record.end} bytes follow the body` };
-  return { ok: true, frame: { type: 'delivery', delivery: record.delivery } };
-}
 
 /**
  * A version 2 binary frame: one or more delivery records back to back, all of them checked before

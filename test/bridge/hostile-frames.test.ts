@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBridgeClient, type BridgeClient } from '../../src/bridge/bridge-client.js';
-import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
+import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
 import type { Arrival } from '../../src/ingest/arrival.js';
 import type { IngestPipeline } from '../../src/ingest/pipeline.js';
 
@@ -86,6 +86,8 @@ describe('the bridge client against hostile frames', () => {
     ['a delivery out of order', [HELLO, delivery(2), delivery(2)], /delivery 2 is out of order/, ['bridge-2']],
     ['a second hello', [HELLO, HELLO], /a second hello/, []],
     ['a hello of protocol 2 on version 1', [HELLO_2], /hello says protocol 2, but version 1 was negotiated/, []],
+    ['a hello that counts more missed deliveries than latest - cursor', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 4, latest: 10, credit: 64, missed: 7 })], /hello: missed must be a whole number of at most latest - cursor/, []],
+    ['a hello whose missed is not a number', [JSON.stringify({ type: 'hello', protocol: 1, subscriber: 'ana', cursor: 4, latest: 10, credit: 64, missed: { n: 2 } })], /hello: missed must be a whole number/, []],
     ['a hello of protocol 3', [JSON.stringify({ type: 'hello', protocol: 3, subscriber: 'ana', cursor: 0, latest: 0, credit: 1 })], /protocol 3 is not 1 or 2/, []],
   ])('closes the connection on %s, says why, and stores none of it', async (_name, frames, why, handed) => {
     const run = await scenario(frames as Array<string | Buffer>);
@@ -161,7 +163,7 @@ describe('the bridge client against hostile frames', () => {
     );
     fc.assert(
       fc.property(spoiled, (frame) => {
-        const parsed = parseDeliveryFrame(frame);
+        const parsed = parseDeliveryFrames(frame);
         const all = parseDeliveryFrames(Buffer.concat([valid, frame]));
         return (parsed.ok || parsed.message.length > 0) && (all.ok || all.message.length > 0);
       }),

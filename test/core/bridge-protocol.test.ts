@@ -12,7 +12,6 @@ import {
   BRIDGE_PROTOCOLS,
   encodeDeliveryFrame,
   fitsDeliveryFrame,
-  parseDeliveryFrame,
   parseDeliveryFrames,
   type BridgeDelivery,
   type ServerFrame,
@@ -100,8 +99,28 @@ describe('parseServerFrame: hello', () => {
     ['latest', 0],
     ['latest', Number.MAX_SAFE_INTEGER],
     ['credit', 1],
+    ['missed', 0],
+    ['missed', 6],
   ])('accepts the edge value %s = %j', (field, value) => {
     expect(parseServerFrame(withField(validHello(), field, value)).ok).toBe(true);
+  });
+
+  it('reads missed when the server counted it, and leaves it out when it did not (an older server)', () => {
+    expect(parseServerFrame(withField(validHello(), 'missed', 2))).toEqual({ ok: true, frame: { type: 'hello', protocol: 1, subscriber: 'laptop', cursor: 3, latest: 9, credit: 16, missed: 2 } });
+    const older = parseServerFrame(JSON.stringify(validHello()));
+    expect(older.ok && older.frame.type === 'hello' && 'missed' in older.frame).toBe(false);
+  });
+
+  it('writes missed only when it is given', () => {
+    const hello: ServerFrame = { type: 'hello', protocol: 2, subscriber: 'laptop', cursor: 3, latest: 9, credit: 16 };
+    expect(JSON.parse(encodeServerFrame(hello))).not.toHaveProperty('missed');
+    expect(parseServerFrame(encodeServerFrame({ ...hello, missed: 4 }))).toEqual({ ok: true, frame: { ...hello, missed: 4 } });
+  });
+
+  it('accepts missed 0 with a cursor beyond latest (the newest rows were removed), and nothing more', () => {
+    const beyond = { ...validHello(), cursor: 9, latest: 3 };
+    expect(parseServerFrame(withField(beyond, 'missed', 0)).ok).toBe(true);
+    expect(refusal(withField(beyond, 'missed', 1))).toBe('hello: missed must be a whole number of at most latest - cursor');
   });
 
   it.each([
@@ -124,6 +143,13 @@ describe('parseServerFrame: hello', () => {
     ['credit', 2.5, 'hello: credit must be a positive integer'],
     ['credit', '16', 'hello: credit must be a positive integer'],
     ['credit', undefined, 'hello: credit must be a positive integer'],
+    ['missed', 7, 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', -1, 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', 1.5, 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', '2', 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', null, 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', 2 ** 53, 'hello: missed must be a whole number of at most latest - cursor'],
+    ['missed', [2], 'hello: missed must be a whole number of at most latest - cursor'],
   ])('refuses %s = %j: %s', (field, value, message) => {
     expect(refusal(withField(validHello(), field, value))).toBe(message);
   });
@@ -487,9 +513,9 @@ describe('protocol version 2: a delivery as one binary frame', () => {
     fc.assert(
       fc.property(deliveryArb, (delivery) => {
         expect(fitsDeliveryFrame(delivery)).toBe(true);
-        const parsed = parseDeliveryFrame(encodeDeliveryFrame(delivery));
-        expect(parsed).toEqual({ ok: true, frame: { type: 'delivery', delivery } });
-        if (parsed.ok && parsed.frame.type === 'delivery') expect(parsed.frame.delivery.body.equals(delivery.body)).toBe(true);
+        const parsed = parseDeliveryFrames(encodeDeliveryFrame(delivery));
+        expect(parsed).toEqual({ ok: true, deliveries: [delivery] });
+        if (parsed.ok) expect(parsed.deliveries[0]!.body.equals(delivery.body)).toBe(true);
       }),
       { seed: 23, numRuns: 400 },
     );
@@ -551,10 +577,10 @@ describe('protocol version 2: a delivery as one binary frame', () => {
     ['seq past 2^53', spoil((f) => void f.writeBigUInt64BE(2n ** 53n, 2)), 'delivery: seq must be a positive integer'],
     ['unknown flags', spoil((f) => void (f[1] = 8)), 'delivery: unknown flags 8'],
     ['a body longer than the frame', spoil((f) => void f.writeUInt32BE(8, f.length - 11)), 'delivery: the body runs past the end of the frame'],
-    ['bytes after the body', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'delivery: 1 bytes follow the body'],
+    ['a byte after the body, read as the start of a second record', spoil((f) => Buffer.concat([f, Buffer.from('x')])), 'record 2 of the frame: unknown binary frame type 120'],
     ['an unknown frame type', spoil((f) => void (f[0] = 2)), 'unknown binary frame type 2'],
   ])('refuses the frame with %s', (_name, frame, message) => {
-    expect(parseDeliveryFrame(frame)).toEqual({ ok: false, message });
+    expect(parseDeliveryFrames(frame)).toEqual({ ok: false, message });
   });
 
   it.each([
@@ -572,9 +598,8 @@ describe('protocol version 2: a delivery as one binary frame', () => {
     ['header lines that are not UTF-8', withLines(Buffer.from([0x78, 0x3a, 0x20, 0xff, 0x0a])), 'delivery: the headers are not UTF-8'],
     ['201 headers', encodeDeliveryFrame({ ...sample(), headers: Array.from({ length: 201 }, (_, i) => [`x-${i}`, 'v'] as [string, string]) }), 'delivery: 201 header lines; hookrelay accepts at most 200'],
   ])('takes the frame but not the delivery with %s', (_name, frame, message) => {
-    const parsed = parseDeliveryFrame(frame);
-    expect(parsed.ok && parsed.frame.type === 'delivery' && parsed.frame.delivery.untaken).toBe(message);
-    expect(parsed.ok && parsed.frame.type === 'delivery' && parsed.frame.delivery.seq).toBe(7);
+    const parsed = parseDeliveryFrames(frame);
+    expect(parsed.ok && parsed.deliveries.map((d) => [d.seq, d.untaken])).toEqual([[7, message]]);
   });
 
   it('reads on past a delivery it cannot take: the next record of the frame is whole', () => {
@@ -587,7 +612,7 @@ describe('protocol version 2: a delivery as one binary frame', () => {
   it('never throws on random bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
-        const parsed = parseDeliveryFrame(Buffer.from(bytes));
+        const parsed = parseDeliveryFrames(Buffer.from(bytes));
         return parsed.ok || parsed.message.length > 0;
       }),
       { seed: 24, numRuns: 2000 },
