@@ -106,9 +106,11 @@ export class SubscriberSession {
       const cursor = (await deps.store.bridgeCursor(this.name)) ?? (await deps.store.registerBridgeSubscriber(this.name, latest, deps.clock()));
       this.sentUpTo = this.scannedUpTo = this.acked = cursor.ackedSeq;
       this.cursor.loaded(cursor.updatedAt);
+      // What this subscriber will be sent: its token's triggers only, counted without reading a body.
+      const missed = await deps.store.countDeliveriesAfter(cursor.ackedSeq, latest, this.token.triggers);
       if (this.closed) return;
-      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit }));
-      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${Math.max(0, latest - cursor.ackedSeq)} behind` });
+      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit, missed }));
+      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${missed} behind` });
       this.wake();
     } catch (err) {
       ws.close(1011, 'the store cannot be read');

@@ -271,6 +271,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return out;
     },
 
+    async countDeliveriesAfter(afterSeq, upToSeq, triggers) {
+      const matches = triggerFilter(triggers);
+      return deliveries.filter((d) => d.seq > afterSeq && d.seq <= upToSeq && (!matches || matches(d.trigger))).length;
+    },
+
     async bridgeCursor(name) {
       const found = cursors.get(name);
       return found ? { ...found } : null;

@@ -215,6 +215,12 @@ export interface BridgeCursors {
    * On PostgreSQL, seqs may become visible out of order across instances: see the known limit in pg-store.ts.
    */
   deliveriesAfter(afterSeq: number, limit: number, triggers?: readonly string[]): Promise<StoredDelivery[]>;
+  /**
+   * How many of the deliveries with afterSeq < seq <= upToSeq `deliveriesAfter` would give under the
+   * same `triggers` (what a resuming subscriber will get), reading no body. On PostgreSQL up to the
+   * commit-order horizon, as deliveriesAfter reads.
+   */
+  countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[]): Promise<number>;
   /** The subscriber's cursor, or null for a name never seen. */
   bridgeCursor(name: string): Promise<BridgeCursor | null>;
   /** Creates the subscriber at `seq` if new (its starting point); never moves an existing one. Resolves with the cursor as stored. Durable. */

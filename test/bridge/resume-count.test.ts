@@ -72,7 +72,7 @@ it('a trigger-limited subscriber is told how many missed deliveries it gets, not
   const stored = async () => (await again.handle.store.listDeliveries({ limit: 10 })).items.map((d) => d.id).sort();
   await until(async () => (await stored()).length === 2, 'the two vendor deliveries stored');
   expect(await stored()).toEqual([...vendorIds].sort());
-  expect(again.messages.filter((m) => /^resum/.test(m))).toEqual(['resuming missed deliveries', 'resumed 2 missed deliveries']);
+  expect(again.messages.filter((m) => /^resum/.test(m))).toEqual(['resuming 2 missed deliveries', 'resumed 2 missed deliveries']);
 }, 30_000);
 
 it('an unlimited subscriber is told every missed delivery, and nothing when none were missed', async () => {
@@ -86,5 +86,5 @@ it('an unlimited subscriber is told every missed delivery, and nothing when none
   await first.handle.close();
   for (let i = 0; i < 3; i++) await post(app, 'vendor.rating_dropped');
   const again = await connectRecording(config);
-  expect(again.messages.filter((m) => /^resum/.test(m))).toEqual(['resuming missed deliveries', 'resumed 3 missed deliveries']);
+  expect(again.messages.filter((m) => /^resum/.test(m))).toEqual(['resuming 3 missed deliveries', 'resumed 3 missed deliveries']);
 }, 30_000);

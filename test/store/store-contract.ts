@@ -526,6 +526,21 @@ export function describeBridgeContract(name: string, open: (options?: { outbox?:
       expect((await store.deliveriesAfter(0, 1000)).map((d) => d.seq)).toEqual(expected(() => true).map((s) => s.seq));
     });
 
+    it('counts what deliveriesAfter would give between two seqs, under the same trigger globs', async () => {
+      const triggerOf = (i: number) => (i % 3 === 0 ? 'vendor.rating_dropped' : i % 3 === 1 ? 'x_y' : 'trustcenter.access_requested');
+      const stored = (await acceptAll(Array.from({ length: 30 }, (_, i) => makeDelivery({ trigger: triggerOf(i) })))).sort((a, b) => a.seq - b.seq);
+      const from = stored[4]!.seq;
+      const upTo = stored[24]!.seq;
+      const between = stored.filter((s) => s.seq > from && s.seq <= upTo);
+      expect(await store.countDeliveriesAfter(from, upTo)).toBe(20);
+      expect(await store.countDeliveriesAfter(from, upTo, [])).toBe(20);
+      expect(await store.countDeliveriesAfter(from, upTo, ['vendor.*'])).toBe(between.filter((s) => s.d.trigger.startsWith('vendor.')).length);
+      expect(await store.countDeliveriesAfter(from, upTo, ['x_y', 'vendor.rating_drop?ed'])).toBe(between.filter((s) => s.d.trigger !== 'trustcenter.access_requested').length);
+      expect(await store.countDeliveriesAfter(from, upTo, ['x%'])).toBe(0);
+      expect(await store.countDeliveriesAfter(upTo, from)).toBe(0);
+      expect(await store.countDeliveriesAfter(0, stored[29]!.seq, ['vendor.*'])).toBe((await store.deliveriesAfter(0, 1000, ['vendor.*'])).length);
+    });
+
     it('registers a subscriber once: a second register never moves it', async () => {
       expect(await store.bridgeCursor('laptop')).toBeNull();
       expect(await store.registerBridgeSubscriber('laptop', 5, T)).toEqual({ name: 'laptop', ackedSeq: 5, updatedAt: T });

@@ -91,6 +91,8 @@ export const SQL = {
   // The bridge: along the seq primary key (see the known limit in pg-store.ts, deliveriesAfter).
   deliveriesAfter: `SELECT ${DELIVERY_COLUMNS}
     FROM deliveries d WHERE d.seq > $1 AND d.seq <= $4 AND ($3::text[] IS NULL OR d.trigger LIKE ANY($3::text[])) ORDER BY d.seq LIMIT $2`,
+  countDeliveriesAfter: `SELECT count(*)::int AS n FROM deliveries d
+    WHERE d.seq > $1 AND d.seq <= $2 AND ($3::text[] IS NULL OR d.trigger LIKE ANY($3::text[]))`,
   latestDeliverySeq: 'SELECT coalesce(max(seq), 0) AS seq FROM deliveries WHERE seq <= $1',
   bridgeCursor: 'SELECT name, acked_seq, updated_at FROM bridge_subscribers WHERE name = $1',
   bridgeCursors: 'SELECT name, acked_seq, updated_at FROM bridge_subscribers ORDER BY name COLLATE "C"',

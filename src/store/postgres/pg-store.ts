@@ -382,6 +382,16 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
+    countDeliveriesAfter(afterSeq, upToSeq, triggers) {
+      return read(async () => {
+        const upTo = Math.min(upToSeq, await horizon.settledSeq());
+        if (upTo <= afterSeq) return 0;
+        const patterns = triggers && triggers.length > 0 ? triggers.map((t) => globToLike(pgText(t))) : null;
+        const { rows } = await pool.query<{ n: number }>(named('countDeliveriesAfter', [afterSeq, upTo, patterns]));
+        return rows[0]!.n;
+      });
+    },
+
     bridgeCursor(name) {
       return read(async () => {
         const { rows } = await pool.query<CursorRow>(named('bridgeCursor', [pgText(name)]));

@@ -154,6 +154,8 @@ export function createSqliteReader(db: Database.Database) {
   // large body's overflow pages are never read for a delivery that does not match).
   const triggersAfter = db.prepare<[number, number], { seq: number; trigger: string }>('SELECT seq, trigger FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
   const bySeq = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE seq = ?');
+  const countBetween = db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE seq > ? AND seq <= ?');
+  const triggersBetween = db.prepare<[number, number], { trigger: string }>('SELECT trigger FROM deliveries WHERE seq > ? AND seq <= ?');
   const latestSeq = db.prepare<[], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM deliveries');
   const filteredAfter = db.transaction((afterSeq: number, limit: number, matches: (trigger: string) => boolean): StoredDelivery[] => {
     const out: StoredDelivery[] = [];
@@ -192,6 +194,15 @@ export function createSqliteReader(db: Database.Database) {
       const matches = triggerFilter(triggers);
       // One read transaction: every chunk sees the same snapshot.
       return matches ? filteredAfter(afterSeq, n, matches) : after.all(afterSeq, n).map(toDelivery);
+    },
+
+    countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[]): number {
+      if (upToSeq <= afterSeq) return 0;
+      const matches = triggerFilter(triggers);
+      if (!matches) return countBetween.get(afterSeq, upToSeq)!.n;
+      let n = 0;
+      for (const row of triggersBetween.iterate(afterSeq, upToSeq)) if (matches(row.trigger)) n++;
+      return n;
     },
 
     bridgeCursor(name: string): BridgeCursor | null {
