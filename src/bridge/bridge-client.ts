@@ -15,7 +15,7 @@ import { asciiOnly } from '../core/printable-text.js';
 import { secretHint } from '../core/secret-hint.js';
 import { untrustedCertificate } from '../core/untrusted-certificate.js';
 import { watchLiveness, type Liveness } from '../runtime/liveness.js';
-import type { Arrival } from '../ingest/arrival.js';
+import { NO_SENDER, type Arrival } from '../ingest/arrival.js';
 import type { IngestPipeline } from '../ingest/pipeline.js';
 
 export interface BridgeClientOptions {
@@ -327,7 +327,7 @@ function arrivalOf(d: BridgeDelivery, now: number): Arrival {
     rawBody: d.body,
     headers,
     rawHeaders,
-    connection: { wait: async () => true, ended: async () => now },
+    connection: NO_SENDER,
     requestId: `bridge-${d.seq}`,
     upstream: { signature: d.signature, secretIndex: d.secretIndex, signatureTimestamp: d.signatureTimestamp, acceptedAt: d.receivedAt },
     ...(d.untaken !== undefined ? { untaken: d.untaken } : {}),

@@ -25,6 +25,12 @@ export interface ArrivalConnection {
   ended(): Promise<number>;
 }
 
+/**
+ * An arrival with no sender holding a connection open (a bridged delivery: the public side answered
+ * the sender; a captured request judged by `verify`): nothing to wait on, nothing that ends.
+ */
+export const NO_SENDER: ArrivalConnection = Object.freeze({ wait: async () => true, ended: async () => 0 });
+
 export interface Arrival {
   source: ArrivalSource;
   /** Milliseconds since the epoch. */

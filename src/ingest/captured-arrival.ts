@@ -4,7 +4,7 @@
  * judge it offline: header names lower-cased and repeats combined as Node combines them, and a body
  * over the limit left unread, as fastify leaves it.
  */
-import type { Arrival } from './arrival.js';
+import { NO_SENDER, type Arrival } from './arrival.js';
 
 export interface CapturedInput {
   /** Name and value of each header line, in order. */
@@ -28,8 +28,6 @@ const FIRST_WINS = new Set([
 
 const EMPTY_BODY = Buffer.alloc(0);
 
-/** What a connection-bound fault rule would need; the checks that judge a captured request never ask. */
-const NO_CONNECTION: Arrival['connection'] = { wait: async () => true, ended: async () => 0 };
 
 export function capturedArrival(input: CapturedInput): Arrival {
   const headers: Record<string, string | string[]> = {};
@@ -50,7 +48,7 @@ export function capturedArrival(input: CapturedInput): Arrival {
     rawBody: tooLarge ? EMPTY_BODY : input.body,
     headers,
     rawHeaders,
-    connection: NO_CONNECTION,
+    connection: NO_SENDER,
     ...(tooLarge ? { unread: { problem: 'too_large' as const, declaredBytes: input.body.length } } : {}),
   };
 }
