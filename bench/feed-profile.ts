@@ -1,6 +1,6 @@
 /**
  * What the console feed costs the receiver a request: this process publishes an attempt and a
- * delivery message a request (look-alikes of the views hub-bridge.ts makes), paced at RATE requests a
+ * delivery message a request (look-alikes of the views hub-feed.ts makes), paced at RATE requests a
  * second in turns of PER_TURN (a group commit's answers), while CLIENTS WebSocket clients on core 1
  * parse every frame. Each round's CPU of this whole process (making the views, publish, serialise,
  * frames, sends, the pacing) is divided by the requests. Two feeds alternate round by round:

@@ -40,10 +40,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hookrelay-screenshot-'));
   const listen = spawn(
     process.execPath,
-    [join(ROOT, 'dist/bin/cli.js'), 'listen', '--port', '0', '--console-port', '0', '--log-format', 'json', '--db', join(dir, 'hooks.db'), '--secret', SECRET,
+    [join(ROOT, 'dist/bin/cli.js'), 'listen', '--port', '0', '--console-port', '0', '--log-format', 'json', '--db', join(dir, 'hooks.db'),
       // The first two attempts of one trigger are answered 503, so the list shows a delivery that was faulted, then accepted.
       '--fault', `503 trigger=${FAULTED_TRIGGER} attempt=1-2 retry-after=10`],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
+    // The secret from the environment: as --secret, listen warns that the process list shows it, and the
+    // console shows that notice over the detail.
+    { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, HOOKRELAY_SECRET: SECRET } },
   );
   try {
     const { receiver, consoleUrl } = await urls(listen.stdout!);

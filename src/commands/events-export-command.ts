@@ -5,9 +5,7 @@ import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { printable } from '../reporter/printable.js';
 import { openStoreReader, type StoreReader } from '../store/open-store.js';
 import type { StoredDelivery } from '../store/store.js';
-import {
-  attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, itemsToCurl, itemsToHar, itemsToNdjson, itemToCapture, type ExportFormat, type ExportItem,
-} from './events-export.js';
+import { attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, formatExport, type ExportFormat, type ExportItem } from './events-export.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
 
@@ -73,11 +71,7 @@ against it, so the verdict is the receiver's.`)
           items = deliveries.map(deliveryItem);
         }
         try {
-          const out = format === 'ndjson' ? itemsToNdjson(items, options)
-            : format === 'har' ? itemsToHar(items, flags.url, options)
-            : format === 'curl' ? itemsToCurl(items, flags.url, options)
-            : itemToCapture(items[0]!, flags.url, options);
-          process.stdout.write(out);
+          process.stdout.write(formatExport(format, items, flags.url, options));
         } catch (err) {
           if (!(err instanceof BodyNotKeptError)) throw err;
           process.stderr.write(`hookrelay: ${printable(err.message, 400)}\n`);

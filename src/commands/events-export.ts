@@ -62,11 +62,21 @@ export function attemptItem(a: AttemptRecord, number: number, delivery: StoredDe
   return { label, receivedAt: a.receivedAt, headers: request?.headers ?? [], body, fields };
 }
 
-export function toNdjson(deliveries: readonly StoredDelivery[], options: ExportOptions = {}): string {
-  return itemsToNdjson(deliveries.map(deliveryItem), options);
+/**
+ * The export of `items` in `format`, as `events export` writes it: text, or for a capture the
+ * bytes of its one request (the first item). Throws BodyNotKeptError for a request whose body was
+ * not kept, in every format but NDJSON.
+ */
+export function formatExport(format: ExportFormat, items: readonly ExportItem[], receiverUrl: string, options: ExportOptions): string | Buffer {
+  switch (format) {
+    case 'ndjson': return itemsToNdjson(items, options);
+    case 'har': return itemsToHar(items, receiverUrl, options);
+    case 'curl': return itemsToCurl(items, receiverUrl, options);
+    case 'capture': return itemToCapture(items[0]!, receiverUrl, options);
+  }
 }
 
-export function itemsToNdjson(items: readonly ExportItem[], options: ExportOptions = {}): string {
+function itemsToNdjson(items: readonly ExportItem[], options: ExportOptions): string {
   return items
     .map((item) =>
       JSON.stringify({
@@ -82,11 +92,7 @@ export function itemsToNdjson(items: readonly ExportItem[], options: ExportOptio
     .join('');
 }
 
-export function toHar(deliveries: readonly StoredDelivery[], receiverUrl: string, options: ExportOptions = {}): string {
-  return itemsToHar(deliveries.map(deliveryItem), receiverUrl, options);
-}
-
-export function itemsToHar(items: readonly ExportItem[], receiverUrl: string, options: ExportOptions = {}): string {
+function itemsToHar(items: readonly ExportItem[], receiverUrl: string, options: ExportOptions): string {
   const entries = items.map((item) => {
     const body = requireBody(item);
     const text = decodeBodyLeniently(body);
@@ -119,17 +125,11 @@ export function itemsToHar(items: readonly ExportItem[], receiverUrl: string, op
   return `${JSON.stringify({ log: { version: '1.2', creator: { name: 'hookrelay', version: VERSION }, entries } }, null, 2)}\n`;
 }
 
-export { shellQuote } from '../core/shell-command.js';
-
 /**
  * A sh script that re-sends each request byte for byte with curl. The commands are built by
  * core/shell-command.ts, as the console's "Copy as curl" is: safe and exact in sh, bash and zsh.
  */
-export function toCurl(deliveries: readonly StoredDelivery[], receiverUrl: string, options: ExportOptions = {}): string {
-  return itemsToCurl(deliveries.map(deliveryItem), receiverUrl, options);
-}
-
-export function itemsToCurl(items: readonly ExportItem[], receiverUrl: string, options: ExportOptions = {}): string {
+function itemsToCurl(items: readonly ExportItem[], receiverUrl: string, options: ExportOptions): string {
   const lines = [
     '#!/bin/sh',
     '# Re-sends stored requests byte for byte.',
@@ -148,7 +148,7 @@ export function itemsToCurl(items: readonly ExportItem[], receiverUrl: string, o
 }
 
 /** One request as a capture file for `hookrelay verify`. */
-export function itemToCapture(item: ExportItem, receiverUrl: string, options: ExportOptions = {}): Buffer {
+function itemToCapture(item: ExportItem, receiverUrl: string, options: ExportOptions): Buffer {
   let path = '/webhooks';
   try {
     path = new URL(receiverUrl).pathname || '/';

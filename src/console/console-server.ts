@@ -15,7 +15,7 @@ import { createFeed } from './feed.js';
 import { FEED_PATH, handleFeedUpgrades } from './feed-upgrade.js';
 import { createHostAllowList } from './host-allow-list.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
-import { bridgeHubToFeed } from './hub-bridge.js';
+import { publishHubToFeed } from './hub-feed.js';
 import { STATIC_ROUTE, checkRequest, setSecurityHeaders } from './request-guard.js';
 import { PAGE_NOT_BUILT, loadStaticFiles } from './static-files.js';
 import { clip, statusView } from './views.js';
@@ -113,11 +113,11 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
     options.hub.emit('notice', { level: 'warn', message }),
   );
   const ctx: ConsoleContext = { options, cursors: createCursorCodec(), feed, now, redact, status: () => statusView(options.status()) };
-  const unbridge = bridgeHubToFeed({ hub: options.hub, feed, secretHints: () => ctx.status().secretHints, redact, now });
+  const unpublish = publishHubToFeed({ hub: options.hub, feed, secretHints: () => ctx.status().secretHints, redact, now });
   const detachUpgrades = handleFeedUpgrades({ server: app.server, feed, hosts, token: options.token });
 
   app.addHook('preClose', async () => {
-    unbridge();
+    unpublish();
     detachUpgrades();
     feed.close();
   });

@@ -14,6 +14,7 @@ import { testListenConfig } from '../helpers/listen-config.js';
 import { envelopeBody, signedRequest } from '../helpers/signed-delivery.js';
 import { startTarget, type Target } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'laptop-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const VENDOR_TOKEN = 'vendor-token-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -70,13 +71,6 @@ async function post(app: AppHandle, body?: Buffer, trigger = 'trustcenter.access
   return req;
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('the bridge', () => {
   it('hands every delivery to the local app byte for byte, re-signed with the local secret (BOM and invalid UTF-8 included)', async () => {

@@ -13,6 +13,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { startStallProxy } from './helpers/stall-proxy.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'flow-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const RARE_TOKEN = 'rare-token-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -81,13 +82,6 @@ async function subscribe(url: string, token: string, name: string, onFrame: (fra
   return { ws, frames };
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('bridge flow control', () => {
   it.each([BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2])('keeps the encoded bytes in flight within the budget, and always sends one delivery however big (%s)', async (protocol) => {

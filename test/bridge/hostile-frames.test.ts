@@ -12,6 +12,7 @@ import { startBridgeClient, type BridgeClient } from '../../src/bridge/bridge-cl
 import { BRIDGE_PROTOCOL, BRIDGE_PROTOCOL_2, encodeDeliveryFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery } from '../../src/core/bridge-protocol.js';
 import type { Arrival } from '../../src/ingest/arrival.js';
 import type { IngestPipeline } from '../../src/ingest/pipeline.js';
+import { until } from '../helpers/until.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -67,13 +68,6 @@ async function scenario(frames: Array<string | Buffer>, protocol: string = BRIDG
   return { handed, states, closes, client };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('the bridge client against hostile frames', () => {
   it.each([

@@ -13,6 +13,7 @@ import { MAX_HEADER_LINES, MAX_HEADER_NAME_LENGTH } from '../../src/core/limits.
 import { testListenConfig } from '../helpers/listen-config.js';
 import { envelopeBody, signedRequest, type SignedRequest } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'laptop-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const cleanups: Array<() => unknown> = [];
@@ -64,13 +65,6 @@ async function post(app: AppHandle, req: SignedRequest, rawHeaders: string[]) {
   return { status: res.statusCode, code: res.headers['x-hookrelay-error'], text: await res.body.text() };
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Seven lines of the signed request, plus the Host, Content-Length and Connection lines undici adds. */
 const OWN_LINES = 10;

@@ -12,6 +12,7 @@ import { createEventHub } from '../../src/runtime/event-hub.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'laptop-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const VENDOR_TOKEN = 'vendor-token-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -20,13 +21,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function post(app: AppHandle, trigger: string): Promise<string> {
   const req = signedRequest({ t: Math.floor(Date.now() / 1000), trigger });

@@ -12,6 +12,7 @@ import { testListenConfig } from '../helpers/listen-config.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startStallProxy } from './helpers/stall-proxy.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'stall-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const cleanups: Array<() => unknown> = [];
@@ -19,13 +20,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('a stalled bridge connection', () => {
   it('is noticed by the client within its deadline; it reconnects and deliveries flow again', async () => {

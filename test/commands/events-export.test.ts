@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
-import { shellQuote, toCurl, toHar, toNdjson } from '../../src/commands/events-export.js';
+import { deliveryItem, formatExport, type ExportFormat } from '../../src/commands/events-export.js';
 import type { StoredDelivery } from '../../src/store/store.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -15,6 +15,9 @@ import { startTarget } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const run = promisify(execFile);
+/** What `events export --format <format> --url <url>` (no --include-signature) writes for these stored deliveries. */
+const exportText = (format: ExportFormat, deliveries: readonly StoredDelivery[], url = 'http://127.0.0.1:4000/webhooks') =>
+  formatExport(format, deliveries.map(deliveryItem), url, { includeSignature: false }).toString();
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -29,13 +32,13 @@ const delivery: StoredDelivery = {
 
 describe('events export', () => {
   it('ndjson keeps the exact bytes in base64 and a readable body', () => {
-    const line = JSON.parse(toNdjson([delivery]).trim());
+    const line = JSON.parse(exportText('ndjson', [delivery]).trim());
     expect(Buffer.from(line.bodyBase64, 'base64').equals(body)).toBe(true);
     expect(line).toMatchObject({ id: "d'1", trigger: 'vendor.rating_dropped', duplicateCount: 2 });
   });
 
   it('HAR 1.2 is valid JSON with the exact bytes in _bodyBase64', () => {
-    const har = JSON.parse(toHar([delivery], 'http://127.0.0.1:4000/webhooks'));
+    const har = JSON.parse(exportText('har', [delivery]));
     expect(har.log.version).toBe('1.2');
     const request = har.log.entries[0].request;
     expect(request.method).toBe('POST');
@@ -48,7 +51,7 @@ describe('events export', () => {
     ['a BOM (dropped from postData.text)', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]), false],
     ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d]), false],
   ])('HAR says the text is exact only when it is the body byte for byte: %s', (_name, raw, exact) => {
-    const request = JSON.parse(toHar([{ ...delivery, rawBody: raw }], 'http://h/x')).log.entries[0].request;
+    const request = JSON.parse(exportText('har', [{ ...delivery, rawBody: raw }], 'http://h/x')).log.entries[0].request;
     expect(request._bodyIsExactUtf8).toBe(exact);
     expect(Buffer.from(request.postData.text, 'utf8').equals(raw)).toBe(exact);
   });
@@ -59,7 +62,7 @@ describe('events export', () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
     const script = join(dir, 'replay.sh');
-    writeFileSync(script, toCurl([delivery], target.url));
+    writeFileSync(script, exportText('curl', [delivery], target.url));
     await run('sh', [script]);
     expect(target.received).toHaveLength(1);
     expect(target.received[0]!.body.equals(body)).toBe(true);
@@ -76,7 +79,7 @@ describe('events export', () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
     const script = join(dir, 'replay.sh');
-    writeFileSync(script, toCurl([delivery, { ...delivery, id: 'd2' }], target.url));
+    writeFileSync(script, exportText('curl', [delivery, { ...delivery, id: 'd2' }], target.url));
     const { stdout } = await run(path, [script]);
     expect(target.received).toHaveLength(2);
     expect(stdout).toBe('{"ok":true}\n{"ok":true}\n');
@@ -96,7 +99,7 @@ describe('events export', () => {
       headers: [['Content-Type', 'application/json'], ['X-Shell-6', `\u0085'; touch ${marker}; #`], ['X-Bidi', `\u202e'; touch ${marker}; #`], ['X-Empty', '']],
     });
     const script = join(dir, 'replay.sh');
-    writeFileSync(script, toCurl([hostile('big-text', big), hostile('big-bytes', Buffer.concat([body, big]))], target.url));
+    writeFileSync(script, exportText('curl', [hostile('big-text', big), hostile('big-bytes', Buffer.concat([body, big]))], target.url));
     await run('sh', [script]);
     expect(existsSync(marker)).toBe(false);
     expect(target.received).toHaveLength(2);
@@ -159,8 +162,4 @@ describe('events export', () => {
     expect(got.line.toString('latin1')).toBe('POST /webhooks HTTP/1.1');
     expect(got.body.equals(signed.body)).toBe(true);
   }, 60_000);
-
-  it('quotes for the shell', () => {
-    expect(shellQuote("a'b")).toBe(`'a'\\''b'`);
-  });
 });

@@ -14,6 +14,7 @@ import { testListenConfig } from '../helpers/listen-config.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startConsole } from './helpers/console-fixture.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'bridge-api-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const CONSOLE = { port: 0, host: '127.0.0.1', allowedHosts: [], token: null };
@@ -35,13 +36,6 @@ async function get(consoleUrl: string, path: string): Promise<{ status: number; 
   return { status: res.statusCode, text, json: JSON.parse(text) };
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function post(app: AppHandle): Promise<void> {
   const req = signedRequest({ t: Math.floor(Date.now() / 1000), trigger: 'trustcenter.access_requested' });

@@ -2,7 +2,8 @@
  * Issue 13: "Copy as curl" (console) and `events export --format curl` must be safe and exact in
  * POSIX sh (dash), bash and zsh. Every hostile header and body below tries to create a marker file;
  * the commands run in real shells with `curl` replaced by a stub that records its arguments and stdin.
- * The same corpus runs through the console's curlCommand and the export's toCurl.
+ * The same corpus runs through the console's curlCommand and the script `events export --format curl`
+ * writes (formatExport, what the command writes to stdout).
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toCurl } from '../../src/commands/events-export.js';
+import { deliveryItem, formatExport } from '../../src/commands/events-export.js';
 import { bodyView } from '../../src/console/views.js';
 import { commentText, curlCommand as coreCurlCommand, shellQuote } from '../../src/core/shell-command.js';
 import type { StoredDelivery } from '../../src/store/store.js';
@@ -139,6 +140,9 @@ const delivery = (entry: Entry): StoredDelivery => ({
   rawBody: entry.body, signature: 'valid', secretIndex: 0, signatureTimestamp: 1_763_719_200, duplicateCount: 0, lastAttemptAt: 0, headers: entry.headers,
 });
 
+/** The script `events export --format curl --url <url>` (no --include-signature) writes for these stored deliveries. */
+const exportedCurl = (entries: readonly Entry[], url: string) => formatExport('curl', entries.map(delivery).map(deliveryItem), url, { includeSignature: false }).toString();
+
 interface Producer {
   name: string;
   make: (entry: Entry) => string;
@@ -152,7 +156,7 @@ const PRODUCERS: Producer[] = [
       return consoleCurlCommand({ url: entry.url, headers: entry.headers, text: view.text, base64: view.base64, exactBytesNeeded: view.bom || view.invalidUtf8 });
     },
   },
-  { name: 'events export toCurl', make: (entry) => toCurl([delivery(entry)], entry.url) },
+  { name: 'events export --format curl', make: (entry) => exportedCurl([entry], entry.url) },
 ];
 
 const show = (b: Buffer) => JSON.stringify(b.length > 120 ? `${b.subarray(0, 60).toString('latin1')}…(${b.length} bytes)` : b.toString('latin1'));
@@ -237,12 +241,12 @@ describe('console curlCommand pasted into an interactive shell', () => {
   });
 });
 
-describe('events export toCurl with every delivery in one script', () => {
+describe('events export --format curl with every delivery in one script', () => {
   it.for(SCRIPT_SHELLS.map((s): [string, Shell] => [s.name, s]))('re-sends each in order in %s', { timeout: 120_000 }, async ([, shell], { skip }) => {
     if (!shell.path) skip(`${shell.name} is not installed`);
     const box = sandbox();
     const entries = corpus(box.marker);
-    const run = await box.run(shell, toCurl(entries.map(delivery), URL));
+    const run = await box.run(shell, exportedCurl(entries, URL));
     expect(run.markerExists).toBe(false);
     expect(run.calls).toHaveLength(entries.length);
     const found = entries.flatMap((entry, i) => problems({ ...entry, url: URL }, { ...run, calls: [run.calls[i]!] }, box));

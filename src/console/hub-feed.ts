@@ -6,7 +6,7 @@ import { attemptView, clip, deliverySummary, relayView, type AttemptView } from 
 /** Rule lists larger than this are announced without the rules (the page fetches them). */
 const MAX_RULES_IN_MESSAGE = 50;
 
-export interface BridgeOptions {
+export interface HubFeedOptions {
   hub: EventHub;
   feed: Feed;
   secretHints: () => readonly string[];
@@ -15,7 +15,7 @@ export interface BridgeOptions {
 }
 
 /** Subscribes; returns a function that unsubscribes everything. */
-export function bridgeHubToFeed({ hub, feed, secretHints, redact, now }: BridgeOptions): () => void {
+export function publishHubToFeed({ hub, feed, secretHints, redact, now }: HubFeedOptions): () => void {
   const offs = [
     hub.on('attempt', ({ attempt, skipVerify }) => {
       // Added to the fresh view, not spread into a copy of it: a spread cost more than the view.
