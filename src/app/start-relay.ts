@@ -31,7 +31,8 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
 
 /** The outbox port of a relay: what the pipeline tells it (src/runtime/outbox-port.ts). */
 export function relayPort(worker: RelayWorker, hub: EventHub): OutboxPort {
-  return outboxPortOf([{ stored: (delivery) => worker.offer(delivery) }], (err) =>
-    hub.emit('notice', { level: 'error', message: `the relay could not take a delivery from memory (${(err as Error).message}); its poll hands it on` }),
+  // The job is committed with the delivery: a worker that cannot take it costs only the fast path.
+  return outboxPortOf([{ stored: (delivery) => worker.offer(delivery) }], (err, delivery) =>
+    hub.emit('notice', { level: 'error', message: `the relay was not told of delivery ${delivery.id} (${err instanceof Error ? err.message : String(err)}); its poll hands it on` }),
   );
 }

@@ -54,15 +54,6 @@ export function parseRoute(text: string): ParsedRoute {
   return { ok: true, route: { glob, url: url.href } };
 }
 
-/**
- * The target of a delivery with this trigger: the first route whose glob matches, else the
- * fallback. Null only when nothing matches and there is no fallback.
- */
-export function chooseTarget(routes: readonly Route[], fallback: string | null, trigger: string): string | null {
-  for (const route of routes) if (globMatch(route.glob, trigger)) return route.url;
-  return fallback;
-}
-
 /** True when the glob matches at least one trigger of the catalogue (spec 6.2). */
 export function matchesCatalogue(glob: string): boolean {
   return TRIGGER_CATALOGUE.some((entry) => globMatch(glob, entry.trigger));
@@ -74,8 +65,15 @@ export interface RelayTargets {
   routes: readonly Route[];
 }
 
-/** The target a job is queued for: its route, else the fallback. The one choice, made once per job. */
-export const relayTargetOf = (targets: RelayTargets, trigger: string): string => chooseTarget(targets.routes, targets.to, trigger) ?? targets.to;
+/**
+ * The target of a delivery with this trigger: the first route whose glob matches, else the
+ * fallback. The one choice: the store queues each job for it, the relay hands on to it, a replay
+ * with no URL and the sync passthrough go there.
+ */
+export function relayTargetOf(targets: RelayTargets, trigger: string): string {
+  for (const route of targets.routes) if (globMatch(route.glob, trigger)) return route.url;
+  return targets.to;
+}
 
 /** Every target a relay with these settings hands on to. */
 export const relayTargetList = (targets: RelayTargets): string[] => [...new Set([targets.to, ...targets.routes.map((r) => r.url)])];

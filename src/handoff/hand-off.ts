@@ -24,6 +24,9 @@ export interface HandOffResult {
 
 export type { HandOffDelivery };
 
+/** Whether the target took the delivery: it answered 2xx. */
+export const targetTook = (answer: TargetAnswer): boolean => answer.status !== null && answer.status >= 200 && answer.status < 300;
+
 export interface HandOff {
   /** `relayTry` is 1 for a job's first try; replays count their own. */
   post(delivery: HandOffDelivery, target: string, mark: { relayTry: number; replay: boolean }): Promise<HandOffResult>;

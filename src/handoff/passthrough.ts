@@ -2,7 +2,7 @@
  * `--forward-mode sync`: the receiver hands the delivery to the app before storing it and answers
  * the sender with the app's status, so the service's retry rules exercise the app's own handler.
  */
-import { chooseTarget, type Route } from '../core/routes.js';
+import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import { createForwardAgent, type TargetTrust } from './forward-agent.js';
 import { createHandOff, type HandOffDelivery, type HandOffResult, type HandOffSettings } from './hand-off.js';
 
@@ -26,14 +26,13 @@ export interface PassthroughSettings extends HandOffSettings {
 export function createPassthrough(forward: PassthroughSettings, clock: () => number): Passthrough {
   const dispatcher = createForwardAgent(forward.trust, { keepAliveTimeout: 10_000 });
   const handOff = createHandOff(forward, dispatcher, clock);
-  const routes = forward.routes ?? [];
+  const targets: RelayTargets = { to: forward.to, routes: forward.routes ?? [] };
   return {
     forward(delivery) {
       // Not stored yet: the trigger is the `x-service-event` header, which the envelope check has
       // already found equal to the body's `type`.
       const trigger = delivery.headers.find(([name]) => name.toLowerCase() === 'x-service-event')?.[1] ?? '';
-      const target = chooseTarget(routes, forward.to, trigger) ?? forward.to;
-      return handOff.post(delivery, target, { relayTry: 1, replay: false });
+      return handOff.post(delivery, relayTargetOf(targets, trigger), { relayTry: 1, replay: false });
     },
     close: () => dispatcher.close(),
   };

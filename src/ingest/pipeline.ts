@@ -122,7 +122,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
 
     const accept = async (): Promise<Outcome> => {
       const handOn = passthrough ? await passthrough.handOn(arrival, checked.envelope.id) : null;
-      if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp, null);
+      if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp, null, handOn.hints);
       const handedOn = handOn?.kind === 'handed-on' ? handOn.handedOn : null;
       // finishedAt: the outcome is decided (after any delay and the app's answer); the commit that holds this record follows.
       const attempt = attemptOf(facts, {

@@ -7,7 +7,6 @@ import type { AttemptInput } from '../core/records.js';
 import type { PassthroughResult } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { OutboxPort } from '../runtime/outbox-port.js';
-import type { FreshDelivery } from '../core/records.js';
 import { StoreUnavailableError } from '../store/store.js';
 import type { Arrival } from './arrival.js';
 import type { AttemptLog } from './attempt-log.js';
@@ -32,21 +31,15 @@ export interface StoreStepOptions {
   clock: () => number;
   skipVerify: boolean;
   passthrough: PassthroughStep | null;
-  /** Durable work (the relay), told of each stored delivery; absent when nothing consumes the outbox here. */
+  /**
+   * Durable work (the relay), told of each stored delivery; absent when nothing consumes the outbox
+   * here. A port of outboxPortOf: it reports a consumer that throws, and never throws itself.
+   */
   outbox?: OutboxPort | null;
 }
 
 export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepContext) => Promise<Outcome> {
   const { log, hub, clock, skipVerify } = options;
-  // The delivery is committed with its job: a consumer that fails costs only the fast path (the
-  // relay's poll finds the job), so it is reported, and the sender still gets its 2xx.
-  const tellOutbox = (outbox: OutboxPort, delivery: FreshDelivery) => {
-    try {
-      outbox.stored(delivery);
-    } catch (err) {
-      hub.emit('notice', { level: 'error', message: `the relay was not told of delivery ${delivery.id} (${(err as Error).message}); its poll hands it on` });
-    }
-  };
   const localState = skipVerify ? 'skipped' : 'valid';
 
   return async function store({ arrival, checked, signature, attempt, handedOn }) {
@@ -67,10 +60,10 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
     try {
       const { result, recorded } = await log.accept(delivery, attempt, arrival.requestId);
       const now = clock();
-      if (handedOn) options.passthrough?.recordHandOff(envelope.id, result.deliverySeq, handedOn);
+      if (handedOn) void options.passthrough?.recordHandOff(envelope.id, result.deliverySeq, handedOn);
       const duplicate = result.outcome === 'duplicate';
       // Durable work first, through its own port; observers after, through the hub.
-      if (!duplicate && options.outbox) tellOutbox(options.outbox, { seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, receivedAt: arrival.receivedAt, rawBody: arrival.rawBody, rawHeaders: arrival.rawHeaders });
+      if (!duplicate && options.outbox) options.outbox.stored({ seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, receivedAt: arrival.receivedAt, rawBody: arrival.rawBody, rawHeaders: arrival.rawHeaders });
       if (!duplicate && hub.listens('delivery')) {
         hub.emit('delivery', {
           delivery: {

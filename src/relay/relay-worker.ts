@@ -9,13 +9,13 @@
  * `hookrelay events retarget` moves it. A job queued before targets were kept goes where this
  * run routes it. Each try records the target it used.
  */
-import { displayUrl } from '../core/url-secrets.js';
 import { relayTargetList, relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
-import type { EventHub, HubEvents } from '../runtime/event-hub.js';
+import type { EventHub } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
 import type { OutboxDelivery, RelayJob, RelayOutbox } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
+import { createRelayLog } from '../handoff/relay-log.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
 
 export interface RelayOptions {
@@ -78,6 +78,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const ownTargets = new Set(relayTargetList(targets));
   const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
+  const relayLog = createRelayLog(store, hub);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
   const inFlight = new Set<number>();
   // stop() waits on this for the last answer.
@@ -158,7 +159,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     const onAnswer = (result: HandOffResult) => {
       answeredOnce = true;
       answered(seq);
-      const recorded = record(job, relayTry, target, result).finally(() => {
+      const recorded = record(job, relayTry, result).finally(() => {
         recording.delete(seq);
         held.delete(seq);
         void pump();
@@ -183,24 +184,18 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     if (inFlight.size === 0) allAnswered?.();
   }
 
-  async function record(job: RelayJob, relayTry: number, target: string, result: HandOffResult): Promise<void> {
-    const { answer, startedAt, finishedAt } = result;
-    const next = nextRelayState(retry, relayTry, answer.status, finishedAt, random);
+  async function record(job: RelayJob, relayTry: number, handedOff: HandOffResult): Promise<void> {
+    const next = nextRelayState(retry, relayTry, handedOff.answer.status, handedOff.finishedAt, random);
     try {
-      await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: false, target: displayUrl(target), try: relayTry, answer: answer.reply ?? null, next });
-    } catch {
+      await relayLog.record({ deliveryId: job.deliveryId, deliverySeq: job.deliverySeq, try: relayTry, replay: false, handedOff, next });
+    } catch (err) {
+      hub.emit('notice', { level: 'warn', message: `relay: the try of delivery ${job.deliveryId} could not be recorded (${(err as Error).message}); it is handed on again` });
       // The store could not write (or not in time: the write may still land). The job is handed
       // on again later, with the same x-service-delivery for the target to dedupe; held a while
       // first, or a store that reads but cannot write would have it sent again at once, in a loop.
       await new Promise((resolve) => setTimeout(resolve, RECORD_FAILED_HOLD_MS));
       markOutbox();
     }
-    if (!hub.listens('relay')) return;
-    const error = next.state === 'dead' ? `${answer.error ?? 'failed'}; gave up after ${relayTry} tries (retry by hand: hookrelay events retry ${job.deliveryId})` : answer.error;
-    const relayed: HubEvents['relay'] = { deliveryId: job.deliveryId, status: answer.status, ok: next.state === 'done', latencyMs: Math.round(answer.latencyMs), replay: false };
-    if (error) relayed.error = error;
-    relayed.nextRetryAt = next.state === 'pending' ? next.nextAt : null;
-    hub.emit('relay', relayed);
   }
 
   async function pump(): Promise<void> {

@@ -8,7 +8,8 @@ import type { Agent } from 'undici';
 import { relayTargetOf, type RelayTargets } from '../core/routes.js';
 import { displayUrl } from '../core/url-secrets.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
-import { createHandOff } from '../handoff/hand-off.js';
+import { createHandOff, targetTook } from '../handoff/hand-off.js';
+import { createRelayLog } from '../handoff/relay-log.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
 
@@ -56,6 +57,7 @@ const DEFAULT_ADVICE = {
 export function createReplayer(options: ReplayerOptions): Replayer {
   const { store, settings, clock } = options;
   const advice = options.advice ?? DEFAULT_ADVICE;
+  const relayLog = createRelayLog(store, options.hub ?? null);
   let dispatcher: Agent | null = null;
   return {
     async replay(deliveryId, to) {
@@ -69,12 +71,10 @@ export function createReplayer(options: ReplayerOptions): Replayer {
       const history = await store.relayHistory(deliveryId);
       const replayTry = history.attempts.filter((a) => a.replay).length + 1;
       const handOff = createHandOff({ secret: settings.secret, headers: settings.headers, timeoutMs: settings.timeoutMs }, dispatcher, clock);
-      const { answer, startedAt, finishedAt } = await handOff.post(delivery, target, { relayTry: replayTry, replay: true });
-      const shown = displayUrl(target);
-      await store.recordRelay({ deliverySeq: delivery.seq, startedAt, finishedAt, status: answer.status, error: answer.error, replay: true, target: shown, try: replayTry, answer: answer.reply ?? null, next: null });
-      const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
-      options.hub?.emit('relay', { deliveryId, status: answer.status, ok, latencyMs: Math.round(answer.latencyMs), replay: true, ...(answer.error ? { error: answer.error } : {}) });
-      return { ok, status: answer.status, error: answer.error, target: shown, latencyMs: answer.latencyMs };
+      const handedOff = await handOff.post(delivery, target, { relayTry: replayTry, replay: true });
+      await relayLog.record({ deliveryId, deliverySeq: delivery.seq, try: replayTry, replay: true, handedOff, next: null });
+      const { answer } = handedOff;
+      return { ok: targetTook(answer), status: answer.status, error: answer.error, target: displayUrl(target), latencyMs: answer.latencyMs };
     },
     async close() {
       await dispatcher?.close();

@@ -19,7 +19,10 @@ export interface HubEvents {
    * relay hand it on without reading it back; never sent to a console or a log.
    */
   delivery: { delivery: Omit<StoredDelivery, 'rawBody'> & { bodyBytes: number }; rawBody?: Buffer; rawHeaders?: readonly string[] };
-  /** A relay hand-off finished one try (issue 5 fills this in). */
+  /**
+   * A relay try (the relay's, a replay, or the sync hand-off that let a delivery in), announced by
+   * the relay log (handoff/relay-log.ts) once it is recorded in the delivery's relay history.
+   */
   relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null };
   /** The fault rules changed (issue 4). */
   rules: { rules: unknown[]; change: string };

@@ -12,15 +12,23 @@ export interface OutboxPort {
   stored(delivery: FreshDelivery): void;
 }
 
-/** Every consumer is told, in order; one that throws is reported through `onError` and the next is told all the same. */
-export function outboxPortOf(consumers: readonly OutboxPort[], onError: (err: unknown) => void): OutboxPort {
+/**
+ * Every consumer is told, in order; one that throws is reported through `onError`, once, and the
+ * next is told all the same. The port itself never throws: the delivery is committed, and its
+ * sender is owed the 2xx. The one place a consumer's failure is caught.
+ */
+export function outboxPortOf(consumers: readonly OutboxPort[], onError: (err: unknown, delivery: FreshDelivery) => void): OutboxPort {
   return {
     stored(delivery) {
       for (const consumer of consumers) {
         try {
           consumer.stored(delivery);
         } catch (err) {
-          onError(err);
+          try {
+            onError(err, delivery);
+          } catch {
+            // A report that failed has no one left to tell; the next consumer still is.
+          }
         }
       }
     },

@@ -11,6 +11,7 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type AttemptRecord, type DeliveryStore } from '../../src/store/store.js';
 import { signedRequest, T0, TEST_SECRET, type SignedRequest } from '../helpers/signed-delivery.js';
 import { rules } from './fault-helpers.js';
+import { until } from '../helpers/until.js';
 
 const NOW_MS = T0 * 1000 + 1500;
 const UPPERCASE_NOTE = 'non-canonical signature encoding: uppercase hex';
@@ -261,14 +262,17 @@ describe('pipeline: sync passthrough', () => {
     const outcome = await pipeline({ passthrough: app(204) }).handle(arrival(signedRequest()));
     expect(outcome.action).toEqual({ kind: 'answer', status: 204, body: null });
     expect(await recordOf(outcome)).toMatchObject({ outcome: 'accepted', status: 204 });
+    // The relay log announces the try once its record is committed.
+    await until(() => relays.length === 1, 'the relay try announced');
     expect(relays).toMatchObject([{ ok: true, status: 204 }]);
   });
 
   it("refuses the sender when the app does not answer 2xx, and stores nothing", async () => {
     const outcome = await pipeline({ passthrough: app(null) }).handle(arrival(signedRequest()));
     expect(outcome.action).toMatchObject({ kind: 'answer', status: 504 });
-    expect(await recordOf(outcome)).toMatchObject({ outcome: 'rejected', status: 504, reason: 'TARGET_TIMEOUT' });
-    expect(relays).toMatchObject([{ ok: false, status: null }]);
+    // A refused hand-off is the attempt's answer, with its error as a hint; nothing was stored to keep a relay try against.
+    expect(await recordOf(outcome)).toMatchObject({ outcome: 'rejected', status: 504, reason: 'TARGET_TIMEOUT', hints: ['timeout after 10000 ms'] });
+    expect(relays).toEqual([]);
     expect(await store.listDeliveries({ limit: 10 })).toMatchObject({ items: [] });
   });
 

@@ -9,7 +9,10 @@ import type { Outcome } from '../../src/ingest/outcome.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
 import type { SignatureCheck } from '../../src/ingest/signature-step.js';
 import { createStoreStep, type StoreStepContext, type StoreStepOptions } from '../../src/ingest/store-step.js';
+import { relayPort } from '../../src/app/start-relay.js';
+import type { RelayWorker } from '../../src/relay/relay-worker.js';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
+import { outboxPortOf } from '../../src/runtime/outbox-port.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type DeliveryStore } from '../../src/store/store.js';
 import { envelopeBody, signedRequest, T0 } from '../helpers/signed-delivery.js';
@@ -212,8 +215,11 @@ describe('store step: sync passthrough', () => {
 
   it("answers the app's status and records the hand-off in the delivery's relay history after the commit", async () => {
     const passthrough = createPassthroughStep(app, store, hub);
+    const relayed = new Promise<void>((resolve) => hub.on('relay', () => resolve()));
     const outcome = await step({ passthrough })(context({ attempt: { status: 202 }, handedOn }));
     expect(outcome.action).toMatchObject({ kind: 'answer', status: 202 });
+    // Announced once the try is recorded: the history holds what was announced.
+    await relayed;
     const history = await store.relayHistory('d-1');
     expect(history.attempts).toEqual([{ seq: 1, deliverySeq: 1, startedAt: NOW_MS + 1, finishedAt: NOW_MS + 5, status: 202, error: null, replay: false, target: 'http://app.local/hook', try: 1 }]);
     expect(relays).toEqual([{ deliveryId: 'd-1', status: 202, ok: true, latencyMs: 4, replay: false }]);
@@ -242,13 +248,18 @@ describe('the outbox port: durable work is told directly, never through an obser
     expect(told).toEqual([`1:port-1`, `2:port-2`]);
   });
 
-  it('answers 2xx when a consumer of the port throws (the job is committed: the relay poll hands it on), and says so', async () => {
-    const notices: string[] = [];
-    hub.on('notice', (n) => notices.push(n.message));
-    const run = step({ outbox: { stored: () => { throw new Error('relay gone'); } } });
-    const outcome = await run(context({ id: 'port-3' }));
+  it('a consumer that throws is reported by exactly one notice, naming the delivery; the 2xx is still answered, and the next consumer is still told', async () => {
+    const notices: Array<HubEvents['notice']> = [];
+    hub.on('notice', (n) => notices.push(n));
+    const told: string[] = [];
+    const gone: RelayWorker = { offer: () => { throw new Error('relay gone'); }, poke: () => {}, forget: () => {}, stop: async () => {} };
+    // As the node wires it: the relay's port (relayPort), then another consumer behind it.
+    const relay = relayPort(gone, hub);
+    const port = outboxPortOf([relay, { stored: (d) => void told.push(d.id) }], (err) => hub.emit('notice', { level: 'error', message: `unexpected: ${String(err)}` }));
+    const outcome = await step({ outbox: port })(context({ id: 'port-3' }));
     expect(outcome.action).toMatchObject({ kind: 'answer', status: 200 });
     expect(await store.getDelivery('port-3')).toBeDefined();
-    expect(notices).toEqual([expect.stringMatching(/the relay was not told of delivery port-3 \(relay gone\); its poll hands it on/)]);
+    expect(notices).toEqual([{ level: 'error', message: 'the relay was not told of delivery port-3 (relay gone); its poll hands it on' }]);
+    expect(told).toEqual(['port-3']);
   });
 });

@@ -422,6 +422,49 @@ describe('relay worker', () => {
     expect(target.received.length).toBe(1);
   });
 
+  it('hands on and records every delivery although its observers throw (a broken console, log or metrics)', async () => {
+    // A throwing `delivery` observer: test/ingest/store-step.test.ts ('tells the port … even when every observer of the hub
+    // throws'); the whole node: test/app/node-contract.test.ts ('hands on a delivery although every observer of the hub throws').
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const store = createMemoryStore({ outbox: true });
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    for (const name of ['relay', 'notice'] as const) {
+      hub.on(name, () => {
+        throw new Error(`a broken ${name} observer`);
+      });
+    }
+    const relay = relayEvents(hub);
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 60_000 });
+    cleanups.push(() => worker.stop());
+    // One from memory (as the receiver offers it), then one read from the outbox, after the first's throwing announcement.
+    await acceptAndOffer(store, worker, 'observed-1', Buffer.from('{"n":1}'), now);
+    await relay.waitFor(1);
+    const [second] = await acceptAll(store, [Buffer.from('{"n":2}')], now);
+    worker.poke();
+    await relay.waitFor(2);
+    expect(target.received.map((r) => r.headers['x-service-delivery'])).toEqual(['observed-1', second]);
+    expect(relay.events.map((e) => e.ok)).toEqual([true, true]);
+    expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 2, dead: 0 });
+  });
+
+  it('says so when a try cannot be recorded, and announces no try it did not record', async () => {
+    const target = await startTarget(() => 200);
+    cleanups.push(() => target.close());
+    const memory = createMemoryStore({ outbox: true });
+    const store: DeliveryStore = Object.assign(Object.create(memory) as DeliveryStore, { recordRelay: async () => Promise.reject(new Error('disk full')) });
+    const now = 1_763_719_200_000;
+    const hub = createEventHub();
+    const relay = relayEvents(hub);
+    const noticed = new Promise<HubEvents['notice']>((resolve) => hub.on('notice', resolve));
+    const worker = createRelayWorker({ store, hub, target: target.url, secret: SECRET, timeoutMs: 2000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], clock: () => now, pollIntervalMs: 60_000 });
+    cleanups.push(() => worker.stop());
+    await acceptAndOffer(store, worker, 'unrecorded', Buffer.from('{"n":1}'), now);
+    expect(await noticed).toEqual({ level: 'warn', message: 'relay: the try of delivery unrecorded could not be recorded (disk full); it is handed on again' });
+    expect(relay.events).toEqual([]);
+  });
+
   it('resumes pending jobs after a restart and sends none twice', async () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);

@@ -1,7 +1,7 @@
 /** `--route GLOB=URL` in the core: parsing, refusals that name the cause, and first-match-wins. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chooseTarget, isTriggerGlob, matchesCatalogue, parseRoute, type Route } from '../../src/core/routes.js';
+import { isTriggerGlob, matchesCatalogue, parseRoute, relayTargetOf, type Route } from '../../src/core/routes.js';
 
 describe('parseRoute', () => {
   it.each([
@@ -37,7 +37,7 @@ describe('parseRoute', () => {
   });
 });
 
-describe('chooseTarget', () => {
+describe('relayTargetOf: the one choice of a target', () => {
   const routes: Route[] = [
     { glob: 'vendor.rating_dropped', url: 'http://a/' },
     { glob: 'vendor.*', url: 'http://b/' },
@@ -51,24 +51,25 @@ describe('chooseTarget', () => {
     ['trustcenter.resource_downloaded', 'http://fallback/'],
     ['', 'http://fallback/'],
   ])('sends %j to %s: the first matching route, else the fallback', (trigger, target) => {
-    expect(chooseTarget(routes, 'http://fallback/', trigger)).toBe(target);
+    expect(relayTargetOf({ to: 'http://fallback/', routes }, trigger)).toBe(target);
   });
 
-  it('is null only when nothing matches and there is no fallback', () => {
-    expect(chooseTarget(routes, null, 'control.drift_detected')).toBeNull();
-    expect(chooseTarget([], null, 'vendor.x')).toBeNull();
+  it('sends everything to the fallback when there are no routes', () => {
+    expect(relayTargetOf({ to: 'http://fallback/', routes: [] }, 'vendor.x')).toBe('http://fallback/');
   });
 
   it('always picks the first route whose glob matches (property)', () => {
     const glob = fc.stringMatching(/^[a-c.*?]{1,6}$/);
+    const FALLBACK = 'http://fallback/';
+    const matches = (route: Route, trigger: string) => relayTargetOf({ to: FALLBACK, routes: [route] }, trigger) !== FALLBACK;
     fc.assert(
       fc.property(fc.array(glob, { maxLength: 6 }), fc.stringMatching(/^[a-c.]{0,6}$/), (globs, trigger) => {
         const table = globs.map((g, i) => ({ glob: g, url: `http://t${i}/` }));
-        const chosen = chooseTarget(table, 'http://fallback/', trigger);
+        const chosen = relayTargetOf({ to: FALLBACK, routes: table }, trigger);
         const index = table.findIndex((r) => r.url === chosen);
-        if (index < 0) return chosen === 'http://fallback/';
+        if (index < 0) return chosen === FALLBACK && table.every((r) => !matches(r, trigger));
         // Matching is the trigger-glob matcher: a route is chosen only if it matches, and none before it did.
-        return table.slice(0, index).every((r) => chooseTarget([r], null, trigger) === null) && chooseTarget([table[index]!], null, trigger) !== null;
+        return table.slice(0, index).every((r) => !matches(r, trigger)) && matches(table[index]!, trigger);
       }),
       { seed: 15, numRuns: 300 },
     );
