@@ -10,7 +10,8 @@ import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
-import { UPPERCASE_HEX_NOTE, type VerifyResult } from '../core/signature/verify.js';
+import { hintTexts } from '../core/signature/signature-hint.js';
+import { inWords, UPPERCASE_HEX_NOTE, type ExplainedResult } from '../core/signature/verify-verdict.js';
 import type { Arrival } from '../ingest/arrival.js';
 import { capturedArrival } from '../ingest/captured-arrival.js';
 import { explainSignature, refusalHints } from '../ingest/rejection-hints.js';
@@ -130,7 +131,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
 interface Report {
   verdict: RequestVerdict;
   /** The signature check with its explanation; null when the receiver would not get that far. */
-  signature: VerifyResult | null;
+  signature: ExplainedResult | null;
   hints: string[];
 }
 
@@ -198,9 +199,11 @@ function headerProblems(name: string, value: string, where: string): string[] {
  * keeps too), with what only a verify user can do: judge with another --body-limit, and give the
  * headers the envelope check needs in the capture file or as flags.
  */
-function hintsFor(verdict: RequestVerdict, signature: VerifyResult | null, arrival: Arrival, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
+function hintsFor(verdict: RequestVerdict, signature: ExplainedResult | null, arrival: Arrival, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
   if (verdict.ok) return [];
-  const { hints, missing } = refusalHints(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes: context.bodyLimitBytes });
+  const refusal = refusalHints(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes: context.bodyLimitBytes });
+  const { missing } = refusal;
+  const hints = hintTexts(refusal.hints);
   if (verdict.check === 'size') return hints.map((hint) => `${hint} (judged with listen's setting; pass --body-limit to judge with another)`);
   if (missing.length === 0) return hints;
   if (!context.flagMode) {
@@ -273,7 +276,8 @@ function describe({ verdict, signature, hints }: Report, tolerance: number, secr
   return lines.join('\n');
 }
 
-function asJson({ verdict, signature, hints }: Report) {
+function asJson({ verdict, signature: explained, hints }: Report) {
+  const signature = explained && inWords(explained);
   const rounded = signature && signature.skewSeconds !== undefined ? { ...signature, skewSeconds: roundSeconds(signature.skewSeconds) } : signature;
   return {
     verdict: verdict.ok

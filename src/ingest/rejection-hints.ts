@@ -3,10 +3,11 @@
  * `hookrelay verify` prints (a secret with a trailing newline, a body re-serialised after signing,
  * a clock skew of N s, a header that disagrees with the body). One implementation for both: verify
  * prints them for a captured request, and the pipeline keeps them with every rejected attempt.
+ * Each hint carries an id, which is what a reader decides by (never its wording).
  */
 import { decodeBodyLeniently } from '../core/envelope.js';
-import { noMatchQuestion } from '../core/signature/explain-text.js';
-import { verify, type VerifyResult } from '../core/signature/verify.js';
+import type { SignatureHint } from '../core/signature/signature-hint.js';
+import { verifyExplained, type ExplainedResult } from '../core/signature/verify.js';
 import { readFacts, type Arrival } from './arrival.js';
 import type { CheckName } from './request-verdict.js';
 import type { SignatureSettings } from './signature-step.js';
@@ -16,9 +17,9 @@ import type { SignatureSettings } from './signature-step.js';
  * spent only on a refusal (verify.ts MAX_EXPLAIN_BODY_BYTES bounds them). Null when the body was
  * not read (the size check refused it first) or verification is skipped.
  */
-export function explainSignature(arrival: Arrival, settings: SignatureSettings): VerifyResult | null {
+export function explainSignature(arrival: Arrival, settings: SignatureSettings): ExplainedResult | null {
   if (arrival.unread || arrival.upstream || settings.skipVerify || settings.secrets.length === 0) return null;
-  return verify(arrival.rawBody, readFacts(arrival).signatureHeader, {
+  return verifyExplained(arrival.rawBody, readFacts(arrival).signatureHeader, {
     secrets: settings.secrets,
     toleranceSeconds: settings.toleranceSeconds,
     nowSeconds: arrival.receivedAt / 1000,
@@ -33,8 +34,11 @@ export interface MissingHeader {
   field: 'id' | 'type';
 }
 
+/** A hint on a refusal: the signature check's, the body limit's, or a header's that disagrees with the envelope. */
+export type RefusalHint = SignatureHint | { id: 'body-over-limit' | 'header-disagrees'; text: string };
+
 export interface RefusalHints {
-  hints: string[];
+  hints: RefusalHint[];
   /** Headers the envelope check needed and the request lacked (envelope refusals only). */
   missing: MissingHeader[];
 }
@@ -44,7 +48,7 @@ export interface RefusalContext {
   check: CheckName;
   code: string;
   /** The signature check with its explanation (explainSignature); null when it did not run. */
-  signature: VerifyResult | null;
+  signature: ExplainedResult | null;
   bodyLimitBytes: number;
 }
 
@@ -58,7 +62,10 @@ export function refusalHints(arrival: Arrival, context: RefusalContext): Refusal
   switch (context.check) {
     case 'size':
       return {
-        hints: arrival.unread?.problem === 'too_large' ? [`the body is ${arrival.unread.declaredBytes} bytes, over the receiver's --body-limit of ${context.bodyLimitBytes} bytes`] : [],
+        hints:
+          arrival.unread?.problem === 'too_large'
+            ? [{ id: 'body-over-limit', text: `the body is ${arrival.unread.declaredBytes} bytes, over the receiver's --body-limit of ${context.bodyLimitBytes} bytes` }]
+            : [],
         missing: [],
       };
     case 'signature':
@@ -90,11 +97,11 @@ function envelopeHints(arrival: Arrival, code: string): RefusalHints {
   if (!failing) return { hints: [], missing: [] };
   // checkEnvelope parsed this body before it compared the headers.
   const body = JSON.parse(decodeBodyLeniently(arrival.rawBody)) as Record<string, string>;
-  const hints: string[] = [];
+  const hints: RefusalHint[] = [];
   const lines = headerLines(arrival, failing.header);
   if (lines.length > 0) {
     const received = lines.length > 1 ? `${lines.length} ${failing.header} lines, which the receiver reads joined with ", "` : `${failing.header} is ${quoted(lines[0]!)}`;
-    hints.push(`${received}; the body "${failing.field}" is ${quoted(String(body[failing.field]))}: send exactly one ${failing.header}, equal to it`);
+    hints.push({ id: 'header-disagrees', text: `${received}; the body "${failing.field}" is ${quoted(String(body[failing.field]))}: send exactly one ${failing.header}, equal to it` });
   }
   const missing = Object.values(ENVELOPE_HEADERS).filter(({ header }) => headerLines(arrival, header).length === 0);
   return { hints, missing };
@@ -118,12 +125,16 @@ export function otherSecretHint(secretCount: number): string {
   );
 }
 
+/** A refusal's hints in the receiver's words: its own (otherSecretHint) for the library's general question, picked by id. */
+export function inReceiverWords(hints: readonly RefusalHint[], secretCount: number): string[] {
+  return hints.map((hint) => (hint.id === 'no-match-question' ? otherSecretHint(secretCount) : hint.text));
+}
+
 /** Every hint the receiver keeps with a rejected attempt: the refusal's, and in the receiver's words which headers were missing. */
 export function receiverHints(arrival: Arrival, check: CheckName, code: string, settings: ReceiverHintSettings): string[] {
   const signature = check === 'signature' ? explainSignature(arrival, settings) : null;
   const refusal = refusalHints(arrival, { check, code, signature, bodyLimitBytes: settings.bodyLimitBytes });
-  const general = noMatchQuestion(settings.secrets.length);
-  const hints = refusal.hints.map((hint) => (signature?.ok === false && signature.reason === 'mismatch' && hint.startsWith(general) ? otherSecretHint(settings.secrets.length) : hint));
+  const hints = inReceiverWords(refusal.hints, settings.secrets.length);
   const missingHint = missingHeaderHint(refusal.missing);
   return missingHint === null ? hints : [...hints, missingHint];
 }

@@ -1,5 +1,6 @@
 /** Plausible edits a body suffers between signing and verifying, used to guess why a signature failed. */
 import { decodeBodyLeniently } from '../envelope.js';
+import type { SignatureHintId } from './signature-hint.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const RAW_BODY_ADVICE = 'pass the raw request body bytes, not a parsed and re-encoded object';
@@ -9,21 +10,23 @@ export interface BodyVariant {
   /** What the variant is, finishing "it matches the body …". */
   description: string;
   advice: string;
+  /** The id of the hint naming this change. */
+  hintId: Extract<SignatureHintId, 'body-line-ending' | 'body-bom' | 'body-reserialised'>;
 }
 
 /** Plausible edits of the body, each distinct from it and from each other. */
 export function bodyVariants(body: Buffer): BodyVariant[] {
   // Simplest edits first: when two edits give the same bytes, the simpler one names the cause.
   const candidates: BodyVariant[] = [];
-  const newlineAdvice = 'something between sender and verifier changed the line ending; pass the raw request body bytes';
+  const lineEnding = { advice: 'something between sender and verifier changed the line ending; pass the raw request body bytes', hintId: 'body-line-ending' } as const;
   if (endsWith(body, '\r\n')) {
-    candidates.push({ bytes: body.subarray(0, -2), description: 'with its trailing CRLF removed', advice: newlineAdvice });
+    candidates.push({ bytes: body.subarray(0, -2), description: 'with its trailing CRLF removed', ...lineEnding });
   } else if (endsWith(body, '\n')) {
-    candidates.push({ bytes: body.subarray(0, -1), description: 'with its trailing newline removed', advice: newlineAdvice });
+    candidates.push({ bytes: body.subarray(0, -1), description: 'with its trailing newline removed', ...lineEnding });
   } else {
     candidates.push(
-      { bytes: Buffer.concat([body, Buffer.from('\n')]), description: 'with a trailing newline added', advice: newlineAdvice },
-      { bytes: Buffer.concat([body, Buffer.from('\r\n')]), description: 'with a trailing CRLF added', advice: newlineAdvice },
+      { bytes: Buffer.concat([body, Buffer.from('\n')]), description: 'with a trailing newline added', ...lineEnding },
+      { bytes: Buffer.concat([body, Buffer.from('\r\n')]), description: 'with a trailing CRLF added', ...lineEnding },
     );
   }
   if (body.subarray(0, 3).equals(UTF8_BOM)) {
@@ -31,19 +34,21 @@ export function bodyVariants(body: Buffer): BodyVariant[] {
       bytes: body.subarray(3),
       description: 'with its leading UTF-8 BOM removed',
       advice: 'a byte-order mark was added after signing; pass the raw request body bytes',
+      hintId: 'body-bom',
     });
   } else {
     candidates.push({
       bytes: Buffer.concat([UTF8_BOM, body]),
       description: 'with a UTF-8 BOM added in front',
       advice: 'the byte-order mark was stripped after signing (text decoding does this); pass the raw request body bytes, not a decoded string',
+      hintId: 'body-bom',
     });
   }
   const parsed = parseJson(body);
   if (parsed.ok) {
     candidates.push(
-      ...jsonVariant(() => JSON.stringify(parsed.value), 're-serialised with JSON.stringify', RAW_BODY_ADVICE),
-      ...jsonVariant(() => JSON.stringify(parsed.value, null, 2), 'pretty-printed with JSON.stringify(…, null, 2)', RAW_BODY_ADVICE),
+      ...jsonVariant(() => JSON.stringify(parsed.value), 're-serialised with JSON.stringify'),
+      ...jsonVariant(() => JSON.stringify(parsed.value, null, 2), 'pretty-printed with JSON.stringify(…, null, 2)'),
     );
   }
   const distinct: BodyVariant[] = [];
@@ -54,9 +59,9 @@ export function bodyVariants(body: Buffer): BodyVariant[] {
   return distinct;
 }
 
-function jsonVariant(render: () => string, description: string, advice: string): BodyVariant[] {
+function jsonVariant(render: () => string, description: string): BodyVariant[] {
   try {
-    return [{ bytes: Buffer.from(render(), 'utf8'), description, advice }];
+    return [{ bytes: Buffer.from(render(), 'utf8'), description, advice: RAW_BODY_ADVICE, hintId: 'body-reserialised' }];
   } catch {
     return []; // e.g. nesting too deep to re-serialise: no guess from this variant
   }

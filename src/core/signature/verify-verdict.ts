@@ -5,6 +5,7 @@
  * synchronous) and the Web Crypto verify (src/kit/verify-async.ts) share it, so both answer alike.
  */
 import { explainHeaderFailure, explainNotBytes, explainTimestamp, formatSeconds } from './explain-text.js';
+import { hintTexts, type SignatureHint } from './signature-hint.js';
 import type { SignatureHeaderFailure } from './signature-fields.js';
 
 /** Recommended window of spec 6.3, applied to the past and to the future. */
@@ -40,6 +41,19 @@ export type VerifyResult =
       notes?: string[];
     }
   | { ok: false; reason: VerifyFailure; message: string; timestamp?: number; skewSeconds?: number; hints: string[] };
+
+/**
+ * A VerifyResult whose hints keep their ids (signature-hint.ts), for a reader that treats one hint
+ * apart by its id; the public result carries the texts only (inWords).
+ */
+export type ExplainedResult =
+  | Extract<VerifyResult, { ok: true }>
+  | (Omit<Extract<VerifyResult, { ok: false }>, 'hints'> & { hints: SignatureHint[] });
+
+/** The public VerifyResult: each hint as its text. */
+export function inWords(result: ExplainedResult): VerifyResult {
+  return result.ok ? result : { ...result, hints: hintTexts(result.hints) };
+}
 
 export interface CheckedOptions {
   secrets: readonly string[];
@@ -80,11 +94,14 @@ export function checkOptions(options: VerifyOptions): CheckedOptions {
   return { secrets: secrets as readonly string[], toleranceSeconds, nowSeconds, explain: options.explain === true };
 }
 
+interface HeaderFailure {
+  reason: SignatureHeaderFailure;
+  message: string;
+  timestamp?: number;
+}
+
 /** The refusal of a header that could not be used (with its `t` and skew when it had one). */
-export function headerRefusal(
-  parsed: { reason: SignatureHeaderFailure; message: string; timestamp?: number },
-  { nowSeconds, explain }: CheckedOptions,
-): VerifyResult {
+export function headerRefusalExplained(parsed: HeaderFailure, { nowSeconds, explain }: CheckedOptions): ExplainedResult {
   const hints = explain ? explainHeaderFailure(parsed.reason) : [];
   if (parsed.timestamp === undefined) return { ok: false, reason: parsed.reason, message: parsed.message, hints };
   const timestamp = parsed.timestamp;
@@ -92,7 +109,7 @@ export function headerRefusal(
 }
 
 /** The refusal of a body given as neither bytes nor a string. */
-export function notBytesRefusal(rawBody: unknown, timestamp: number, skewSeconds: number, explain: boolean): VerifyResult {
+export function notBytesRefusalExplained(rawBody: unknown, timestamp: number, skewSeconds: number, explain: boolean): ExplainedResult {
   return {
     ok: false,
     reason: 'mismatch',
@@ -124,7 +141,7 @@ export interface MatchedSignature {
  * The verdict once a signature matched: `t` within the tolerance both ways, or refused as too old or
  * in the future; accepted with UPPERCASE_HEX_NOTE when only an uppercase v1 matched.
  */
-export function judgeMatched(match: MatchedSignature, { toleranceSeconds, explain }: CheckedOptions): VerifyResult {
+export function judgeMatchedExplained(match: MatchedSignature, { toleranceSeconds, explain }: CheckedOptions): ExplainedResult {
   const { timestamp, skewSeconds, secretIndex } = match;
   // Checked only once the signature matched: an unsigned t says nothing about the request (spec 6.3).
   if (Math.abs(skewSeconds) > toleranceSeconds) {
@@ -143,4 +160,21 @@ export function judgeMatched(match: MatchedSignature, { toleranceSeconds, explai
   const lowercaseMatched = match.matched.some((matched, i) => matched && !match.uppercaseHex[i]);
   if (lowercaseMatched) return { ok: true, timestamp, secretIndex, skewSeconds };
   return { ok: true, timestamp, secretIndex, skewSeconds, notes: [UPPERCASE_HEX_NOTE] };
+}
+
+// In words, for the Web Crypto verify (src/kit/verify-async.ts), which reads no hint ids.
+
+/** headerRefusalExplained in words. */
+export function headerRefusal(parsed: HeaderFailure, checked: CheckedOptions): VerifyResult {
+  return inWords(headerRefusalExplained(parsed, checked));
+}
+
+/** notBytesRefusalExplained in words. */
+export function notBytesRefusal(rawBody: unknown, timestamp: number, skewSeconds: number, explain: boolean): VerifyResult {
+  return inWords(notBytesRefusalExplained(rawBody, timestamp, skewSeconds, explain));
+}
+
+/** judgeMatchedExplained in words. */
+export function judgeMatched(match: MatchedSignature, checked: CheckedOptions): VerifyResult {
+  return inWords(judgeMatchedExplained(match, checked));
 }

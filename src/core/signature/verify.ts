@@ -1,10 +1,20 @@
 import { bodyBytes, findMatch } from './digest.js';
 import { explainMismatch } from './explain-failure.js';
 import { parseSignatureHeader } from './parse-signature-header.js';
-import { checkOptions, headerRefusal, judgeMatched, mismatchMessage, notBytesRefusal, type VerifyOptions, type VerifyResult } from './verify-verdict.js';
+import {
+  checkOptions,
+  headerRefusalExplained,
+  inWords,
+  judgeMatchedExplained,
+  mismatchMessage,
+  notBytesRefusalExplained,
+  type ExplainedResult,
+  type VerifyOptions,
+  type VerifyResult,
+} from './verify-verdict.js';
 
 export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from './verify-verdict.js';
-export type { VerifyFailure, VerifyOptions, VerifyResult } from './verify-verdict.js';
+export type { ExplainedResult, VerifyFailure, VerifyOptions, VerifyResult } from './verify-verdict.js';
 
 /**
  * Verifies a delivery's `x-service-signature` against its raw body (spec 6.3): parse the header, find a
@@ -21,16 +31,25 @@ export function verify(
   header: string | readonly string[] | undefined | null,
   options: VerifyOptions,
 ): VerifyResult {
+  return inWords(verifyExplained(rawBody, header, options));
+}
+
+/** As `verify`, each hint with its id (signature-hint.ts): for a reader that treats one hint apart, such as the receiver. */
+export function verifyExplained(
+  rawBody: Buffer | Uint8Array | string,
+  header: string | readonly string[] | undefined | null,
+  options: VerifyOptions,
+): ExplainedResult {
   const checked = checkOptions(options);
   const { secrets, nowSeconds, explain } = checked;
 
   const parsed = parseSignatureHeader(header);
-  if (!parsed.ok) return headerRefusal(parsed, checked);
+  if (!parsed.ok) return headerRefusalExplained(parsed, checked);
   const { timestamp, timestampText, signatures } = parsed.header;
   const skewSeconds = timestamp - nowSeconds;
 
   const body = bodyBytes(rawBody);
-  if (body === undefined) return notBytesRefusal(rawBody, timestamp, skewSeconds, explain);
+  if (body === undefined) return notBytesRefusalExplained(rawBody, timestamp, skewSeconds, explain);
 
   const match = findMatch(secrets, timestampText, body, signatures);
   if (match === null) {
@@ -45,5 +64,5 @@ export function verify(
         : [],
     };
   }
-  return judgeMatched({ timestamp, skewSeconds, secretIndex: match.secretIndex, matched: match.matched, uppercaseHex: parsed.header.uppercaseHex }, checked);
+  return judgeMatchedExplained({ timestamp, skewSeconds, secretIndex: match.secretIndex, matched: match.matched, uppercaseHex: parsed.header.uppercaseHex }, checked);
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { computeSignature, sign } from '../../../src/core/signature/sign.js';
-import { UPPERCASE_HEX_NOTE, verify } from '../../../src/core/signature/verify.js';
+import { UPPERCASE_HEX_NOTE, verify, verifyExplained } from '../../../src/core/signature/verify.js';
 import type { VerifyFailure, VerifyOptions } from '../../../src/core/signature/verify.js';
 
 const SECRET = 'whsec_current_7d1f4e9a';
@@ -371,6 +371,18 @@ describe('verify', () => {
     expect({ ...result, hints: [] }).toEqual(plain);
     const text = [result.message, ...result.hints].join('\n');
     for (const secret of [SECRET, OLD_SECRET, SECRET.slice(6)]) expect(text).not.toContain(secret);
+  });
+
+  it.each(rows.map((row) => [row.name, row] as const))('the public result is the explained one with each hint as its text: %s', (_name, row) => {
+    const options = { secrets: SECRET, nowSeconds: NOW, ...row.options, explain: true };
+    const result = verify(row.body, row.header, options);
+    const explained = verifyExplained(row.body, row.header, options);
+    if (result.ok || explained.ok) {
+      expect(result).toEqual(explained);
+      return;
+    }
+    expect(result).toEqual({ ...explained, hints: explained.hints.map((hint) => hint.text) });
+    for (const hint of explained.hints) expect(hint.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
   });
 
   it('reports timestamp and skew on a mismatch and on a header that has a t', () => {
