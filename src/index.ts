@@ -4,7 +4,8 @@
  * adapters answer with. Runtimes without node:crypto get src/kit/web.ts (package.json exports).
  * The adapters are subpaths: hookrelay/express, hookrelay/fastify, hookrelay/fetch, hookrelay/testing.
  */
-export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER_NAME, parseSignatureHeader, sign, verify } from './core/signature/index.js';
+export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER_NAME, parseSignatureHeader, sign } from './core/signature/index.js';
+export { verify } from './kit/verify-now.js';
 export type {
   ParseResult,
   ParsedSignatureHeader,

@@ -3,7 +3,7 @@
  * `explain`, the hints of the synchronous `verify` (re-serialised body, whitespace in a secret…),
  * which only node:crypto can compute without an await per guess.
  */
-import { verify } from '../core/signature/verify.js';
+import { verify } from './verify-now.js';
 import type { VerifyResult } from '../core/signature/verify-verdict.js';
 import { verifyAsync as verifyWeb, type RawBody, type VerifyAsyncOptions } from './verify-async.js';
 
@@ -14,6 +14,6 @@ export async function verifyAsync(rawBody: RawBody, header: string | readonly st
   const bytes = rawBody instanceof ArrayBuffer ? new Uint8Array(rawBody) : rawBody;
   // The same clock for both, so the same verdict: only the hints are taken from the synchronous check.
   const nowSeconds = options.nowSeconds ?? (result.timestamp !== undefined && result.skewSeconds !== undefined ? result.timestamp - result.skewSeconds : undefined);
-  const explained = verify(bytes, header, { ...options, nowSeconds });
+  const explained = verify(bytes, header, nowSeconds === undefined ? options : { ...options, nowSeconds });
   return explained.ok ? result : { ...result, hints: explained.hints };
 }

@@ -5,6 +5,7 @@
  * the same modules. Portable: no Node module or global is imported here (test/kit/portable.test.ts).
  */
 import { headerNoteHints, noMatchQuestion } from '../core/signature/explain-text.js';
+import { atNow } from './at-now.js';
 import { parseSignatureFields } from '../core/signature/signature-fields.js';
 import {
   checkOptions,
@@ -44,7 +45,7 @@ const encoder = new TextEncoder();
  * whitespace in secrets). Rejects only for invalid options or when no Web Crypto is available.
  */
 export async function verifyAsync(rawBody: RawBody, header: string | readonly string[] | undefined | null, options: VerifyAsyncOptions): Promise<VerifyResult> {
-  const checked = checkOptions(options);
+  const checked = checkOptions(atNow(options));
   const parsed = parseSignatureFields(header);
   if (!parsed.ok) return headerRefusal(parsed, checked);
   const { timestamp, timestampText, v1Hex, uppercaseHex } = parsed.header;

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppHandle } from '../../src/app/build-app.js';
 import type { ListenConfig } from '../../src/config/listen-config.js';
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { freePort, startTarget } from '../helpers/target-server.js';
 import { startApp } from '../helpers/start-app.js';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { settleDevSecret } from '../../src/app/dev-secret.js';
 import { secretHint } from '../../src/core/secret-hint.js';
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { signedRequest } from '../helpers/signed-delivery.js';
 import { startTarget } from '../helpers/target-server.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppHandle } from '../../src/app/build-app.js';
 import { buildConnect, type ConnectHandle } from '../../src/app/build-connect.js';
 import type { ConnectConfig } from '../../src/config/connect-config.js';
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { envelopeBody, signedRequest } from '../helpers/signed-delivery.js';
 import { startTarget, type Target } from '../helpers/target-server.js';

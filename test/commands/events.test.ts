@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { parseFaultRule } from '../../src/core/faults/index.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { runCli } from '../helpers/run-cli.js';

@@ -10,7 +10,7 @@ function ensureDevSecret(dir: string): { secret: string } {
   writeDevSecret(dir, secret);
   return { secret };
 }
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import { runCli } from '../sender/helpers/cli.js';
 import { runCli as runCliProcess } from '../helpers/run-cli.js';
 import { inTurn, startTestServer, type Answer, type Arrival, type TestServer } from '../sender/helpers/test-server.js';

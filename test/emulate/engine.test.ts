@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupFunction } from 'node:net';
-import { verify } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/index.js';
 import type { EngineEvent } from '../../src/emulator/delivery-engine.js';
 import { startTarget, type Target } from '../helpers/target-server.js';
 import { startTestServer, type TestServer } from '../sender/helpers/test-server.js';

@@ -15,7 +15,8 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
-import { verify, type VerifyOptions, type VerifyResult } from '../../src/core/signature/verify.js';
+import type { VerifyOptions, VerifyResult } from '../../src/core/signature/verify.js';
+import { verify } from '../../src/kit/verify-now.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));

@@ -7,6 +7,6 @@ export {
   parseSignatureHeader,
 } from './parse-signature-header.js';
 export type { ParseResult, ParsedSignatureHeader, SignatureHeaderFailure } from './parse-signature-header.js';
-export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE, verify } from './verify.js';
+export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from './verify.js';
 export type { VerifyFailure, VerifyOptions, VerifyResult } from './verify.js';
 export { MAX_EXPLAIN_BODY_BYTES } from './explain-failure.js';

@@ -31,6 +31,9 @@ export interface VerifyOptions {
   explain?: boolean;
 }
 
+/** Options with the time given: the core reads no clock (the library's `verify` supplies the system's). */
+export type TimedVerifyOptions = VerifyOptions & { nowSeconds: number };
+
 export type VerifyResult =
   | {
       ok: true;
@@ -63,11 +66,10 @@ export interface CheckedOptions {
 }
 
 /**
- * The options made whole: the secrets as a list, the default tolerance, the system clock when no
- * `nowSeconds` is given. Throws (RangeError / TypeError) for invalid options: a bad tolerance or an
+ * The options made whole: the secrets as a list, the default tolerance. Throws (RangeError / TypeError) for invalid options: a bad tolerance or an
  * empty secret must never silently weaken the check.
  */
-export function checkOptions(options: VerifyOptions): CheckedOptions {
+export function checkOptions(options: TimedVerifyOptions): CheckedOptions {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('verify options must be an object with at least `secrets`');
   }
@@ -87,7 +89,7 @@ export function checkOptions(options: VerifyOptions): CheckedOptions {
     throw new RangeError(`toleranceSeconds must be a finite number of seconds greater than 0, got ${String(toleranceSeconds)}`);
   }
 
-  const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const nowSeconds = options.nowSeconds;
   if (typeof nowSeconds !== 'number' || !Number.isFinite(nowSeconds)) {
     throw new RangeError(`nowSeconds must be a finite number of unix seconds, got ${String(nowSeconds)}`);
   }

@@ -9,12 +9,12 @@ import {
   mismatchMessage,
   notBytesRefusalExplained,
   type ExplainedResult,
-  type VerifyOptions,
+  type TimedVerifyOptions,
   type VerifyResult,
 } from './verify-verdict.js';
 
 export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from './verify-verdict.js';
-export type { ExplainedResult, VerifyFailure, VerifyOptions, VerifyResult } from './verify-verdict.js';
+export type { ExplainedResult, TimedVerifyOptions, VerifyFailure, VerifyOptions, VerifyResult } from './verify-verdict.js';
 
 /**
  * Verifies a delivery's `x-service-signature` against its raw body (spec 6.3): parse the header, find a
@@ -29,7 +29,7 @@ export type { ExplainedResult, VerifyFailure, VerifyOptions, VerifyResult } from
 export function verify(
   rawBody: Buffer | Uint8Array | string,
   header: string | readonly string[] | undefined | null,
-  options: VerifyOptions,
+  options: TimedVerifyOptions,
 ): VerifyResult {
   return inWords(verifyExplained(rawBody, header, options));
 }
@@ -38,7 +38,7 @@ export function verify(
 export function verifyExplained(
   rawBody: Buffer | Uint8Array | string,
   header: string | readonly string[] | undefined | null,
-  options: VerifyOptions,
+  options: TimedVerifyOptions,
 ): ExplainedResult {
   const checked = checkOptions(options);
   const { secrets, nowSeconds, explain } = checked;
