@@ -7,6 +7,7 @@ import type { ConnectConfig } from '../config/connect-config.js';
 import type { NodeConfig } from '../config/node-config.js';
 import type { BridgeClient, BridgeState } from '../bridge/bridge-client.js';
 import { startBridgeClient } from '../bridge/bridge-client.js';
+import { webSocketAgent } from '../runtime/proxy.js';
 import type { Intake } from './build-node.js';
 
 const CONNECTED: ReadonlySet<BridgeState> = new Set(['connected', 'resuming', 'live']);
@@ -56,6 +57,7 @@ export function bridgeIntake(config: ConnectConfig, options: BridgeIntakeOptions
             ...(options.pingMs ? { pingMs: options.pingMs } : {}),
             ...(options.deadMs ? { deadMs: options.deadMs } : {}),
             ...(settled.bridgeCa ? { ca: settled.bridgeCa.pem } : {}),
+            ...(settled.proxy ? { agent: webSocketAgent(settled.url, settled.proxy) } : {}),
             onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'refused' ? 'error' : state === 'lost' ? 'warn' : 'info', message }),
             onRefused: (message) => refuse(message),
           });

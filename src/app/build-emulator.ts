@@ -79,6 +79,7 @@ export async function buildEmulator(config: EmulatorConfig, overrides: EmulatorO
     const transport = createHttpTransport({
       refuseAddress: addressRule(config.ssrf),
       keepAlive: false,
+      ...(config.proxy ? { proxy: config.proxy } : {}),
       ...(overrides.lookup ? { lookup: overrides.lookup } : {}),
       ...(overrides.attemptTimeoutMs ? { timeoutMs: overrides.attemptTimeoutMs } : {}),
     });

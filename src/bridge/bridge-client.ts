@@ -7,6 +7,7 @@
  * subscription moves on instead of being sent it forever. The connection is watched (a ping every 15 s, dead
  * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
  */
+import type { Agent as HttpAgent } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
 import { BRIDGE_PROTOCOLS, bridgeVersion, CLOSE, closeReason, encodeClientFrame, parseDeliveryFrames, parseServerFrame, type BridgeDelivery, type BridgeVersion } from '../core/bridge-protocol.js';
@@ -38,6 +39,8 @@ export interface BridgeClientOptions {
   maxFrameBytes?: number;
   /** `--bridge-ca`: PEM certificate(s) trusted for a wss:// bridge, besides Node's bundled roots. */
   ca?: string;
+  /** The agent every connection is made through: a proxy's CONNECT tunnel (src/runtime/proxy.ts); absent: direct. */
+  agent?: HttpAgent;
 }
 
 export type BridgeState = 'connecting' | 'connected' | 'resuming' | 'live' | 'lost' | 'refused' | 'stopped';
@@ -85,6 +88,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       handshakeTimeout: 10_000,
       // Besides the bundled roots, not instead: the same flag works behind a public certificate.
       ...(options.ca ? { ca: [...rootCertificates, options.ca] } : {}),
+      ...(options.agent ? { agent: options.agent } : {}),
     });
     ws = socket;
     const session = createSession(socket);

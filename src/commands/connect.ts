@@ -49,8 +49,12 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     const given = resolved.config;
     for (const warning of resolved.warnings) process.stderr.write(`hookrelay: warning: ${warning}\n`);
     let app;
+    let route: string | null = null;
     try {
-      const { buildConnect } = await import('../app/build-connect.js'); // ws and the bridge client, on use
+      const [{ buildConnect }, { describeRoute, proxyRoute }] = await Promise.all([import('../app/build-connect.js'), import('../runtime/proxy.js')]); // ws and the bridge client, on use
+      const { explicit, https, http } = given.proxy ?? { explicit: null, https: null, http: null };
+      // Shown only when a proxy is set at all: the banner of a direct connect stays as it was.
+      if (explicit || https || http) route = describeRoute(proxyRoute(given.url, given.proxy));
       app = await buildConnect(given);
     } catch (err) {
       process.stderr.write(`hookrelay: cannot start: ${(err as Error).message}\n`);
@@ -59,13 +63,16 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     }
     // The config as the node settled it (the development secret another start kept, if so).
     const config = app.config;
-    const redact = outputRedactor([config.token], config.forward, [config.url, config.storeUrl]);
+    // A proxy's user name and password too, wherever a line would carry them past displayUrl.
+    const proxies = [config.proxy?.explicit, config.proxy?.https, config.proxy?.http].map((source) => source?.url);
+    const redact = outputRedactor([config.token], config.forward, [config.url, config.storeUrl, ...proxies]);
     attachTerminalReporter(app.hub, { format: config.logFormat, out: process.stdout, color: useColor(process.stdout), redact });
     if (config.logFormat === 'pretty') {
       process.stdout.write(
         [
           'hookrelay is connecting',
           `  bridge     ${printable(displayUrl(config.url), 200)} as ${config.name} (token ${secretHint(config.token)})`,
+          ...(route ? [`  proxy      ${printable(route, 240)}`] : []),
           `  database   ${config.storeUrl ? 'PostgreSQL' : resolve(config.dbPath)}`,
           ...(config.forward ? [`  forward    ${printable(displayUrl(config.forward.to), 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
           ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),

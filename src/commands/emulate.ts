@@ -7,7 +7,10 @@ import { postEvent } from '../emulator/control-client.js';
 import { readKeysFile, type KeysFile } from '../emulator/key-material.js';
 import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
 import { API_KEY_FLAG_WARNING } from '../config/service-settings.js';
+import { PROXY_OPTION } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
+import { displayUrl } from '../core/url-secrets.js';
+import type { ProxySettings, ProxySource } from '../runtime/proxy.js';
 import { collect, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerEmulateCommand(program: Command): void {
@@ -26,6 +29,7 @@ export function registerEmulateCommand(program: Command): void {
     .option('--rate-limit <mode>', 'on (300 reads, 120 writes a minute per key), off, or a window scale such as 0.01 (default: on) [env HOOKRELAY_EMULATE_RATE_LIMIT]')
     .option('--seed <n>', 'seed of the retry jitter and sample data (default: random) [env HOOKRELAY_EMULATE_SEED]')
     .option('--key <NAME:SCOPES>', 'add an API key to organization A, e.g. ci:webhooks:read; repeatable [env HOOKRELAY_EMULATE_KEY, one per line]', collect)
+    .option('--proxy <url>', `the delivery engine's HTTP proxy (http://[user:password@]host:port) for every attempt, loopback endpoints included (default: HTTPS_PROXY or HTTP_PROXY, never for loopback); NO_PROXY is honoured; docs/operate.md [env ${PROXY_OPTION.env}]`)
     .addHelpText('after', '\nSee docs/emulate.md for a tour. `hookrelay emulate keys` prints the keys again; `hookrelay emulate fire --trigger T` fires an event.')
     // emulate's options end at its subcommand, so `emulate keys --db FILE` reaches keys' own --db
     // instead of being taken by this one.
@@ -37,6 +41,7 @@ export function registerEmulateCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      for (const warning of resolved.config.warnings ?? []) process.stderr.write(`hookrelay: warning: ${warning}\n`);
       await serve(resolved.config);
     });
 
@@ -135,6 +140,7 @@ async function serve(config: EmulatorConfig): Promise<void> {
       ? 'loopback: public https, and also http or https to 127.0.0.0/8, ::1 and localhost (the service allows public https only: --ssrf strict)'
       : 'strict (the service): public https only; private, loopback, link-local and metadata addresses are refused';
   const rate = config.rateLimitScale === null ? 'off' : `300 reads and 120 writes a minute per key${config.rateLimitScale === 1 ? '' : ` (window ×${config.rateLimitScale})`}`;
+  const proxyLines = config.proxy ? proxyLine(config.proxy) : [];
   process.stdout.write(
     [
       `hookrelay emulate: the service's webhook API at ${app.baseUrl}`,
@@ -143,6 +149,7 @@ async function serve(config: EmulatorConfig): Promise<void> {
       `  plan        ${config.plan}${config.plan === 'core' ? ' (the four Trust Center triggers are premium: not entitled)' : ''}; at most ${config.webhookCap} webhooks per organization`,
       `  rate limits ${rate}`,
       ...(config.timeScale === 1 ? [] : [`  waits       ×${config.timeScale} between attempts`]),
+      ...proxyLines,
       `  emulator-only: POST ${app.baseUrl}/_emulator/events {"type": TRIGGER} (or \`hookrelay emulate fire --trigger TRIGGER\`) fires an event`,
       '',
       ...formatKeys(app.keys),
@@ -151,6 +158,15 @@ async function serve(config: EmulatorConfig): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** Which attempts go through which proxy (src/runtime/proxy.ts decides each); nothing when none is set. */
+function proxyLine(proxy: ProxySettings): string[] {
+  const shown = (source: ProxySource) => `${printable(displayUrl(source.url).replace(/\/$/, ''), 200)} (${source.from})`;
+  const named = proxy.noProxy.length > 0;
+  if (proxy.explicit) return [`  proxy       every attempt through ${shown(proxy.explicit)}, loopback endpoints too${named ? ' (the hosts NO_PROXY names directly)' : ''}`];
+  const parts = [...(proxy.https ? [`https endpoints through ${shown(proxy.https)}`] : []), ...(proxy.http ? [`http endpoints through ${shown(proxy.http)}`] : [])];
+  return parts.length === 0 ? [] : [`  proxy       ${parts.join('; ')}; loopback${named ? ' and the hosts NO_PROXY names' : ''} directly`];
 }
 
 function formatKeys(file: KeysFile): string[] {

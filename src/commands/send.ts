@@ -13,7 +13,7 @@ import { checkCommandFor } from '../sender/check-command.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from '../sender/attempt-timeout.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
 import { resolveSendSettings, type SendFlags, type SendSettings } from '../config/send-settings.js';
-import type { ServiceFlags } from '../config/service-settings.js';
+import { resolveApiUrlOnly, type ServiceFlags } from '../config/service-settings.js';
 import { addLiveCatalogueOptions, triggerIsLive } from './live-trigger-check.js';
 
 export function registerSendCommand(program: Command): void {
@@ -60,11 +60,13 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
     return 'problems' in checked ? reportProblems(output, checked.problems, json, systemClock.now()) : reportUsage(output, checked.message);
   }
   const settings = checked.settings;
+  // With an API address, the live catalogue's session prints the same warnings.
+  if (resolveApiUrlOnly(flags) === undefined) for (const warning of settings.warnings) output.err(warning);
   if (!(await triggerIsLive(command, flags, settings.deliveries[0]!.trigger, output))) return;
-  if (!json) printHeading(settings, output);
   // Loaded here, not at start-up: every other command runs without undici.
-  const { createHttpTransport } = await import('../sender/http-attempt.js');
-  const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate });
+  const [{ createHttpTransport }, { describeRoute, proxyRoute }] = await Promise.all([import('../sender/http-attempt.js'), import('../runtime/proxy.js')]);
+  if (!json) printHeading(settings, output, describeRoute(proxyRoute(settings.url, settings.proxy)));
+  const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate, proxy: settings.proxy });
   const started = systemClock.now();
   const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };
   const refusals = emptyTally();
@@ -121,13 +123,16 @@ function anyReached(deliveries: readonly Delivery[]): boolean {
   return deliveries.some((d) => d.attempts.some((a) => a.finishedAt !== null && a.failureClass !== 'blocked' && !(a.failureClass === 'network' && a.errorMessage === COULD_NOT_CONNECT)));
 }
 
-function printHeading(settings: SendSettings, output: CommandOutput): void {
+function printHeading(settings: SendSettings, output: CommandOutput, route: string): void {
   const n = settings.deliveries.length;
   const { autoDisableAfter, disableOnGone } = settings.failureHandling;
   output.out(`Sending ${n} deliver${n === 1 ? 'y' : 'ies'} of ${settings.deliveries[0]!.trigger} to ${settings.url}`);
   output.out(`  signing: ${settings.signing}`);
   output.out(`  policy: ${describePolicy(settings.policy)}; autoDisableAfter ${autoDisableAfter}, disableOnGone ${disableOnGone}`);
   output.out(`  attempt timeout ${formatMs(settings.timeoutMs)}${settings.timeScale === 1 ? '' : `; waits ×${settings.timeScale}`}${settings.blockPrivate ? '; private addresses blocked' : ''}`);
+  // Only when a proxy is set at all: the heading of a run without one stays as it was.
+  const { explicit, https, http } = settings.proxy;
+  if (explicit || https || http) output.out(`  proxy: ${route}`);
 }
 
 function describePolicy(policy: RetryPolicy): string {

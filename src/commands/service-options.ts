@@ -8,6 +8,7 @@
 import type { Command } from 'commander';
 import { resolveDataDir, resolveServiceSettings, type ServiceFlags } from '../config/service-settings.js';
 import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
+import { PROXY_OPTION } from '../config/option-specs.js';
 import { createApiClient, type ApiClient, type WaitNotice } from '../service/api-client.js';
 import { ServiceError } from '../service/service-error.js';
 import { createWebhooksApi, type WebhooksApi } from '../service/webhooks-api.js';
@@ -28,7 +29,8 @@ export function exitCodeOf(err: ServiceError | SecretSetError): number {
 export function addServiceOptions(command: Command): Command {
   return command
     .option('--api-url <url>', 'the API\'s base URL including /v1 [env HOOKRELAY_API_URL]')
-    .option('--api-key <key>', `API key (${PROCESS_LIST_NOTE}) [env HOOKRELAY_API_KEY]`);
+    .option('--api-key <key>', `API key (${PROCESS_LIST_NOTE}) [env HOOKRELAY_API_KEY]`)
+    .option('--proxy <url>', `${PROXY_OPTION.description} [env ${PROXY_OPTION.env}]`);
 }
 
 export function addDataOptions(command: Command): Command {
@@ -56,6 +58,7 @@ export function openSession(command: Command, flags: ServiceFlags): ServiceSessi
   const client = createApiClient({
     baseUrl: checked.settings.apiUrl,
     apiKey: checked.settings.apiKey,
+    proxy: checked.settings.proxy,
     onWait: (notice) => output.err(waitLine(notice)),
   });
   return { client, api: createWebhooksApi(client), apiUrl: checked.settings.apiUrl, output };

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
-import { LISTEN_OPTIONS } from '../config/option-specs.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { decodeBodyLeniently } from '../core/envelope.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
@@ -91,7 +91,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
               configFile: flags.config,
           configFileRequired: flags.config !== undefined,
         },
-        LISTEN_OPTIONS.map((s) => s.key),
+        CONFIG_FILE_KEYS,
       );
       problems.push(...settings.problems);
       const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];

@@ -4,7 +4,7 @@
  */
 import type { StoreLocation } from '../store/open-store.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
-import { LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { resolveOptions } from './resolve-config.js';
 import { resolveCheckOptions, type CheckOptions, type CheckOptionsInput } from '../core/conformance/index.js';
 import { validateFailureHandling, type FieldProblem } from '../core/retry-policy/validate-policy.js';
@@ -79,7 +79,7 @@ export function resolveCheckSettings(flags: CheckFlags, context: { nowMs: number
   const shared = resolveOptions(
     LISTEN_OPTIONS.filter((s) => s.key === 'db' || s.key === 'store' || s.key === 'tolerance'),
     { flags: typed, env: context.env ?? process.env, configFile: flags.config, configFileRequired: flags.config !== undefined },
-    LISTEN_OPTIONS.map((s) => s.key),
+    CONFIG_FILE_KEYS,
   );
   problems.push(...shared.problems);
   const storeUrl = shared.values.store as string | undefined;

@@ -13,9 +13,11 @@ import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig, NodeConfig } from './node-config.js';
 import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
-import { LISTEN_OPTIONS, type OptionSpec } from './option-specs.js';
+import type { ProxySettings } from '../runtime/proxy.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS, PROXY_OPTION, type OptionSpec } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 import { PROCESS_LIST_NOTE, secretFlagWarning, secretFlagWarnings } from './secret-flags.js';
+import { resolveProxySettings } from './service-settings.js';
 import { readCaFile } from './tls-files.js';
 
 export interface ConnectConfig {
@@ -33,6 +35,11 @@ export interface ConnectConfig {
   devSecret: { created: boolean; file: string } | null;
   /** `--bridge-ca FILE`: PEM certificate(s) trusted for a wss:// bridge, besides the usual roots. */
   bridgeCa?: { pem: string; file: string } | null;
+  /**
+   * Which proxy the bridge is reached through (`--proxy`, HOOKRELAY_PROXY, "proxy", else HTTPS_PROXY /
+   * HTTP_PROXY and NO_PROXY; src/runtime/proxy.ts decides). Absent: direct. Never the relay's: the app is local.
+   */
+  proxy?: ProxySettings;
 }
 
 export interface ConnectFlags {
@@ -61,6 +68,7 @@ const CONNECT_DESCRIPTIONS: Partial<Record<string, string>> = {
 export const CONNECT_LOCAL_OPTIONS = [
   ...LISTEN_OPTIONS.filter((s) => LOCAL_KEYS.includes(s.key)).map((s) => (CONNECT_DESCRIPTIONS[s.key] ? { ...s, description: CONNECT_DESCRIPTIONS[s.key]! } : s)),
   BRIDGE_CA,
+  PROXY_OPTION,
 ];
 
 export type ConnectConfigResult = { ok: true; config: ConnectConfig; warnings: string[] } | { ok: false; problems: string[] };
@@ -82,7 +90,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
 
   const typed: Record<string, unknown> = {};
   for (const spec of CONNECT_LOCAL_OPTIONS) if (flags[spec.key] !== undefined) typed[spec.key] = flags[spec.key];
-  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env, configFile: flags.config, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  const resolved = resolveOptions(CONNECT_LOCAL_OPTIONS, { flags: typed, env, configFile: flags.config, configFileRequired: flags.config !== undefined }, CONFIG_FILE_KEYS);
   problems.push(...resolved.problems);
   warnings.push(...secretFlagWarnings(CONNECT_LOCAL_OPTIONS, resolved.sources));
   const values = resolved.values;
@@ -95,6 +103,9 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
   const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);
+  const proxySource = resolved.sources.proxy;
+  const proxyFrom = proxySource === 'flag' ? PROXY_OPTION.flag : proxySource === 'env' ? PROXY_OPTION.env : `${flags.config ?? CONFIG_FILE} "${PROXY_OPTION.key}"`;
+  const proxy = resolveProxySettings(typeof values.proxy === 'string' ? { value: values.proxy, from: proxyFrom } : null, env, problems, warnings);
   if (problems.length > 0 || !target.ok) return { ok: false, problems };
 
   const dbPath = values.db as string;
@@ -127,6 +138,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
       retainMs: retain.ok ? retain.ms : null,
       devSecret,
       bridgeCa,
+      proxy,
     },
   };
 }

@@ -1,7 +1,7 @@
 /** Where a command finds the store, with `listen`'s precedence: flag > HOOKRELAY_* > config file > default. */
 import type { StoreLocation } from '../store/open-store.js';
 import { parsePostgresUrl } from '../store/postgres/pg-url.js';
-import { LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { resolveOptions } from './resolve-config.js';
 
 export interface StoreFlags {
@@ -16,7 +16,7 @@ function resolveKeys(keys: readonly string[], flags: StoreFlags, env: NodeJS.Pro
   return resolveOptions(
     LISTEN_OPTIONS.filter((s) => keys.includes(s.key)),
     { flags: { db: flags.db, store: flags.store }, env, configFile: flags.config, configFileRequired: flags.config !== undefined },
-    LISTEN_OPTIONS.map((s) => s.key),
+    CONFIG_FILE_KEYS,
   );
 }
 

@@ -6,6 +6,8 @@
 import type { Plan } from '../core/emulator/trigger-catalogue.js';
 import type { SsrfMode } from '../emulator/endpoint-rule.js';
 import { KNOWN_SCOPES } from '../emulator/key-material.js';
+import type { ProxySettings } from '../runtime/proxy.js';
+import { resolveProxySettings } from './service-settings.js';
 
 export const DEFAULT_EMULATOR_DB = '.hookrelay/emulator.db';
 export const DEFAULT_EMULATOR_PORT = 4100;
@@ -22,6 +24,13 @@ export interface EmulatorConfig {
   rateLimitScale: number | null;
   seed: number | null;
   extraKeys: Array<{ name: string; scopes: string[] }>;
+  /**
+   * Which proxy the delivery engine's attempts go through (`--proxy` > HOOKRELAY_PROXY > HTTPS_PROXY /
+   * HTTP_PROXY, NO_PROXY; src/runtime/proxy.ts decides per URL). Absent: direct.
+   */
+  proxy?: ProxySettings;
+  /** Lines to print once on stderr (a proxy's password typed as a flag). */
+  warnings?: string[];
 }
 
 export interface EmulateFlags {
@@ -35,6 +44,7 @@ export interface EmulateFlags {
   rateLimit?: string;
   seed?: string;
   key?: string[];
+  proxy?: string;
 }
 
 interface Setting {
@@ -54,6 +64,8 @@ export const EMULATE_SETTINGS: readonly Setting[] = [
   { key: 'rateLimit', flag: '--rate-limit', env: 'HOOKRELAY_EMULATE_RATE_LIMIT' },
   { key: 'seed', flag: '--seed', env: 'HOOKRELAY_EMULATE_SEED' },
   { key: 'key', flag: '--key', env: 'HOOKRELAY_EMULATE_KEY' },
+  // One variable for every command's proxy, not an EMULATE_ one: the proxy belongs to the machine's network.
+  { key: 'proxy', flag: '--proxy', env: 'HOOKRELAY_PROXY' },
 ];
 
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -94,8 +106,11 @@ export function resolveEmulateConfig(flags: EmulateFlags, env: NodeJS.ProcessEnv
   const seedGiven = setting('seed');
   const seed = seedGiven === null ? null : int('seed', 0, 4_294_967_295, 0);
   const extraKeys = parseKeys(flags.key ?? (env.HOOKRELAY_EMULATE_KEY ? env.HOOKRELAY_EMULATE_KEY.split('\n') : []), problems);
+  const warnings: string[] = [];
+  const proxyGiven = setting('proxy');
+  const proxy = resolveProxySettings(proxyGiven && { value: proxyGiven.value, from: proxyGiven.where }, env, problems, warnings);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: { port, host, dbPath, timeScale, ssrf, plan, webhookCap, rateLimitScale, seed, extraKeys } };
+  return { ok: true, config: { port, host, dbPath, timeScale, ssrf, plan, webhookCap, rateLimitScale, seed, extraKeys, proxy, warnings } };
 }
 
 function positiveNumber(given: { value: string; where: string } | null, fallback: number, problems: string[], expected = 'a number above 0, such as 0.001'): number {

@@ -7,7 +7,7 @@ import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
-import { LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
 import { readTlsPair, type TlsPair } from './tls-files.js';
@@ -46,7 +46,7 @@ export type ListenConfigResult = { ok: true; config: ListenConfig; warnings: str
 /** Resolves and checks every setting; with no secret, makes or reads the development secret. */
 export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   // `connect`'s own file key is allowed, so one config file can serve both commands.
-  const resolved = resolveOptions(LISTEN_OPTIONS, inputs, ['bridgeCa']);
+  const resolved = resolveOptions(LISTEN_OPTIONS, inputs, CONFIG_FILE_KEYS);
   const { values, problems } = resolved;
   const faults = resolveFaultRules(resolved, inputs.configFile ?? CONFIG_FILE);
   problems.push(...faults.problems);

@@ -65,3 +65,24 @@ export const LISTEN_OPTIONS: readonly OptionSpec[] = [
   { key: 'bridgeRetain', flag: '--bridge-retain', env: 'HOOKRELAY_BRIDGE_RETAIN', kind: { type: 'string' }, default: '7d', description: 'retention never prunes what a known subscriber has not acknowledged, until it is older than this' },
   { key: 'logFormat', flag: '--log-format', env: 'HOOKRELAY_LOG_FORMAT', kind: { type: 'enum', values: ['pretty', 'json', 'silent'] }, default: 'pretty', description: 'terminal output: pretty lines, JSON lines, or nothing' },
 ];
+
+/**
+ * `--proxy URL`: the HTTP proxy of the commands that reach out (docs/operate.md, Proxies). `connect`
+ * reads it as a row (flag > HOOKRELAY_PROXY > "proxy" in hookrelay.config.json); the service commands,
+ * `send` and `emulate`, which have no config file, by its flag and variable. Not a `listen` setting:
+ * listen only receives, and its relay to the local app is never proxied.
+ */
+export const PROXY_OPTION: OptionSpec = {
+  key: 'proxy',
+  flag: '--proxy',
+  env: 'HOOKRELAY_PROXY',
+  kind: { type: 'string' },
+  description: 'HTTP proxy (http://[user:password@]host:port) for every connection this command makes, loopback included (default: HTTPS_PROXY or HTTP_PROXY, never for loopback); NO_PROXY is honoured; docs/operate.md',
+};
+
+/**
+ * Every key a hookrelay.config.json may hold: one file serves every command, so each command's
+ * resolver accepts the keys of the others (listen's, and connect's own `bridgeCa` and `proxy`)
+ * without reading them, and refuses only a key no command knows.
+ */
+export const CONFIG_FILE_KEYS: readonly string[] = [...LISTEN_OPTIONS.map((s) => s.key), 'bridgeCa', 'proxy'];

@@ -9,7 +9,7 @@ import { displayUrl } from '../core/url-secrets.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { dataDirOf, readDevSecret } from './data-dir.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
-import { LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 
 export interface ReplayFlags {
@@ -46,7 +46,7 @@ export function resolveReplaySettings(
   if (flags.forwardInsecure !== undefined) typed.forwardInsecure = flags.forwardInsecure;
   const configFile = flags.config ?? CONFIG_FILE;
   // Every key of listen's file is allowed: one config file serves listen and its replays.
-  const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env, configFile, configFileRequired: flags.config !== undefined }, LISTEN_OPTIONS.map((s) => s.key));
+  const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env, configFile, configFileRequired: flags.config !== undefined }, CONFIG_FILE_KEYS);
   const problems = [...resolved.problems];
   const warnings: string[] = [];
   // `--to` stands in for --forward-to: routes and trust then apply to a replay without one.

@@ -15,6 +15,8 @@ import { TRIGGER_CATALOGUE, isKnownTrigger, sampleData } from '../core/triggers.
 import { buildDelivery, deliveryFromRawBody, type OutgoingDelivery } from '../sender/build-request.js';
 import { integerOrText, policyFromFlags, type PolicyFlags } from '../sender/policy-options.js';
 import { unreadableBecause } from '../core/file-errors.js';
+import type { ProxySettings } from '../runtime/proxy.js';
+import { proxyFlagOrEnv, resolveProxySettings } from './service-settings.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;
@@ -33,6 +35,8 @@ export interface SendFlags extends PolicyFlags {
   disableOnGone: boolean;
   db?: string;
   json?: boolean;
+  /** `--proxy URL` (> HOOKRELAY_PROXY > HTTPS_PROXY / HTTP_PROXY): docs/operate.md. */
+  proxy?: string;
 }
 
 export interface SendSettings {
@@ -50,6 +54,10 @@ export interface SendSettings {
   signing: string;
   webhookId: string;
   deliveries: OutgoingDelivery[];
+  /** Which proxy each attempt goes through (decided per URL by src/runtime/proxy.ts). */
+  proxy: ProxySettings;
+  /** Lines to print once on stderr (a proxy's password typed as a flag). */
+  warnings: string[];
 }
 
 export type SettingsCheck =
@@ -59,7 +67,7 @@ export type SettingsCheck =
   | { ok: false; message: string };
 
 /** Checks every flag and builds the deliveries. `now` stamps createdAt and sample data. */
-export function resolveSendSettings(flags: SendFlags, now: () => number): SettingsCheck {
+export function resolveSendSettings(flags: SendFlags, now: () => number, env: NodeJS.ProcessEnv = process.env): SettingsCheck {
   const policy = policyFromFlags(flags);
   const handling = validateFailureHandling({ autoDisableAfter: integerOrText(flags.autoDisableAfter), disableOnGone: flags.disableOnGone });
   if (!policy.ok || !handling.ok) {
@@ -67,6 +75,10 @@ export function resolveSendSettings(flags: SendFlags, now: () => number): Settin
   }
   const url = checkUrl(flags.to);
   if (!url.ok) return url;
+  const proxyProblems: string[] = [];
+  const warnings: string[] = [];
+  const proxy = resolveProxySettings(proxyFlagOrEnv(flags.proxy, env), env, proxyProblems, warnings);
+  if (proxyProblems.length > 0) return { ok: false, message: proxyProblems.join('; ') };
   const count = integerFlag('--count', flags.count, 1, 100_000);
   const concurrency = integerFlag('--concurrency', flags.concurrency, 1, 1000);
   const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1, max: 600_000 });
@@ -98,6 +110,8 @@ export function resolveSendSettings(flags: SendFlags, now: () => number): Settin
       signing: secret.signing,
       webhookId: uuidFromRandom(random),
       deliveries: deliveries.value,
+      proxy,
+      warnings: warnings.map((warning) => `warning: ${warning}`),
     },
   };
 }

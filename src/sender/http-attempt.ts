@@ -7,8 +7,9 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import type { AttemptObservation } from '../core/retry-policy/classify-outcome.js';
+import { proxyDispatchers, proxyFor, type ProxySettings } from '../runtime/proxy.js';
 import { isPrivateOrReserved } from './private-address.js';
 
 /** Spec 6.4 and section 8: 10 s per attempt, at most 3 redirect hops. */
@@ -66,6 +67,12 @@ export interface HttpTransportOptions {
   keepAlive?: boolean;
   /** Name resolution (default node:dns lookup); injectable for tests. */
   lookup?: LookupFunction;
+  /**
+   * Which proxy each hop goes through (src/runtime/proxy.ts decides, per URL); absent: direct. Through
+   * a proxy, the proxy resolves the name, so the address rule is judged first on this machine's
+   * resolution of it.
+   */
+  proxy?: ProxySettings | null;
 }
 
 const BLOCKED_CODE = 'HOOKRELAY_BLOCKED_ADDRESS';
@@ -78,7 +85,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const refuse = options.refuseAddress ?? (options.blockPrivate ? isPrivateOrReserved : null);
   const baseLookup: LookupFunction = options.lookup ?? (dnsLookup as unknown as LookupFunction);
-  const agent = new Agent({
+  const agent = proxyDispatchers(options.proxy, {
     connect: { timeout: timeoutMs, lookup: refuse ? guardLookup(baseLookup, refuse) : baseLookup },
     // undici: pipelining 0 closes each connection after its response.
     ...(options.keepAlive === false ? { pipelining: 0 } : {}),
@@ -115,7 +122,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): Transpo
       // A literal IP never reaches the lookup hook, so it is judged here.
       const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
       if (refuse && isIP(host) !== 0 && refuse(host)) return { kind: 'blocked' };
-      const res = await request(url, { method: 'POST', headers, body: req.body, dispatcher: agent, signal });
+      // Through a proxy the lookup hook never sees the target's name: it is judged here.
+      if (refuse && isIP(host) === 0 && proxyFor(url, options.proxy) !== null) await judgeName(baseLookup, refuse, host, signal);
+      const res = await request(url, { method: 'POST', headers, body: req.body, dispatcher: agent.for(url), signal });
       // Spec 6.4: the response body is never read.
       res.body.on('error', () => {});
       res.body.destroy();
@@ -170,6 +179,20 @@ function guardLookup(base: LookupFunction, refuse: (address: string) => boolean)
       callback(null, address, family);
     });
   };
+}
+
+/** Resolves `hostname` as the lookup hook would and fails as it does (a refused address is `blocked`), within the attempt's deadline. */
+function judgeName(lookup: LookupFunction, refuse: (address: string) => boolean, hostname: string, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    guardLookup(lookup, refuse)(hostname, { all: true }, (err) => {
+      signal.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 }
 
 function observeError(err: unknown, signal: AbortSignal): AttemptObservation {

@@ -10,7 +10,7 @@
  * Every message it throws has the API key scrubbed out.
  */
 import { jitteredBackoffMs } from '../core/backoff.js';
-import type { Dispatcher } from 'undici';
+import type { ProxyDispatchers, ProxySettings } from '../runtime/proxy.js';
 import { parseRetryAfter } from '../core/retry-policy/retry-after.js';
 import { VERSION } from '../runtime/version.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
@@ -51,6 +51,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   onWait?: (notice: WaitNotice) => void;
+  /** Which proxy the API is reached through (src/runtime/proxy.ts decides, per URL); absent: direct. */
+  proxy?: ProxySettings | null;
 }
 
 export interface CallOptions {
@@ -100,10 +102,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   // undici is loaded on the first call: every command that can talk to the service would
   // otherwise load it at start, listen included (cold start is measured in npm run bench).
-  let undici: Promise<{ dispatcher: Dispatcher; request: typeof import('undici').request }> | null = null;
+  let undici: Promise<{ dispatchers: ProxyDispatchers; request: typeof import('undici').request }> | null = null;
   const http = () =>
-    (undici ??= import('../runtime/undici-on-use.js').then(({ Agent, request }) => ({
-      dispatcher: new Agent({ connect: { timeout: o.connectTimeoutMs }, headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs }),
+    (undici ??= Promise.all([import('../runtime/undici-on-use.js'), import('../runtime/proxy.js')]).then(([{ request }, { proxyDispatchers }]) => ({
+      dispatchers: proxyDispatchers(options.proxy, { connect: { timeout: o.connectTimeoutMs }, headersTimeout: o.headersTimeoutMs, bodyTimeout: o.bodyTimeoutMs }),
       request,
     })));
   const key = options.apiKey;
@@ -209,8 +211,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'application/json', 'user-agent': `hookrelay/${VERSION}` };
       const payload = body === undefined ? undefined : JSON.stringify(body);
       if (payload !== undefined) headers['content-type'] = 'application/json';
-      const { dispatcher, request } = await http();
-      const res = await request(url, { method, headers, body: payload, dispatcher, signal: controller.signal });
+      const { dispatchers, request } = await http();
+      const res = await request(url, { method, headers, body: payload, dispatcher: dispatchers.for(url), signal: controller.signal });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -238,7 +240,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     call,
     scrub,
     async close() {
-      if (undici) await (await undici).dispatcher.close();
+      if (undici) await (await undici).dispatchers.close();
     },
   };
 }
