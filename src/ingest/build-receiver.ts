@@ -10,12 +10,10 @@ import { createFaultSockets } from './fault-answer.js';
 import { unreadHttpArrival } from './http-arrival.js';
 import { ingestPlugin } from './ingest-plugin.js';
 import { ERROR_CODE_HEADER, JSON_TYPE } from './outcome.js';
-import { createIngestPipeline, type IngestOptions, type IngestPipeline } from './pipeline.js';
+import type { IngestPipeline } from './pipeline.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { writeOutcome } from './reply-outcome.js';
 import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
-
-export type { IngestOptions } from './pipeline.js';
 
 /** The listener's own settings; the pipeline it hands each arrival to is the node's (build-node.ts). */
 export interface ReceiverSettings {
@@ -36,7 +34,7 @@ export interface ReceiverSettings {
   tls?: { cert: string; key: string };
 }
 
-export type ReceiverOptions = ReceiverSettings & ({ pipeline: IngestPipeline } | IngestOptions);
+export type ReceiverOptions = ReceiverSettings & { pipeline: IngestPipeline };
 
 /** What `/readyz` reports; `reason` says what is wrong when not ready. */
 export interface Readiness {
@@ -101,7 +99,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     return reply.code(503).type(JSON_TYPE).send(errorBody('NOT_READY', reason ?? 'not ready', now, data));
   });
 
-  const pipeline = 'pipeline' in options ? options.pipeline : createIngestPipeline(options);
+  const { pipeline } = options;
   const sockets = createFaultSockets({ clock: options.clock, hangCapMs: options.hangCapMs });
   // Hung and delayed connections must not hold up a shutdown.
   app.addHook('preClose', (done) => {

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSendCommand } from '../../src/commands/send.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { otherSecretHint } from '../../src/ingest/rejection-hints.js';
 import { createEventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 async function receiver(): Promise<{ url: string; store: DeliveryStore }> {
   const store = createMemoryStore();
-  app = buildReceiver({ path: '/webhooks', secrets: [RECEIVER_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: 65536, store, hub: createEventHub(), clock: Date.now });
+  app = testReceiver({ path: '/webhooks', secrets: [RECEIVER_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: 65536, store, hub: createEventHub(), clock: Date.now });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return { url: `${address}/webhooks`, store };
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFaultRules } from '../../src/faults/rules-controller.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { createEventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -45,7 +45,7 @@ describe.each(stores)('the announced attempt is the stored attempt (%s store)', 
     hub.on('attempt', ({ attempt }) => announced.push(attempt));
     // A clock that moves on every reading: a record taken at two moments cannot look the same.
     let ms = T0 * 1000;
-    const app: FastifyInstance = buildReceiver({
+    const app: FastifyInstance = testReceiver({
       path: '/webhooks',
       secrets: [TEST_SECRET],
       toleranceSeconds: 300,

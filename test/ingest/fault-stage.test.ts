@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { FAULT_ERROR_CODE, FAULT_HEADER } from '../../src/core/faults/index.js';
 import { createFaultRules, type FaultDecider } from '../../src/faults/rules-controller.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import type { AttemptRecord, DeliveryStore } from '../../src/store/store.js';
 import { signedRequest, T0, TEST_SECRET } from '../helpers/signed-delivery.js';
@@ -18,7 +18,7 @@ let app: FastifyInstance;
 let seen: AttemptRecord[];
 
 function build(faults: FaultDecider, storeOverride: DeliveryStore = store): FastifyInstance {
-  app = buildReceiver({
+  app = testReceiver({
     path: '/webhooks',
     secrets: [TEST_SECRET],
     toleranceSeconds: 300,

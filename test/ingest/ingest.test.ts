@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createEventHub, type EventHub } from '../../src/runtime/event-hub.js';
 import { sign } from '../../src/core/signature/sign.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type AttemptRecord, type DeliveryStore } from '../../src/store/store.js';
 import { envelopeBody, signedRequest, T0, TEST_SECRET } from '../helpers/signed-delivery.js';
@@ -15,8 +15,8 @@ let hub: EventHub;
 let app: FastifyInstance;
 let seen: AttemptRecord[];
 
-function build(overrides: Partial<Parameters<typeof buildReceiver>[0]> = {}) {
-  return buildReceiver({
+function build(overrides: Partial<Parameters<typeof testReceiver>[0]> = {}) {
+  return testReceiver({
     path: '/webhooks',
     secrets: [TEST_SECRET],
     toleranceSeconds: 300,

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
 import { createFaultRules } from '../../src/faults/rules-controller.js';
 import { MAX_KEPT_REFUSED_BODY } from '../../src/ingest/attempt-log.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { createEventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -46,7 +46,7 @@ describe.each(stores)('rejected and faulted attempts keep their request (%s stor
     const hub = createEventHub();
     const announced: AttemptRecord[] = [];
     hub.on('attempt', ({ attempt }) => announced.push(attempt));
-    const app = buildReceiver({
+    const app = testReceiver({
       path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes, store, hub, clock: () => NOW_MS,
       ...(faultLines.length > 0 ? { faults: createFaultRules({ rules: rules(...faultLines), seed: 1, hub }) } : {}),
     });

@@ -4,14 +4,14 @@
  * Content-Length, an oversized body and oversized headers get a clear answer, never a hang.
  *
  * The receiver is built here with short timeouts (1 s for headers, 2 s for a whole request)
- * through buildReceiver's options, so the scenario takes seconds, not the default 10 s / 30 s.
+ * through the receiver's options, so the scenario takes seconds, not the default 10 s / 30 s.
  */
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventHub } from '../../src/runtime/event-hub.js';
-import { buildReceiver } from '../../src/ingest/build-receiver.js';
+import { testReceiver } from '../helpers/test-receiver.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -42,7 +42,7 @@ describe('slow and oversized clients', () => {
     cleanups.push(remove);
     store = await createSqliteStore(join(dir, 'slow.db'));
     cleanups.push(() => store.close());
-    const receiver = buildReceiver({
+    const receiver = testReceiver({
       path: '/webhooks', secrets: [TEST_SECRET], toleranceSeconds: 300, skipVerify: false, bodyLimitBytes: BODY_LIMIT,
       store, hub: createEventHub(), clock: Date.now, requestTimeoutMs: REQUEST_TIMEOUT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS,
     });
