@@ -29,7 +29,7 @@ export function registerEmulateCommand(program: Command): void {
     .option('--rate-limit <mode>', 'on (300 reads, 120 writes a minute per key), off, or a window scale such as 0.01 (default: on) [env HOOKRELAY_EMULATE_RATE_LIMIT]')
     .option('--seed <n>', 'seed of the retry jitter and sample data (default: random) [env HOOKRELAY_EMULATE_SEED]')
     .option('--key <NAME:SCOPES>', 'add an API key to organization A, e.g. ci:webhooks:read; repeatable [env HOOKRELAY_EMULATE_KEY, one per line]', collect)
-    .option('--proxy <url>', `the delivery engine's HTTP proxy (http://[user:password@]host:port) for every attempt, loopback endpoints included (default: HTTPS_PROXY or HTTP_PROXY, never for loopback); NO_PROXY is honoured; docs/operate.md [env ${PROXY_OPTION.env}]`)
+    .option('--proxy <url>', `the delivery engine's HTTP proxy (http://[user:password@]host:port) for every attempt, loopback endpoints included; without it HTTPS_PROXY or HTTP_PROXY apply, never to loopback; NO_PROXY is honoured; docs/operate.md [env ${PROXY_OPTION.env}]`)
     .addHelpText('after', '\nSee docs/emulate.md for a tour. `hookrelay emulate keys` prints the keys again; `hookrelay emulate fire --trigger T` fires an event.')
     // emulate's options end at its subcommand, so `emulate keys --db FILE` reaches keys' own --db
     // instead of being taken by this one.

@@ -77,7 +77,7 @@ export const PROXY_OPTION: OptionSpec = {
   flag: '--proxy',
   env: 'HOOKRELAY_PROXY',
   kind: { type: 'string' },
-  description: 'HTTP proxy (http://[user:password@]host:port) for every connection this command makes, loopback included (default: HTTPS_PROXY or HTTP_PROXY, never for loopback); NO_PROXY is honoured; docs/operate.md',
+  description: 'HTTP proxy (http://[user:password@]host:port) for every connection this command makes, loopback included; without it HTTPS_PROXY or HTTP_PROXY apply, never to loopback; NO_PROXY is honoured; docs/operate.md',
 };
 
 /**

@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 describe('emulate settings: flag > HOOKRELAY_EMULATE_* > default', () => {
   it('defaults', () => {
     const r = resolveEmulateConfig({}, {});
-    expect(r).toEqual({ ok: true, config: { port: 4100, host: '127.0.0.1', dbPath: '.hookrelay/emulator.db', timeScale: 1, ssrf: 'loopback', plan: 'core', webhookCap: 10, rateLimitScale: 1, seed: null, extraKeys: [] } });
+    expect(r).toEqual({ ok: true, config: { port: 4100, host: '127.0.0.1', dbPath: '.hookrelay/emulator.db', timeScale: 1, ssrf: 'loopback', plan: 'core', webhookCap: 10, rateLimitScale: 1, seed: null, extraKeys: [], proxy: { explicit: null, https: null, http: null, noProxy: [] }, warnings: [] } });
   });
 
   it('a flag wins over the environment, which wins over the default', () => {
