@@ -213,7 +213,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       }
       ({ receiverUrl } = await built.open());
       if (metrics) built.watch?.(metrics);
-      describeOwner?.({ receiverUrl, consoleUrl });
+      describeOwner?.({ command: intake.command, receiverUrl, consoleUrl });
       return { config, store, hub, faults, receiverUrl, consoleUrl, consoleToken, replay, startNotices, close: started.close };
     };
     const start = async (): Promise<NodeHandle<C>> => {

@@ -12,6 +12,9 @@ import type { BridgeCursors } from '../store/store.js';
 import { CursorWrites, type Freed } from './cursor-writes.js';
 import { encodeForSubscriber, framePacker } from './delivery-frames.js';
 
+
+/** A resume count reads at most this many rows (on the receiver's own thread with SQLite); past it, hello says no number. */
+const MAX_COUNTED = 10_000;
 export interface SessionDeps {
   store: BridgeCursors;
   hub: EventHub;
@@ -45,6 +48,8 @@ export class SubscriberSession {
   private pumping = false;
   private again = false;
   private closed = false;
+  /** Set once `hello` is sent: nothing may be sent before it, whatever wakes the session meanwhile. */
+  private ready = false;
   private liveness: Liveness | null = null;
   private done: Promise<void>;
   private finish!: () => void;
@@ -106,11 +111,13 @@ export class SubscriberSession {
       const cursor = (await deps.store.bridgeCursor(this.name)) ?? (await deps.store.registerBridgeSubscriber(this.name, latest, deps.clock()));
       this.sentUpTo = this.scannedUpTo = this.acked = cursor.ackedSeq;
       this.cursor.loaded(cursor.updatedAt);
-      // What this subscriber will be sent: its token's triggers only, counted without reading a body.
-      const missed = await deps.store.countDeliveriesAfter(cursor.ackedSeq, latest, this.token.triggers);
+      // What this subscriber will be sent (its token's triggers only), when the store can say it cheaply:
+      // best effort, so a backlog too long to count or a count that fails sends hello without it.
+      const missed = await deps.store.countDeliveriesAfter(cursor.ackedSeq, latest, this.token.triggers, MAX_COUNTED).catch(() => null);
       if (this.closed) return;
-      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit, missed }));
-      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${missed} behind` });
+      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit, ...(missed === null ? {} : { missed }) }));
+      this.ready = true;
+      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${missed ?? `up to ${Math.max(0, latest - cursor.ackedSeq)}`} behind` });
       this.wake();
     } catch (err) {
       ws.close(1011, 'the store cannot be read');
@@ -156,7 +163,7 @@ export class SubscriberSession {
   }
 
   wake(): void {
-    if (this.closed) return;
+    if (this.closed || !this.ready) return;
     if (this.pumping) {
       this.again = true;
       return;

@@ -271,9 +271,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return out;
     },
 
-    async countDeliveriesAfter(afterSeq, upToSeq, triggers) {
+    async countDeliveriesAfter(afterSeq, upToSeq, triggers, most = Infinity) {
       const matches = triggerFilter(triggers);
-      return deliveries.filter((d) => d.seq > afterSeq && d.seq <= upToSeq && (!matches || matches(d.trigger))).length;
+      const range = deliveries.filter((d) => d.seq > afterSeq && d.seq <= upToSeq);
+      if (range.length > most) return null;
+      return range.filter((d) => !matches || matches(d.trigger)).length;
     },
 
     async bridgeCursor(name) {

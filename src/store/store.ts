@@ -218,9 +218,10 @@ export interface BridgeCursors {
   /**
    * How many of the deliveries with afterSeq < seq <= upToSeq `deliveriesAfter` would give under the
    * same `triggers` (what a resuming subscriber will get), reading no body. On PostgreSQL up to the
-   * commit-order horizon, as deliveriesAfter reads.
+   * commit-order horizon, as deliveriesAfter reads. A store whose reads run on the caller's thread
+   * (SQLite, memory) reads at most `most` rows, and resolves null when the range holds more.
    */
-  countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[]): Promise<number>;
+  countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[], most?: number): Promise<number | null>;
   /** The subscriber's cursor, or null for a name never seen. */
   bridgeCursor(name: string): Promise<BridgeCursor | null>;
   /** Creates the subscriber at `seq` if new (its starting point); never moves an existing one. Resolves with the cursor as stored. Durable. */

@@ -78,3 +78,29 @@ describe('one listen per SQLite file', () => {
     expect(third.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
   });
 });
+
+describe('the lock held by connect', () => {
+  it('names connect and the bridge it is fed by, without the URL secret', async () => {
+    const { acquireInstanceLock } = await import('../../src/store/sqlite/instance-lock.js');
+    const { tempDir } = await import('../helpers/temp-dir.js');
+    const { dir, remove } = tempDir();
+    const dbPath = join(dir, 'laptop.db');
+    const held = acquireInstanceLock(dbPath);
+    try {
+      held.describe({ command: 'connect', receiverUrl: 'wss://hooks.example.com/bridge?api_key=s3cr3t-value', consoleUrl: null });
+      let message = '';
+      try {
+        acquireInstanceLock(dbPath).release();
+      } catch (err) {
+        expect(err).toBeInstanceOf(InstanceLockedError);
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/already served by another `hookrelay connect` \(pid \d+, fed by wss:\/\/hooks\.example\.com\/bridge\?api_key=\[redacted\]/);
+      expect(message).not.toContain('s3cr3t');
+      expect(readFileSync(`${dbPath}.owner.json`, "utf8")).not.toContain("s3cr3t");
+    } finally {
+      held.release();
+      remove();
+    }
+  });
+});

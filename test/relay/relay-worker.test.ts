@@ -462,6 +462,8 @@ describe('relay worker', () => {
     cleanups.push(() => worker.stop());
     await acceptAndOffer(store, worker, 'unrecorded', Buffer.from('{"n":1}'), now);
     expect(await noticed).toEqual({ level: 'warn', message: 'relay: the try of delivery unrecorded could not be recorded (disk full); it is handed on again' });
+    // Past the hold that follows a failed record: the job is handed on again, and still no try was announced.
+    await target.waitFor(2);
     expect(relay.events).toEqual([]);
   });
 

@@ -9,12 +9,15 @@
  * listeners are bound, for the refusal message only: the lock alone decides.
  */
 import { asciiOnly } from '../../core/printable-text.js';
+import { displayUrl } from '../../core/url-secrets.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface InstanceOwner {
   pid: number;
+  /** The command that holds it: `listen`, or `connect` (whose receiverUrl is the bridge it is fed by). */
+  command: 'listen' | 'connect';
   receiverUrl: string;
   consoleUrl: string | null;
   startedAt: string;
@@ -50,7 +53,8 @@ export function acquireInstanceLock(dbPath: string): InstanceLock {
   return {
     describe(owner) {
       // Never the console's token: the URL is written without its query.
-      const record: InstanceOwner = { pid: process.pid, startedAt, receiverUrl: owner.receiverUrl, consoleUrl: owner.consoleUrl?.replace(/\?.*$/, '') ?? null };
+      // Nor a URL's credentials or secret query values (core/url-secrets.ts).
+      const record: InstanceOwner = { pid: process.pid, startedAt, command: owner.command, receiverUrl: displayUrl(owner.receiverUrl), consoleUrl: owner.consoleUrl?.replace(/\?.*$/, '') ?? null };
       writeFileSync(ownerPathOf(dbPath), `${JSON.stringify(record)}\n`, { mode: 0o600 });
     },
     release() {
@@ -66,10 +70,10 @@ export function acquireInstanceLock(dbPath: string): InstanceLock {
 function refusal(dbPath: string): string {
   const owner = readOwner(dbPath);
   const who = owner
-    ? `pid ${owner.pid}, receiving at ${owner.receiverUrl}${owner.consoleUrl ? `, console at ${owner.consoleUrl.replace(/\?token=.*$/, '')}` : ''}, since ${owner.startedAt}`
+    ? `pid ${owner.pid}, ${owner.command === 'connect' ? 'fed by' : 'receiving at'} ${owner.receiverUrl}${owner.consoleUrl ? `, console at ${owner.consoleUrl.replace(/\?token=.*$/, '')}` : ''}, since ${owner.startedAt}`
     : 'it is still starting';
   return (
-    `${dbPath} is already served by another \`hookrelay listen\` (${who}). ` +
+    `${dbPath} is already served by another \`hookrelay ${owner?.command ?? 'listen'}\` (${who}). ` +
     'Two on one SQLite file would hand the same deliveries on twice. Stop that one, pass another --db, ' +
     'or run several instances on one PostgreSQL database with --store postgres://… (docs/deploy.md)'
   );
@@ -81,7 +85,7 @@ function readOwner(dbPath: string): InstanceOwner | null {
     const parsed = JSON.parse(readFileSync(ownerPathOf(dbPath), 'utf8')) as Partial<InstanceOwner>;
     const clean = (value: unknown) => (typeof value === 'string' ? asciiOnly(value, 200) : null);
     if (!Number.isSafeInteger(parsed.pid) || typeof parsed.receiverUrl !== 'string') return null;
-    return { pid: parsed.pid!, receiverUrl: clean(parsed.receiverUrl)!, consoleUrl: clean(parsed.consoleUrl), startedAt: clean(parsed.startedAt) ?? '?' };
+    return { pid: parsed.pid!, command: parsed.command === 'connect' ? 'connect' : 'listen', receiverUrl: displayUrl(clean(parsed.receiverUrl)!), consoleUrl: clean(parsed.consoleUrl), startedAt: clean(parsed.startedAt) ?? '?' };
   } catch {
     return null;
   }

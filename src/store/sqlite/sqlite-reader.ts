@@ -154,8 +154,9 @@ export function createSqliteReader(db: Database.Database) {
   // large body's overflow pages are never read for a delivery that does not match).
   const triggersAfter = db.prepare<[number, number], { seq: number; trigger: string }>('SELECT seq, trigger FROM deliveries WHERE seq > ? ORDER BY seq LIMIT ?');
   const bySeq = db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE seq = ?');
-  const countBetween = db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE seq > ? AND seq <= ?');
-  const triggersBetween = db.prepare<[number, number], { trigger: string }>('SELECT trigger FROM deliveries WHERE seq > ? AND seq <= ?');
+  // Bounded: at most `most` + 1 rows are looked at, on this (the receiver's) thread.
+  const countBetween = db.prepare<[number, number, number], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE seq > ? AND seq <= ? LIMIT ?)');
+  const triggersBetween = db.prepare<[number, number, number], { trigger: string }>('SELECT trigger FROM deliveries WHERE seq > ? AND seq <= ? LIMIT ?');
   const latestSeq = db.prepare<[], { seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM deliveries');
   const filteredAfter = db.transaction((afterSeq: number, limit: number, matches: (trigger: string) => boolean): StoredDelivery[] => {
     const out: StoredDelivery[] = [];
@@ -196,12 +197,14 @@ export function createSqliteReader(db: Database.Database) {
       return matches ? filteredAfter(afterSeq, n, matches) : after.all(afterSeq, n).map(toDelivery);
     },
 
-    countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[]): number {
+    countDeliveriesAfter(afterSeq: number, upToSeq: number, triggers?: readonly string[], most = Number.MAX_SAFE_INTEGER): number | null {
       if (upToSeq <= afterSeq) return 0;
+      const rows = countBetween.get(afterSeq, upToSeq, Math.min(most, Number.MAX_SAFE_INTEGER - 1) + 1)!.n;
+      if (rows > most) return null;
       const matches = triggerFilter(triggers);
-      if (!matches) return countBetween.get(afterSeq, upToSeq)!.n;
+      if (!matches) return rows;
       let n = 0;
-      for (const row of triggersBetween.iterate(afterSeq, upToSeq)) if (matches(row.trigger)) n++;
+      for (const row of triggersBetween.iterate(afterSeq, upToSeq, rows)) if (matches(row.trigger)) n++;
       return n;
     },
 

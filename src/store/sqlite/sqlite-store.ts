@@ -311,8 +311,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async deliveriesAfter(afterSeq, limit, triggers) {
       return reader.deliveriesAfter(afterSeq, limit, triggers);
     },
-    async countDeliveriesAfter(afterSeq, upToSeq, triggers) {
-      return reader.countDeliveriesAfter(afterSeq, upToSeq, triggers);
+    async countDeliveriesAfter(afterSeq, upToSeq, triggers, most) {
+      return reader.countDeliveriesAfter(afterSeq, upToSeq, triggers, most);
     },
     async bridgeCursor(name) {
       return reader.bridgeCursor(name);
