@@ -175,3 +175,70 @@ export function storeCounts(dbPath: string): { stored: number; pending: number }
     db.close();
   }
 }
+
+/** The postmaster's pid of a cluster (the first line of DATA/postmaster.pid), or null when it is not running. */
+export function postmasterPid(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pids whose parent is `pid` (a postmaster's: its backends and background processes). */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU ms (user + system) a PostgreSQL server has used so far: the postmaster, every live child
+ * (backends, WAL writer, checkpointer, autovacuum…), and the children it has reaped (cutime and
+ * cstime of the postmaster), so a backend that exits between two readings is still counted.
+ */
+export function postgresCpuMs(dataDir: string): number {
+  const pid = postmasterPid(dataDir);
+  if (pid === null) return 0;
+  let total = 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+    total += ((Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+  for (const child of childPids(pid)) {
+    const { user, system } = processCpu(child);
+    total += user + system;
+  }
+  return total;
+}
+
+/**
+ * Pins a PostgreSQL server to a core: the postmaster and its children now, and so every backend it
+ * forks later. False when taskset is missing or refused.
+ */
+export function pinPostgres(dataDir: string, core: number): boolean {
+  const pid = postmasterPid(dataDir);
+  if (pid === null || !PINNED) return false;
+  return [pid, ...childPids(pid)].every((one) => spawnSync('taskset', ['-a', '-p', '-c', String(core), String(one)], { stdio: 'ignore' }).status === 0);
+}
+
+/** Busy and total jiffies of one core so far (/proc/stat), for how busy it was over a window. */
+export function coreTicks(core: number): { busy: number; total: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+  if (!line) return { busy: 0, total: 0 };
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq! + steal!;
+  return { busy, total: busy + idle! + iowait! };
+}

@@ -18,6 +18,8 @@ import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retr
 import { mulberry32 } from '../src/core/seeded-random.js';
 import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries, seedSchemaFloor } from './seed-store.js';
+import { coreTicks, pinPostgres, postgresCpuMs } from './lib.js';
+import pg from 'pg';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
@@ -580,34 +582,136 @@ async function coldStart(work: string): Promise<void> {
   rows.push({ measure: 'cold start vs bare fastify bundled into one file, as hookrelay\'s CLI is (scripts/bundle-cli.mjs)', result: `${fmt(hook / bareBundled, 2)}× (${fmt(hook)} vs ${fmt(bareBundled)} ms)`, target: '', met: null });
 }
 
+/** Scenario 7's servers, compiled as the other floors are. */
+const PG_FLOOR_BUILT = 'bench/.build/bench/pg-floor-server.js';
+
+/** One round of one server of scenario 7: its own CPU and the database server's, a request answered. */
+type PgRound = Load & { ownUs: number | null; dbUs: number | null; core1Busy: number | null };
+
+/**
+ * Alternating rounds as `alternate` runs them, with the database server's CPU (every postgres
+ * process, from /proc) read around each round as the server's own is, and how busy core 1 was.
+ */
+async function alternateWithDatabase(servers: Array<{ name: string; url: string; pids: number[]; db: boolean }>, dataDir: string): Promise<Map<string, PgRound[]>> {
+  for (const s of servers) await load(s.url, 1500, CONNECTIONS);
+  const runs = new Map<string, PgRound[]>(servers.map((s) => [s.name, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    const parts: string[] = [];
+    for (const s of servers) {
+      const own = s.pids.map((pid) => cpuMs(pid));
+      const db = postgresCpuMs(dataDir);
+      const core1 = coreTicks(1);
+      const measured = await load(s.url, ROUND_MS, CONNECTIONS);
+      const core1After = coreTicks(1);
+      const per = (ms: number) => (measured.ok === 0 ? null : (ms * 1000) / measured.ok);
+      const ownUs = per(s.pids.reduce((sum, pid, i) => sum + cpuMs(pid) - own[i]!, 0));
+      const dbUs = s.db ? per(postgresCpuMs(dataDir) - db) : null;
+      const core1Busy = core1After.total > core1.total ? (core1After.busy - core1.busy) / (core1After.total - core1.total) : null;
+      runs.get(s.name)!.push({ ...measured, ownUs, dbUs, core1Busy });
+      const cpu = `${ownUs === null ? '' : `, ${fmt(ownUs)} µs CPU/req`}${dbUs === null ? '' : ` + database ${fmt(dbUs)} µs`}`;
+      parts.push(`${s.name} ${fmt(measured.rps)} req/s p99 ${fmt(measured.p99, 2)} ms${cpu}${core1Busy === null ? '' : ` (core 1 ${fmt(core1Busy * 100)}% busy)`}${measured.requests - measured.ok ? ` (${measured.requests - measured.ok} non-2xx)` : ''}`);
+    }
+    say(`  round ${round}: ${parts.join(' | ')}`);
+  }
+  return runs;
+}
+
+/** A database of its own on the server of `url` (dropped first): the URL to it. */
+async function freshDatabase(url: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name}`);
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const to = new URL(url);
+  to.pathname = `/${name}`;
+  return to.href;
+}
+
+/**
+ * Scenario 7: one hookrelay instance on PostgreSQL against the PostgreSQL floor
+ * (bench/pg-floor-server.ts) and against hookrelay on SQLite, in the same alternating rounds; three
+ * instances on one database in the same rounds, for correctness's sake (no scaling on 2 cores).
+ * Servers on core 0; the database server on core 1 with the load generator (BENCH_PG_UNPINNED=1:
+ * wherever the kernel puts it), its CPU read from /proc for every postgres process.
+ */
 async function postgresInstances(work: string): Promise<void> {
-  say('\n7. three instances on one PostgreSQL database against one instance on SQLite');
+  say('\n7. PostgreSQL: one instance against the PostgreSQL floor and against one instance on SQLite, in the same rounds; three instances on one database');
+  const compile = ['tsc', 'bench/pg-floor-server.ts', '--outDir', 'bench/.build', '--rootDir', '.', '--module', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--strict'];
+  if (spawnSync('npx', compile, { cwd: ROOT }).status !== 0) throw new Error('could not compile bench/pg-floor-server.ts');
   const pgDir = join(work, 'pg');
   const started = spawnSync('bash', ['scripts/start-postgres.sh', pgDir], { cwd: ROOT, encoding: 'utf8' });
   if (started.status !== 0) {
     say(`  skipped: PostgreSQL could not be started (${started.stderr.trim().split('\n').pop()})`);
     return;
   }
+  const dataDir = join(pgDir, 'data');
   const url = started.stdout.trim().split('\n').pop()!;
+  const servers: Server[] = [];
   try {
-    const ports = [await freePort(), await freePort(), await freePort()];
-    const instances = await Promise.all(ports.map((port) => startServer([...listenArgs(port, join(work, `unused-${port}.db`)), '--store', url], port, '/webhooks')));
-    const sqlitePort = await freePort();
+    const pinned = process.env.BENCH_PG_UNPINNED !== '1' && pinPostgres(dataDir, 1);
+    const settings = new pg.Client({ connectionString: url });
+    await settings.connect();
+    const show = async (name: string) => (await settings.query(`SHOW ${name}`)).rows[0]?.[name] as string;
+    const [version, syncCommit, fsync] = [await show('server_version'), await show('synchronous_commit'), await show('fsync')];
+    await settings.end();
+    say(`  PostgreSQL ${version}, synchronous_commit=${syncCommit}, fsync=${fsync}; ${pinned ? 'the database server pinned to core 1, with the load generator' : 'the database server unpinned'}`);
+    const [oneUrl, threeUrl, floorUrl] = [await freshDatabase(url, 'bench_one'), await freshDatabase(url, 'bench_three'), await freshDatabase(url, 'bench_floor')];
+    const [sqlitePort, onePort, floorPort] = [await freePort(), await freePort(), await freePort()];
     const sqlite = await startServer(listenArgs(sqlitePort, join(work, 'single.db')), sqlitePort, '/webhooks');
-    const result = await alternate([
-      { name: 'one instance on SQLite', url: sqlite.url },
-      { name: 'three on PostgreSQL', url: instances.map((i) => i.url).join(',') },
-    ]);
-    await Promise.all([sqlite.stop(), ...instances.map((i) => i.stop())]);
-    const one = result.get('one instance on SQLite')!;
-    const three = result.get('three on PostgreSQL')!;
-    rows.push({
-      measure: 'three instances on PostgreSQL (all on core 0; the server unpinned) vs one on SQLite',
-      result: `${fmt(three.rps / one.rps, 2)}× (${fmt(three.rps)} vs ${fmt(one.rps)} req/s; p99 ${fmt(three.p99, 1)} vs ${fmt(one.p99, 1)} ms)`,
-      target: 'correctness (tests); no scaling on 2 cores',
-      met: null,
-    });
+    servers.push(sqlite);
+    const one = await startServer([...listenArgs(onePort, join(work, `unused-${onePort}.db`)), '--store', oneUrl], onePort, '/webhooks');
+    servers.push(one);
+    const floor = await startServer([PG_FLOOR_BUILT, String(floorPort), floorUrl], floorPort, '/webhooks', '/healthz');
+    servers.push(floor);
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const three = await Promise.all(ports.map((port) => startServer([...listenArgs(port, join(work, `unused-${port}.db`)), '--store', threeUrl], port, '/webhooks')));
+    servers.push(...three);
+    const NAMES = { sqlite: 'hookrelay on SQLite', one: 'hookrelay on PostgreSQL', floor: 'PostgreSQL floor', three: 'three on PostgreSQL' } as const;
+    const runs = await alternateWithDatabase(
+      [
+        { name: NAMES.sqlite, url: sqlite.url, pids: [sqlite.child.pid!], db: false },
+        { name: NAMES.one, url: one.url, pids: [one.child.pid!], db: true },
+        { name: NAMES.floor, url: floor.url, pids: [floor.child.pid!], db: true },
+        { name: NAMES.three, url: three.map((i) => i.url).join(','), pids: three.map((i) => i.child.pid!), db: true },
+      ],
+      dataDir,
+    );
+    const [s, h, f, t] = [runs.get(NAMES.sqlite)!, runs.get(NAMES.one)!, runs.get(NAMES.floor)!, runs.get(NAMES.three)!];
+    const med = (list: PgRound[], pick: (r: PgRound) => number | null) => {
+      const values = list.map(pick).filter((v): v is number => v !== null);
+      return values.length === list.length ? median(values) : Number.NaN;
+    };
+    const each = (list: PgRound[], pick: (r: PgRound) => number | null) => list.map((r) => pick(r) ?? Number.NaN);
+    const described = (list: PgRound[], db: boolean) =>
+      `${fmt(med(list, (r) => r.rps))} req/s, p50 ${fmt(med(list, (r) => r.p50), 2)} ms, p99 ${fmt(med(list, (r) => r.p99), 2)} ms; ${fmt(med(list, (r) => r.ownUs))} µs CPU/req of its own${db ? `, ${fmt(med(list, (r) => r.dbUs))} µs of the database server's` : ''} (medians of the rounds)`;
+    const vsFloor = sameRoundRatio(each(h, (r) => r.rps), each(f, (r) => r.rps));
+    const p99VsFloor = sameRoundRatio(each(h, (r) => r.p99), each(f, (r) => r.p99));
+    const vsSqlite = sameRoundRatio(each(h, (r) => r.rps), each(s, (r) => r.rps));
+    const ownVsSqlite = sameRoundRatio(each(h, (r) => r.ownUs), each(s, (r) => r.ownUs));
+    const dbVsFloor = sameRoundRatio(each(h, (r) => r.dbUs), each(f, (r) => r.dbUs));
+    const threeVsSqlite = sameRoundRatio(each(t, (r) => r.rps), each(s, (r) => r.rps));
+    rows.push(
+      { measure: 'PostgreSQL floor: one statement a group (deliveries from unnest(…) ON CONFLICT (id) DO NOTHING, an attempt row each) on one of two connections, synchronous_commit on, answered after COMMIT', result: described(f, true), target: '', met: null },
+      { measure: 'hookrelay listen on PostgreSQL, one instance', result: described(h, true), target: '', met: null },
+      { measure: 'hookrelay listen on SQLite, in the same rounds', result: described(s, false), target: '', met: null },
+      { measure: 'hookrelay on PostgreSQL: throughput vs the PostgreSQL floor', result: vsFloor.text, target: '≥ 0.80×', met: vsFloor.ratio >= 0.8 },
+      { measure: 'hookrelay on PostgreSQL: p99 vs the PostgreSQL floor', result: p99VsFloor.text, target: '≤ 1.5×', met: p99VsFloor.ratio <= 1.5 },
+      { measure: 'hookrelay on PostgreSQL: throughput vs hookrelay on SQLite', result: vsSqlite.text, target: '≥ 0.50×', met: vsSqlite.ratio >= 0.5 },
+      { measure: 'hookrelay on PostgreSQL: its own CPU a request vs on SQLite', result: ownVsSqlite.text, target: '≤ 1.5×', met: ownVsSqlite.ratio <= 1.5 },
+      { measure: "hookrelay on PostgreSQL: the database server's CPU a request vs the floor's", result: dbVsFloor.text, target: '≤ 2×', met: dbVsFloor.ratio <= 2 },
+      {
+        measure: 'three instances on PostgreSQL (all on core 0) vs one on SQLite',
+        result: `${threeVsSqlite.text}; ${described(t, true)}`,
+        target: 'correctness (tests); no scaling on 2 cores',
+        met: null,
+      },
+    );
   } finally {
+    await Promise.all(servers.map((one) => one.stop()));
     spawnSync('bash', ['scripts/stop-postgres.sh', pgDir, '--remove'], { cwd: ROOT });
   }
 }

@@ -233,3 +233,66 @@ describe('postgres store probe', () => {
     expect(refused?.message).toMatch(/cannot open the PostgreSQL store: .*read-only/);
   });
 });
+
+describe('postgres store: group commit', () => {
+  async function sql(url: string, text: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('fails every request of a group whose transaction fails, stores none of it, and writes again once the fault is gone', async () => {
+    const url = await server.freshSchema();
+    const store = await open(url, { outbox: true });
+    // A store failure in the middle of the group's statements: one attempt row refused by the server.
+    await sql(
+      url,
+      `CREATE FUNCTION refuse_99() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.attempt_header = 99 THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER refuse_99 BEFORE INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION refuse_99();`,
+    );
+    const deliveries = Array.from({ length: 6 }, () => makeDelivery());
+    const settled = await Promise.allSettled(deliveries.map((d, i) => store.accept(d, attemptFor(d, { attemptHeader: i === 3 ? 99 : 1 }))));
+    for (const result of settled) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    }
+    expect((await store.listDeliveries({ limit: 10 })).items).toEqual([]);
+    expect(await store.listAttempts({ limit: 10 })).toEqual([]);
+    expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 0, dead: 0 });
+    await sql(url, 'DROP TRIGGER refuse_99 ON attempts');
+    const again = await Promise.all(deliveries.map((d) => store.accept(d, attemptFor(d))));
+    expect(again.map((r) => r.outcome)).toEqual(deliveries.map(() => 'accepted'));
+    expect(await store.relayCounts()).toEqual({ pending: 6, held: 0, done: 0, dead: 0 });
+  });
+
+  it('fails only the request whose value PostgreSQL refuses, not the others of its group', async () => {
+    const store = await open(await server.freshSchema());
+    const deliveries = Array.from({ length: 5 }, (_, i) => makeDelivery(i === 2 ? { signatureTimestamp: 1e20 } : {}));
+    const settled = await Promise.allSettled(deliveries.map((d) => store.accept(d, attemptFor(d))));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    expect((await store.listDeliveries({ limit: 10 })).items.map((d) => d.id).sort()).toEqual(deliveries.filter((_, i) => i !== 2).map((d) => d.id).sort());
+    expect(await store.listAttempts({ limit: 10 })).toHaveLength(4);
+  });
+
+  it('takes copies of the same ids on two instances in opposite orders at once without a deadlock, each id accepted once', async () => {
+    const url = await server.freshSchema();
+    const [a, b] = await Promise.all([open(url, { outbox: true }), open(url, { outbox: true })]);
+    const deliveries = Array.from({ length: 40 }, () => makeDelivery());
+    const calls: Array<Promise<{ outcome: string; deliverySeq: number }>> = [];
+    for (let round = 0; round < 3; round++) {
+      for (const d of deliveries) calls.push(a.accept(d, attemptFor(d)));
+      for (const d of [...deliveries].reverse()) calls.push(b.accept(d, attemptFor(d)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(40);
+    for (const d of deliveries) expect(await a.getDelivery(d.id)).toMatchObject({ duplicateCount: 5 });
+    expect((await a.stats()).attempts).toMatchObject({ accepted: 40, duplicate: 200 });
+    expect(await b.relayCounts()).toEqual({ pending: 40, held: 0, done: 0, dead: 0 });
+  }, 30_000);
+});

@@ -171,6 +171,72 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
       expect(await store.getDelivery('nope')).toBeUndefined();
       expect(await store.listAttempts({ deliveryId: 'nope', limit: 5 })).toEqual([]);
     });
+
+    it('accepts each of 10 ids once from 50 concurrent accepts, and records every attempt under the seq it returned', async () => {
+      const deliveries = Array.from({ length: 10 }, () => makeDelivery());
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => {
+          const d = deliveries[i % 10]!;
+          return store.accept(d, attemptFor(d, { attemptHeader: i + 1, receivedAt: d.receivedAt + i }));
+        }),
+      );
+      expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(10);
+      expect(results.filter((r) => r.outcome === 'duplicate')).toHaveLength(40);
+      for (let k = 0; k < 10; k++) {
+        const own = results.filter((_, i) => i % 10 === k);
+        // The first of the copies in call order is the accepted one; each id has one seq.
+        expect(own.map((r) => r.outcome)).toEqual(['accepted', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+        expect(new Set(own.map((r) => r.deliverySeq)).size).toBe(1);
+        const stored = (await store.getDelivery(deliveries[k]!.id))!;
+        expect(stored.seq).toBe(own[0]!.deliverySeq);
+        expect(stored.duplicateCount).toBe(4);
+        expect(stored.lastAttemptAt).toBe(deliveries[k]!.receivedAt + 40 + k);
+        expect(await store.countArrivals(deliveries[k]!.id)).toBe(5);
+      }
+      const attempts = await store.listAttempts({ limit: 100 });
+      expect(attempts).toHaveLength(50);
+      // Each request's attemptSeq is the row written for it: its attempt header and outcome.
+      const bySeq = new Map(attempts.map((a) => [a.seq, a]));
+      results.forEach((r, i) => expect(bySeq.get(r.attemptSeq)).toMatchObject({ attemptHeader: i + 1, outcome: r.outcome, deliveryId: deliveries[i % 10]!.id }));
+      expect((await store.listDeliveries({ limit: 100 })).items).toHaveLength(10);
+    });
+
+    it('keeps the first of two copies of one id sent at once, and the second as its duplicate with the headers it came with', async () => {
+      const first = makeDelivery({ rawHeaders: ['X-Copy', 'first'] });
+      const second = makeDelivery({ id: first.id, rawBody: Buffer.from('{"second":true}'), rawHeaders: ['X-Copy', 'second'] });
+      const [a, b] = await Promise.all([
+        store.accept(first, attemptFor(first, { attemptHeader: 1 })),
+        store.accept(second, attemptFor(second, { attemptHeader: 2, receivedAt: first.receivedAt + 7 })),
+      ]);
+      expect([a.outcome, b.outcome]).toEqual(['accepted', 'duplicate']);
+      expect(b.deliverySeq).toBe(a.deliverySeq);
+      const stored = (await store.getDelivery(first.id))!;
+      expect(Buffer.from(stored.rawBody).equals(first.rawBody)).toBe(true);
+      expect(stored.headers).toEqual([['X-Copy', 'first']]);
+      expect(stored).toMatchObject({ duplicateCount: 1, lastAttemptAt: first.receivedAt + 7 });
+      const full = await store.listAttempts({ deliveryId: first.id, limit: 10, withRequest: true });
+      expect(full.map((x) => [x.seq, x.outcome, x.request?.headers ?? null])).toEqual([
+        [b.attemptSeq, 'duplicate', [['X-Copy', 'second']]],
+        [a.attemptSeq, 'accepted', null],
+      ]);
+    });
+
+    it('counts copies of an id stored earlier that arrive together with new ids', async () => {
+      const old = makeDelivery();
+      await store.accept(old, attemptFor(old));
+      const fresh = makeDelivery();
+      const results = await Promise.all([
+        store.accept(old, attemptFor(old, { attemptHeader: 2 })),
+        store.accept(fresh, attemptFor(fresh)),
+        store.accept(old, attemptFor(old, { attemptHeader: 3, receivedAt: old.receivedAt + 9 })),
+        store.accept(fresh, attemptFor(fresh, { attemptHeader: 2 })),
+      ]);
+      expect(results.map((r) => r.outcome)).toEqual(['duplicate', 'accepted', 'duplicate', 'duplicate']);
+      expect(await store.getDelivery(old.id)).toMatchObject({ duplicateCount: 2, lastAttemptAt: old.receivedAt + 9 });
+      expect(await store.getDelivery(fresh.id)).toMatchObject({ duplicateCount: 1, seq: results[1]!.deliverySeq });
+      expect(await store.countArrivals(old.id)).toBe(3);
+      expect(await store.countArrivals(fresh.id)).toBe(2);
+    });
   });
 }
 
@@ -337,6 +403,15 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
 
       expect(await store.deleteDelivery(delivery.id)).toBe(true);
       expect((await store.relayHistory(delivery.id, { withAnswers: true })).attempts).toEqual([]);
+    });
+
+    it('writes one job per accepted delivery from concurrent accepts with copies, none for a copy', async () => {
+      const deliveries = Array.from({ length: 5 }, () => makeDelivery());
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.accept(deliveries[i % 5]!, attemptFor(deliveries[i % 5]!, { attemptHeader: i + 1 }))));
+      expect(results.filter((r) => r.outcome === 'accepted')).toHaveLength(5);
+      expect(await store.relayCounts()).toEqual({ pending: 5, held: 0, done: 0, dead: 0 });
+      const due = await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 50);
+      expect(new Set(due.map((d) => d.job.deliverySeq))).toEqual(new Set(results.filter((r) => r.outcome === 'accepted').map((r) => r.deliverySeq)));
     });
   });
 }

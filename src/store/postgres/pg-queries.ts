@@ -7,9 +7,14 @@ export const DELIVERY_COLUMNS =
 
 // Named statements: parsed and planned once per connection.
 export const SQL = {
-  insertDelivery: `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body, last_attempt_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING RETURNING seq`,
-  countDuplicate: 'UPDATE deliveries SET duplicate_count = duplicate_count + 1, last_attempt_at = $2 WHERE id = $1 RETURNING seq',
+  // Group commit (pg-accept-group.ts): a whole group of accepts in one statement, its own implicit
+  // transaction; the function is migration 6 (pg-schema.ts). Every argument is cast: the arrays
+  // arrive as literals in text.
+  acceptGroup: `SELECT out_seqs AS seqs, out_fresh AS fresh, out_attempts AS attempts FROM hookrelay_accept_group_v1(
+      $1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::text[], $7::integer[], $8::bigint[], $9::text[], $10::integer[], $11::integer[],
+      $12::bytea, $13::integer[], $14::integer[], $15::integer[], $16::bigint[], $17::boolean,
+      $18::integer[], $19::boolean[], $20::text[], $21::text[], $22::bigint[], $23::bigint[], $24::integer[], $25::bigint[], $26::text[], $27::integer[],
+      $28::integer[], $29::text[], $30::text[], $31::text[], $32::text[], $33::integer[], $34::integer[], $35::text[])`,
   insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
       hints, request_headers, request_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq`,

@@ -5,7 +5,8 @@
  * this pool) drew a smaller seq for and commits later.
  *
  * Why it holds: every accepting transaction takes its transaction id before it draws a seq
- * (pg-store.ts, accept). A mark is a pair (n, x): n, the sequence's last value, read first; then
+ * (hookrelay_accept_group_v1, migration 6 in pg-schema.ts, called by pg-accept-group.ts: its first
+ * statement). A mark is a pair (n, x): n, the sequence's last value, read first; then
  * x, a fresh transaction id. A transaction holding a seq <= n drew it before n was read, so it had
  * its id before x was assigned: its id is below x. Once the oldest transaction still running
  * (pg_snapshot_xmin) is above x, every one of them has ended, and seqs up to n are final.

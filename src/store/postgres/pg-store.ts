@@ -1,13 +1,15 @@
 /**
- * The PostgreSQL driver: several hookrelay instances share one database. Each accept is one
- * transaction (`INSERT … ON CONFLICT (id) DO NOTHING`, so concurrent copies of an id arriving at
- * different instances make one delivery); the relay outbox is claimed with `FOR UPDATE SKIP
- * LOCKED` and a lease, so each job is handed on by one worker at a time. PostgreSQL does its own
- * group commit: no writer thread here.
+ * The PostgreSQL driver: several hookrelay instances share one database. Accepts are group
+ * committed (pg-accept-group.ts): those of one event-loop turn, or queued while the previous
+ * group's commit was in flight, go into one transaction with one multi-row `INSERT … ON CONFLICT
+ * (id) DO NOTHING` (so concurrent copies of an id arriving at different instances make one
+ * delivery), on one of two connections, and each is answered after its group's COMMIT. The relay
+ * outbox is claimed with `FOR UPDATE SKIP LOCKED` and a lease, so each job is handed on by one
+ * worker at a time. No writer thread here: the database server does the writing.
  */
 import { NoStoreError } from '../no-store-error.js';
 import { randomBytes } from 'node:crypto';
-import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
+import type { RelayTargets } from '../../core/routes.js';
 import type pg from 'pg';
 import {
   StoreUnavailableError,
@@ -32,6 +34,7 @@ import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
 import { pgText, toAttemptWith, toDelivery, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
 import { checkPostgresSchema, migratePostgres, PG_SCHEMA_VERSION } from './pg-schema.js';
 import { createSettledHorizon } from './pg-settled-horizon.js';
+import { createAcceptGroups } from './pg-accept-group.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
 
 interface CursorRow {
@@ -69,6 +72,14 @@ export interface PostgresStore extends DeliveryStore {
 export const DEFAULT_RELAY_LEASE_MS = 60_000;
 
 /**
+ * Connections of the pool that accept groups commit on at once (pg-accept-group.ts): while one
+ * group waits for its COMMIT's flush, the next is written on the other, and whatever queues in
+ * the meantime goes into the group after. More would only split the same requests into smaller
+ * groups, each with its own flush.
+ */
+const ACCEPT_CONNECTIONS = 2;
+
+/**
  * Opens the store at `url` (`postgres://…`; hookrelay's own `relay_lease_ms` and `pool_max`
  * query parameters are honoured) and applies pending migrations under an advisory lock.
  * Rejects when the server cannot be reached or the schema is newer than this build.
@@ -78,7 +89,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   if (!parsed.ok) throw new Error(`--store: ${parsed.message}`);
   const { connectionString } = parsed.settings;
   const leaseMs = options.relayLeaseMs ?? parsed.settings.relayLeaseMs ?? Math.max(DEFAULT_RELAY_LEASE_MS, 2 * (options.forwardTimeoutMs ?? 0));
-  const pool = createPool(connectionString, { max: options.poolMax ?? parsed.settings.poolMax ?? 10, queryTimeoutMs: options.queryTimeoutMs });
+  const poolMax = options.poolMax ?? parsed.settings.poolMax ?? 10;
+  const pool = createPool(connectionString, { max: poolMax, queryTimeoutMs: options.queryTimeoutMs });
   const horizon = createSettledHorizon(pool);
   const instanceId = randomBytes(8).toString('hex');
   const outbox = options.outbox ?? false;
@@ -102,6 +114,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
   const inFlight = new Set<Promise<unknown>>();
   let closing: Promise<void> | null = null;
+  const groups = createAcceptGroups(pool, { outbox, connections: Math.min(ACCEPT_CONNECTIONS, poolMax) });
 
   /** Every write: rejects with StoreUnavailableError, whatever went wrong (the receiver answers 503). */
   async function write<T>(work: () => Promise<T>): Promise<T> {
@@ -125,25 +138,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     }
   }
 
-  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      client.release();
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      // The connection may be broken: never hand it back to the pool.
-      client.release(true);
-      throw err;
-    }
-  }
-
   /**
-   * `requestHeaders`: the flat header list the attempt keeps (a duplicate's: its delivery's, as it
-   * arrived; an accepted one keeps none); the body only for an attempt that stored nothing.
+   * An attempt that stored no delivery (recordAttempt): `requestHeaders`, the flat header list it
+   * keeps, and its body. Accepted and duplicate attempts are written by the accept groups.
    */
   const attemptValues = (attempt: AttemptInput, deliverySeq: number | null, outcome: AttemptRecord['outcome'], requestHeaders: readonly string[] | null) => [
     deliverySeq, pgText(attempt.deliveryId), pgText(attempt.trigger), attempt.receivedAt, attempt.finishedAt, attempt.attemptHeader,
@@ -169,35 +166,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     claimsRelayJobs: true,
 
     accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
-      return write(() =>
-        transaction(async (client) => {
-          // The transaction id comes before the seq: the bridge's commit-order horizon relies on it (pg-settled-horizon.ts).
-          await client.query('SELECT pg_current_xact_id()');
-          const id = pgText(delivery.id);
-          const inserted = await client.query<{ seq: number }>(
-            named('insertDelivery', [
-              id, pgText(delivery.trigger), pgText(delivery.apiVersion), delivery.apiVersionKnown, delivery.receivedAt, delivery.signature,
-              delivery.secretIndex, delivery.signatureTimestamp, delivery.rawHeaders.map(pgText), delivery.rawBody, attempt.receivedAt,
-            ]),
-          );
-          let seq = inserted.rows[0]?.seq;
-          let outcome: AcceptResult['outcome'] = 'accepted';
-          if (seq === undefined) {
-            // Another transaction (here or on another instance) stored this id first; ON CONFLICT
-            // waited for it to commit, so the row is there to count the copy against.
-            const counted = await client.query<{ seq: number }>(named('countDuplicate', [id, attempt.receivedAt]));
-            seq = counted.rows[0]?.seq;
-            if (seq === undefined) throw new Error(`delivery ${JSON.stringify(delivery.id)} vanished while its copy was recorded`);
-            outcome = 'duplicate';
-          }
-          const written = await client.query<{ seq: number }>(named('insertAttempt', attemptValues(attempt, seq, outcome, outcome === 'duplicate' ? delivery.rawHeaders : null)));
-          // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-          if (outbox && outcome === 'accepted') {
-            await client.query(named('insertJob', [seq, attempt.receivedAt, outbox === true ? null : pgText(relayTargetOf(outbox, delivery.trigger))]));
-          }
-          return { outcome, deliverySeq: seq, attemptSeq: Number(written.rows[0]!.seq) };
-        }),
-      );
+      // Group commit (pg-accept-group.ts): answered after its group's COMMIT; a failed group fails every request in it.
+      return write(() => groups.accept(delivery, attempt));
     },
 
     async recordAttempt(attempt) {

@@ -1,0 +1,323 @@
+/**
+ * Group commit of accepts on PostgreSQL, as the SQLite writer does it: the accepts of one
+ * event-loop turn, and those queued while earlier groups were committing, go into ONE transaction
+ * on one of a few connections (two by default), and each is answered only after its group's COMMIT.
+ *
+ * A group is ONE statement, a call of `hookrelay_accept_group_v1` (pg-schema.ts, migration 6) in
+ * its own implicit transaction, which commits before the server answers: one round trip and one
+ * WAL flush for the whole group. On this kind of machine each round trip to the server costs the
+ * receiver ~100 µs of CPU (the socket write and the wake-up of the backend): as separate statements
+ * (BEGIN, the insert, the attempts, COMMIT) a group cost four, more than everything else the store
+ * does for it (bench/notes.md, "Outgrow one machine"). The
+ * function takes the transaction id before any seq is drawn (the bridge's commit-order horizon:
+ * pg-settled-horizon.ts); inserts one row per distinct id from `unnest(…)` with `ON CONFLICT (id)
+ * DO NOTHING` (two copies of one id in the group: the first, in call order, is accepted, the
+ * others are its duplicates, counted on the new row as it is inserted); counts, in one set-based
+ * UPDATE with a fresh snapshot, the copies of ids stored already (by an earlier group, or another
+ * instance whose transaction ON CONFLICT waited for); and writes one attempt row per request and
+ * the relay job of each new delivery (when the outbox is on). Attempt seqs follow the group's order,
+ * except that in a group mixing new ids with ids stored before, the new ids' attempts come first.
+ *
+ * The parameters are array literals built here (textArray, intArray): see there why.
+ *
+ * A group whose transaction fails fails every request in it (each caller gets the error: the
+ * receiver answers 503), never half of it: nothing of it is committed. One exception keeps bad input
+ * from failing its neighbours: when PostgreSQL refused a value (a data exception, class 22 and the
+ * like), the group was rolled back as a whole, and its requests are written again one by one, so only
+ * the request that carried the value fails.
+ */
+import type pg from 'pg';
+import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
+import type { AcceptResult, AttemptInput, NewDelivery } from '../store.js';
+import { hintsColumn } from '../rows.js';
+import { pgText } from './pg-rows.js';
+import { named } from './pg-queries.js';
+
+export interface AcceptGroupOptions {
+  /** Write a relay job with every accepted delivery, for the target its trigger is routed to (true: no target kept). */
+  outbox: boolean | RelayTargets;
+  /** Groups committing at once, each on a connection of the pool (default 2). */
+  connections?: number;
+  /** The most requests in one group (default 1,000); the rest wait for the next. */
+  maxRequests?: number;
+  /** The most body bytes in one group (default 16 MiB; a larger body goes alone). */
+  maxBytes?: number;
+}
+
+export interface AcceptGroups {
+  /** Queues the accept into the next group; resolves after that group's COMMIT, or rejects with its error. */
+  accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult>;
+}
+
+interface Entry {
+  delivery: NewDelivery;
+  attempt: AttemptInput;
+  resolve: (result: AcceptResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/** A distinct id of a group: its first copy, and how many copies the group holds. */
+interface Candidate {
+  key: string;
+  first: Entry;
+  copies: number;
+  /** The last copy's receivedAt: the row's last_attempt_at, as counting each copy in turn would leave it. */
+  lastAt: number;
+  /** Its position (1-based) among the group's distinct ids, as sent. */
+  position: number;
+}
+
+/**
+ * The statements' array parameters are array literals built here and sent as text (the statement
+ * casts each): pg would quote every element, numbers too, through two regular expressions each, about
+ * a tenth of the store's CPU in a profile. Inside double quotes only `"` and `\` need a backslash.
+ */
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
+
+export function textArray(values: ReadonlyArray<string | null>): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null || v === undefined) out += 'NULL';
+    else out += `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, '\\$&') : v}"`;
+  }
+  return `${out}}`;
+}
+
+/** Integers (or null) as an array literal; anything else is refused by the server as a value error. */
+export function intArray(values: ReadonlyArray<number | null>): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    out += v === null || v === undefined ? 'NULL' : String(v);
+  }
+  return `${out}}`;
+}
+
+const boolArray = (values: readonly boolean[]): string => `{${values.map((v) => (v ? 't' : 'f')).join(',')}}`;
+
+/** SQLSTATE classes of a value PostgreSQL refused (data exception, integrity, a limit): the request's own fault, not the store's. */
+const VALUE_ERRORS = new Set(['22', '23', '54']);
+const isValueError = (err: unknown): boolean => {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && VALUE_ERRORS.has(code.slice(0, 2));
+};
+
+export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): AcceptGroups {
+  const { outbox } = options;
+  const connections = options.connections ?? 2;
+  const maxRequests = options.maxRequests ?? 1_000;
+  const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+  let queue: Entry[] = [];
+  let scheduled = false;
+  let running = 0;
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      start();
+    });
+  }
+
+  /** Starts groups on free connections while requests wait. */
+  function start(): void {
+    while (running < connections && queue.length > 0) {
+      const group = take();
+      running++;
+      void run(group).finally(() => {
+        running--;
+        // What queued during this commit goes now: it has waited a commit already.
+        start();
+      });
+    }
+  }
+
+  /** The next group: the oldest waiting requests, within the bounds (at least one). */
+  function take(): Entry[] {
+    let n = 0;
+    let bytes = 0;
+    while (n < queue.length && n < maxRequests) {
+      const size = queue[n]!.delivery.rawBody.length;
+      if (n > 0 && bytes + size > maxBytes) break;
+      bytes += size;
+      n++;
+    }
+    const group = n === queue.length ? queue : queue.slice(0, n);
+    queue = n === queue.length ? [] : queue.slice(n);
+    return group;
+  }
+
+  async function run(group: Entry[]): Promise<void> {
+    let results: AcceptResult[];
+    try {
+      results = await commit(group);
+    } catch (err) {
+      if (group.length > 1 && isValueError(err)) {
+        // Rolled back as a whole; one request's value is to blame: each alone, so only it fails.
+        for (const entry of group) await run([entry]);
+        return;
+      }
+      for (const entry of group) entry.reject(err);
+      return;
+    }
+    for (let i = 0; i < group.length; i++) group[i]!.resolve(results[i]!);
+  }
+
+  /** The group in one statement: hookrelay_accept_group_v1 (pg-schema.ts, migration 6), in its own implicit transaction. */
+  async function commit(group: Entry[]): Promise<AcceptResult[]> {
+    // The distinct ids, each with its first copy; sorted, so every group locks new ids in one order.
+    const byKey = new Map<string, Candidate>();
+    const candidateOf: Candidate[] = new Array(group.length);
+    for (let i = 0; i < group.length; i++) {
+      const entry = group[i]!;
+      const key = pgText(entry.delivery.id);
+      let candidate = byKey.get(key);
+      if (candidate === undefined) {
+        candidate = { key, first: entry, copies: 0, lastAt: entry.attempt.receivedAt, position: 0 };
+        byKey.set(key, candidate);
+      }
+      candidate.copies++;
+      candidate.lastAt = entry.attempt.receivedAt;
+      candidateOf[i] = candidate;
+    }
+    const candidates = [...byKey.values()];
+    if (candidates.length > 1) candidates.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+    const m = candidates.length;
+    const d = {
+      id: new Array<string>(m), trigger: new Array<string>(m), version: new Array<string>(m), known: new Array<boolean>(m), receivedAt: new Array<number>(m),
+      signature: new Array<string>(m), secretIndex: new Array<number | null>(m), signatureT: new Array<number | null>(m), headersFrom: new Array<number>(m),
+      headersTo: new Array<number>(m), bodyFrom: new Array<number>(m), bodyLength: new Array<number>(m), copies: new Array<number>(m), lastAt: new Array<number>(m),
+    };
+    const headers: string[] = [];
+    const bodies: Uint8Array[] = new Array(m);
+    let offset = 1;
+    for (let i = 0; i < m; i++) {
+      const c = candidates[i]!;
+      const delivery = c.first.delivery;
+      c.position = i + 1;
+      d.id[i] = c.key;
+      d.trigger[i] = pgText(delivery.trigger);
+      d.version[i] = pgText(delivery.apiVersion);
+      d.known[i] = delivery.apiVersionKnown;
+      d.receivedAt[i] = delivery.receivedAt;
+      d.signature[i] = delivery.signature;
+      d.secretIndex[i] = delivery.secretIndex;
+      d.signatureT[i] = delivery.signatureTimestamp;
+      d.headersFrom[i] = headers.length + 1;
+      for (const h of delivery.rawHeaders) headers.push(pgText(h));
+      d.headersTo[i] = headers.length;
+      bodies[i] = delivery.rawBody;
+      d.bodyFrom[i] = offset;
+      d.bodyLength[i] = delivery.rawBody.length;
+      offset += delivery.rawBody.length;
+      d.copies[i] = c.copies;
+      d.lastAt[i] = c.lastAt;
+    }
+    // One binary parameter (pg sends a Buffer as bytes; a bytea[] would go as hex text).
+    const body = m === 1 && Buffer.isBuffer(bodies[0]) ? bodies[0] : Buffer.concat(bodies);
+
+    const n = group.length;
+    const a = {
+      cand: new Array<number>(n), first: new Array<boolean>(n), id: new Array<string | null>(n), trigger: new Array<string | null>(n), receivedAt: new Array<number>(n),
+      finishedAt: new Array<number>(n), attemptHeader: new Array<number | null>(n), signatureT: new Array<number | null>(n), sha: new Array<string>(n),
+      bytes: new Array<number>(n), status: new Array<number | null>(n), reason: new Array<string | null>(n), retryAfter: new Array<string | null>(n),
+      hints: new Array<string | null>(n), headersFrom: new Array<number | null>(n), headersTo: new Array<number | null>(n), jobTarget: new Array<string | null>(n),
+    };
+    // Which columns the statement can fill in itself (see migration 6): every request its id's first
+    // copy; each attempt's id, trigger, received time, signature time and size its delivery's; one
+    // status for all; no reason, Retry-After, hints or relay target.
+    let allFirst = true;
+    let sameId = true;
+    let sameTrigger = true;
+    let sameReceivedAt = true;
+    let sameSignatureT = true;
+    let sameBytes = true;
+    let oneStatus = true;
+    let anyReason = false;
+    let anyRetryAfter = false;
+    let anyHints = false;
+    let anyTarget = false;
+    // What a later copy keeps if it is a duplicate: the headers it came with (a first copy's are its
+    // delivery's, in the deliveries' headers).
+    const requestHeaders: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const entry = group[i]!;
+      const c = candidateOf[i]!;
+      const at = entry.attempt;
+      const delivery = c.first.delivery;
+      const first = c.first === entry;
+      a.cand[i] = c.position;
+      a.first[i] = first;
+      allFirst &&= first;
+      const id = pgText(at.deliveryId);
+      a.id[i] = id;
+      sameId &&= id === c.key;
+      const trigger = pgText(at.trigger);
+      a.trigger[i] = trigger;
+      sameTrigger &&= trigger === d.trigger[c.position - 1];
+      a.receivedAt[i] = at.receivedAt;
+      sameReceivedAt &&= at.receivedAt === delivery.receivedAt;
+      a.finishedAt[i] = at.finishedAt;
+      a.attemptHeader[i] = at.attemptHeader;
+      a.signatureT[i] = at.signatureTimestamp;
+      sameSignatureT &&= at.signatureTimestamp === delivery.signatureTimestamp;
+      a.sha[i] = pgText(at.bodySha256);
+      a.bytes[i] = at.bodyBytes;
+      sameBytes &&= at.bodyBytes === delivery.rawBody.length;
+      a.status[i] = at.status;
+      oneStatus &&= at.status === a.status[0];
+      anyReason ||= (a.reason[i] = pgText(at.reason)) !== null;
+      anyRetryAfter ||= (a.retryAfter[i] = pgText(at.retryAfter)) !== null;
+      anyHints ||= (a.hints[i] = pgText(hintsColumn(at.hints))) !== null;
+      // The outbox job is part of the accepting transaction: accepted means it will be handed on.
+      anyTarget ||= (a.jobTarget[i] = first && outbox !== false && outbox !== true ? pgText(relayTargetOf(outbox, entry.delivery.trigger)) : null) !== null;
+      if (first) {
+        a.headersFrom[i] = null;
+        a.headersTo[i] = null;
+      } else {
+        a.headersFrom[i] = requestHeaders.length + 1;
+        for (const h of entry.delivery.rawHeaders) requestHeaders.push(pgText(h));
+        a.headersTo[i] = requestHeaders.length;
+      }
+    }
+    const oneCopy = allFirst;
+    const lastIsReceived = candidates.every((c) => c.lastAt === c.first.delivery.receivedAt);
+    const EMPTY = '{}';
+
+    const { rows } = await pool.query<{ seqs: string[]; fresh: boolean[]; attempts: string[] }>(
+      named('acceptGroup', [
+        textArray(d.id), textArray(d.trigger), textArray(d.version), boolArray(d.known), intArray(d.receivedAt), textArray(d.signature), intArray(d.secretIndex),
+        intArray(d.signatureT), textArray(headers), intArray(d.headersFrom), intArray(d.headersTo), body, intArray(d.bodyFrom), intArray(d.bodyLength),
+        oneCopy ? EMPTY : intArray(d.copies), lastIsReceived ? EMPTY : intArray(d.lastAt), outbox !== false,
+        intArray(a.cand), allFirst ? EMPTY : boolArray(a.first), sameId ? EMPTY : textArray(a.id), sameTrigger ? EMPTY : textArray(a.trigger),
+        sameReceivedAt ? EMPTY : intArray(a.receivedAt), intArray(a.finishedAt), intArray(a.attemptHeader), sameSignatureT ? EMPTY : intArray(a.signatureT),
+        textArray(a.sha), sameBytes ? EMPTY : intArray(a.bytes), oneStatus ? intArray([a.status[0]!]) : intArray(a.status), anyReason ? textArray(a.reason) : EMPTY,
+        anyRetryAfter ? textArray(a.retryAfter) : EMPTY, anyHints ? textArray(a.hints) : EMPTY, textArray(requestHeaders),
+        allFirst ? EMPTY : intArray(a.headersFrom), allFirst ? EMPTY : intArray(a.headersTo), anyTarget ? textArray(a.jobTarget) : EMPTY,
+      ]),
+    );
+    const { seqs, fresh, attempts } = rows[0] ?? { seqs: [], fresh: [], attempts: [] };
+    if (seqs.length !== m || attempts?.length !== n) throw new Error(`the group wrote ${attempts?.length ?? 0} attempts for ${n} requests and ${seqs.length} deliveries for ${m} ids`);
+    const results: AcceptResult[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const at = a.cand[i]! - 1;
+      results[i] = { outcome: fresh[at] && a.first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(seqs[at]), attemptSeq: Number(attempts[i]) };
+    }
+    return results;
+  }
+
+  return {
+    accept(delivery, attempt) {
+      return new Promise<AcceptResult>((resolve, reject) => {
+        queue.push({ delivery, attempt, resolve, reject });
+        if (running < connections) schedule();
+      });
+    },
+  };
+}
