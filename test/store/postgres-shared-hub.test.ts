@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { packPayloads, shareHubThroughPostgres, type SharedHub } from '../../src/store/postgres/pg-shared-hub.js';
 import { useTestPostgres } from '../setup/postgres-test-url.js';
+import { until } from '../helpers/until.js';
 
 const server = useTestPostgres();
 const closing: Array<() => Promise<unknown>> = [];
@@ -104,18 +105,20 @@ describe('the shared hub on PostgreSQL', () => {
   it('publishes nothing while no other instance is there, and shares again as soon as one says it is', async () => {
     const url = await server.freshSchema();
     const alone = await hub(url, { aloneAfterMs: 400, startGraceMs: 100, heartbeatMs: 60_000 });
-    const { payloads } = await rawListener(url, alone.shared.channel);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { client, payloads } = await rawListener(url, alone.shared.channel);
+    await until(() => !alone.shared.sharing(), 'the start grace to end with nobody heard from');
     const before = payloads.length;
     for (let seq = 1; seq <= 5; seq++) alone.hub.emit('delivery', delivery(seq));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // A marker notified after the deliveries' flush turn: whatever that turn sent arrives before it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await client.query('SELECT pg_notify($1, $2)', [alone.shared.channel, 'marker']);
+    await until(() => payloads.includes('marker'), 'the marker');
     // Nothing went out (a raw LISTEN is nobody: it never says hello).
-    expect(payloads.slice(before)).toEqual([]);
+    expect(payloads.slice(before)).toEqual(['marker']);
     const other = await hub(url, { aloneAfterMs: 60_000, startGraceMs: 0, heartbeatMs: 60_000 });
     const got = new Promise<HubEvents['delivery']>((resolve) => other.hub.on('delivery', resolve));
     // The newcomer's hello reaches the first instance within a round trip.
-    for (let i = 0; i < 50 && payloads.filter((p) => p.includes('"e":[]')).length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await until(() => alone.shared.sharing(), "the first instance to hear the newcomer's hello");
     alone.hub.emit('delivery', delivery(6));
     expect((await got).delivery.id).toBe('evt-6');
     // And the first answered the newcomer's hello: the newcomer, with no grace of its own, shares with it.

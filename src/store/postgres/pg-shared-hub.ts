@@ -70,6 +70,8 @@ const NOTIFY_SQL = "SELECT pg_notify($1, p) FROM unnest(string_to_array($2, E'\\
 
 export interface SharedHub {
   readonly channel: string;
+  /** Whether this instance shares its events now: another was heard from lately, or it is still in its start grace. */
+  sharing(): boolean;
   close(): Promise<void>;
 }
 
@@ -308,6 +310,7 @@ export async function shareHubThroughPostgres(url: string, hub: EventHub, option
 
   return {
     channel,
+    sharing: anyoneElse,
     async close() {
       closed = true;
       clearInterval(heartbeat);
