@@ -50,7 +50,7 @@ describe('the shared hub on PostgreSQL', () => {
   it("sends a turn's events in a few payloads of one statement, in order, each with its highest delivery seq, and no body or header list", async () => {
     const url = await server.freshSchema();
     const [one, two] = [await hub(url), await hub(url)];
-    const { payloads } = await rawListener(url, one.shared.channel);
+    const { client, payloads } = await rawListener(url, one.shared.channel);
     const seen: string[] = [];
     let rawBodies = 0;
     const all = new Promise<void>((resolve) => {
@@ -75,7 +75,10 @@ describe('the shared hub on PostgreSQL', () => {
     expect(seen).toEqual(expected);
     // The relay of another instance reads a delivery without a body as a wake-up to read the shared outbox.
     expect(rawBodies).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A marker notified after those payloads arrived at the other instance reaches this listener after them.
+    await client.query('SELECT pg_notify($1, $2)', [one.shared.channel, 'marker']);
+    await until(() => payloads.includes('marker'), 'the marker');
+    payloads.splice(payloads.indexOf('marker'), 1);
     expect(payloads.length).toBeGreaterThan(1);
     expect(payloads.length).toBeLessThan(20);
     let items = 0;
