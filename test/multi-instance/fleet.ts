@@ -35,12 +35,14 @@ export interface RelayTarget {
   url: string;
   /** 2xx answers given, per delivery id. */
   okCount: Map<string, number>;
+  /** Every hand-off that arrived whole, in order: its delivery id and the `x-instance` that sent it. */
+  handoffs: Array<{ id: string; instance: string }>;
   /** Copies of an id that arrived after the target had answered it 2xx (must stay empty). */
   afterOk: string[];
   /** Ids whose hand-off came from a `hangFor` instance. */
   hung: Set<string>;
-  /** Resolves once every id in `ids` was answered 2xx. */
-  waitForAll(ids: Iterable<string>): Promise<void>;
+  /** Resolves once every id in `ids` was answered 2xx; with `deadlineMs`, rejects naming what is missing after it. */
+  waitForAll(ids: Iterable<string>, deadlineMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export interface RelayTarget {
  */
 export async function startRelayTarget(hangFor: ReadonlySet<string>): Promise<RelayTarget> {
   const okCount = new Map<string, number>();
+  const handoffs: Array<{ id: string; instance: string }> = [];
   const afterOk: string[] = [];
   const hung = new Set<string>();
   const events = new EventEmitter();
@@ -58,6 +61,7 @@ export async function startRelayTarget(hangFor: ReadonlySet<string>): Promise<Re
     req.resume();
     req.on('end', () => {
       const id = String(req.headers['x-service-delivery'] ?? '');
+      handoffs.push({ id, instance: String(req.headers['x-instance'] ?? '') });
       if (okCount.has(id)) afterOk.push(id);
       if (hangFor.has(String(req.headers['x-instance']))) {
         hung.add(id);
@@ -75,11 +79,21 @@ export async function startRelayTarget(hangFor: ReadonlySet<string>): Promise<Re
   return {
     url: `http://127.0.0.1:${port}/hook`,
     okCount,
+    handoffs,
     afterOk,
     hung,
-    async waitForAll(ids) {
+    async waitForAll(ids, deadlineMs) {
       const wanted = [...ids];
-      while (wanted.some((id) => !okCount.has(id))) await once(events, 'ok');
+      const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+      while (wanted.some((id) => !okCount.has(id))) {
+        try {
+          await once(events, 'ok', { signal });
+        } catch (err) {
+          if (!signal?.aborted) throw err;
+          const left = wanted.filter((id) => !okCount.has(id));
+          throw new Error(`${left.length} of ${wanted.length} deliveries never reached the app within ${deadlineMs} ms (e.g. ${left.slice(0, 3).join(', ')})`);
+        }
+      }
     },
     close: () =>
       new Promise((resolve) => {
