@@ -135,7 +135,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       describeOwner = lock.describe;
     }
     const relayTargets: RelayTargets | null = forward?.mode === 'async' ? { to: forward.to, routes: forward.routes ?? [] } : null;
-    const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, forwardTimeoutMs: forward?.timeoutMs, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
+    const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
     started.add(() => store.close());
     // Several nodes on one PostgreSQL database: each shows what all of them receive.
     if (location.kind === 'postgres' && !deps.store) {

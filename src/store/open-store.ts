@@ -7,20 +7,18 @@ import type { RelayTargets } from '../core/routes.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { redactPostgresUrl } from './postgres/pg-url.js';
-import type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
-import type { DeliveryStore } from './store.js';
+import type { CommitReport, DeliveryStore } from './store.js';
 
 export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 export interface OpenStoreOptions {
   /** Accepting a delivery also queues its relay job (`--forward-to`, async). */
   outbox?: boolean | RelayTargets;
-  /** PostgreSQL: a relay lease outlives the longest hand-off. */
-  forwardTimeoutMs?: number;
   /** SQLite: the hidden slow-disk knob (`--test-commit-delay`). */
   commitDelayMs?: number;
   /** SQLite: each group commit, for metrics. */
-  onCommit?: SqliteStoreOptions['onCommit'];
+  /** Each group commit of accepts, for metrics. */
+  onCommit?: (report: CommitReport) => void;
 }
 
 /** What reading commands use: every read of the contract, and close. */
@@ -41,7 +39,7 @@ export { NoStoreError };
 export async function openStore(location: StoreLocation, options: OpenStoreOptions = {}): Promise<DeliveryStore> {
   if (location.kind === 'postgres') {
     const { createPostgresStore } = await import('./postgres/pg-store.js');
-    return createPostgresStore(location.url, { outbox: options.outbox, forwardTimeoutMs: options.forwardTimeoutMs });
+    return createPostgresStore(location.url, { outbox: options.outbox, onCommit: options.onCommit });
   }
   const { createSqliteStore } = await import('./sqlite/sqlite-store.js');
   return createSqliteStore(location.path, { outbox: options.outbox, commitDelayMs: options.commitDelayMs, onCommit: options.onCommit });

@@ -72,6 +72,13 @@ export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
 }
 
 /** What a prune removed (or, dry, would remove). */
+/** One group commit of accepts, for metrics: how long it took, how many requests it carried, whether it committed. */
+export interface CommitReport {
+  ms: number;
+  size: number;
+  ok: boolean;
+}
+
 export interface PruneResult {
   /** Deliveries last seen before this time (ms since the epoch) were candidates. */
   before: number;
@@ -167,11 +174,13 @@ export interface DeliveryLog {
 /** The relay outbox: one job per accepted delivery, its tries, and where each is owed. */
 export interface RelayOutbox {
   /**
-   * Pending relay jobs due at `now`, oldest first, with their deliveries. A store shared by
-   * several instances (`claimsRelayJobs`) claims what it returns: a lease from `now`, during
-   * which no caller gets the job again; `recordRelay` ends the lease, and a crashed claimant's
-   * jobs come back once it runs out. Jobs whose delivery seq is in `skip` (the caller's hand-offs
-   * in flight) are left out, so a busy worker does not read them again at every poll.
+   * Pending relay jobs due at `now`, oldest first, with their deliveries. Jobs whose delivery seq
+   * is in `skip` (every job the caller holds: read, in flight or being recorded) are left out. A
+   * store shared by several instances (`claimsRelayJobs`) claims what it returns for this
+   * instance: no other instance gets the job while this one lives; `recordRelay` ends the claim,
+   * and a killed instance's jobs come back within its time to live (pg-instance-heartbeat.ts).
+   * A job this instance claimed and its caller no longer holds (not in `skip`) is returned again,
+   * so one caller claims at a time.
    */
   dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
   /**

@@ -32,7 +32,7 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 describe('three listen processes on one PostgreSQL database', () => {
   it('store each acknowledged id once and hand it on once, with one instance killed mid-run', async () => {
     const schemaUrl = new URL(await server.freshSchema());
-    // A short lease, so the killed instance's claims come back within the test.
+    // A short time to live, so the killed instance's claims come back soon after the kill.
     schemaUrl.searchParams.set('relay_lease_ms', '2500');
     const storeUrl = schemaUrl.href;
     // The victim's hand-offs are never answered: whatever it claimed must be taken over by the others.

@@ -26,7 +26,7 @@ const CONCURRENCY = 16;
 const KILL_AT = 700;
 const WHILE_OUT = 500;
 const AFTER_RESTART = 400;
-/** The killed instance's claims on relay jobs come back after this (the default, 60 s, would outlast the test). */
+/** The killed instance's claims on relay jobs come back within this of the kill (the default is 15 s). */
 const LEASE_MS = 5000;
 const VICTIM = 1;
 /** docs/relay.md: a worker has at most 32 hand-offs sent and not yet recorded; only those can go out again after a kill. */
@@ -172,7 +172,7 @@ describe.skipIf(!HAPROXY)(title, () => {
     });
 
     // Every stored delivery reaches the app, and every job is recorded done (the killed instance's
-    // claims after their lease). The job's state has no event: polled, with a deadline.
+    // claims once its heartbeat has lapsed). The job's state has no event: polled, with a deadline.
     const storedIds = (await db.query<{ id: string }>('SELECT id FROM deliveries')).rows.map((r) => r.id);
     await target.waitForAll(storedIds, 30_000);
     await until(async () => (await count("SELECT COUNT(*) AS n FROM relay_jobs WHERE state <> 'done'")) === 0, 'every relay job done', 30_000);

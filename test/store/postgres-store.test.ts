@@ -2,10 +2,12 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
 import { migratePostgres, PG_SCHEMA_VERSION } from '../../src/store/postgres/pg-schema.js';
-import { StoreUnavailableError } from '../../src/store/store.js';
+import { openStore } from '../../src/store/open-store.js';
+import { StoreUnavailableError, type CommitReport } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { startThrowawayPostgres } from '../setup/postgres-global-setup.js';
 import { useTestPostgres } from '../setup/postgres-test-url.js';
+import { until } from '../helpers/until.js';
 import { describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
 
 const server = useTestPostgres();
@@ -69,34 +71,105 @@ describe('postgres store', () => {
       await stores[i % 3]!.accept(d, attemptFor(d));
     }
     const now = makeDelivery().receivedAt;
-    const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 3]!.dueRelayJobs(now, 7)));
+    // Each instance's worker passes the jobs it holds, as relay-worker.ts does.
+    const holding = stores.map(() => new Set<number>());
+    // The instances claim at once, each one claim at a time (its worker never asks twice at once).
+    const claims = await Promise.all(
+      stores.map(async (store, n) => {
+        const got = [];
+        for (let round = 0; round < 4; round++) {
+          const read = await store.dueRelayJobs(now, 7, new Set(holding[n]));
+          for (const c of read) holding[n]!.add(c.job.deliverySeq);
+          got.push(...read);
+        }
+        return got;
+      }),
+    );
     const claimed = claims.flat().map((c) => c.delivery.id);
     expect(new Set(claimed).size).toBe(claimed.length);
-    const rest = await stores[0]!.dueRelayJobs(now, 100);
+    const rest = await stores[0]!.dueRelayJobs(now, 100, holding[0]);
     expect(new Set([...claimed, ...rest.map((c) => c.delivery.id)])).toEqual(ids);
-    // Nothing is left to claim while the leases run.
-    expect(await stores[1]!.dueRelayJobs(now, 100)).toEqual([]);
+    // Nothing is left for another instance while the claimants live, however late it asks.
+    expect(await stores[1]!.dueRelayJobs(now + 86_400_000, 100, holding[1])).toEqual([]);
   });
 
-  it('gives a crashed instance\'s claims to another once the lease ends, and a stale worker never undoes a done', async () => {
+  it('never takes over a live instance\'s claim, however long its hand-off; gives the job back to its own worker once that lets it go', async () => {
     const url = await server.freshSchema();
-    const crashed = await open(url, { outbox: true, relayLeaseMs: 5_000 });
-    const survivor = await open(url, { outbox: true, relayLeaseMs: 5_000 });
+    const holder = await open(url, { outbox: true, relayLeaseMs: 300 });
+    const other = await open(url, { outbox: true, relayLeaseMs: 300 });
     const delivery = makeDelivery();
-    const { deliverySeq } = await crashed.accept(delivery, attemptFor(delivery));
+    await holder.accept(delivery, attemptFor(delivery));
     const t = delivery.receivedAt;
-    expect(await crashed.dueRelayJobs(t, 10)).toHaveLength(1);
-    expect(await survivor.dueRelayJobs(t + 4_999, 10)).toEqual([]);
+    const [claim] = await holder.dueRelayJobs(t, 10);
+    expect(claim!.job.deliveryId).toBe(delivery.id);
+    // Ten times the time to live on the server's clock: the holder's heartbeat keeps the claim.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await other.dueRelayJobs(t + 86_400_000, 10)).toEqual([]);
+    expect(await holder.dueRelayJobs(t, 10, new Set([claim!.job.deliverySeq]))).toEqual([]);
+    // Its worker no longer holds it (a try whose record failed): read again by the same instance.
+    expect((await holder.dueRelayJobs(t, 10)).map((c) => c.job.deliveryId)).toEqual([delivery.id]);
+  });
+
+  it('gives a stopped instance\'s claims back at once, and a killed one\'s within its time to live', async () => {
+    const url = await server.freshSchema();
+    const stopping = await createPostgresStore(url, { outbox: true });
+    const survivor = await open(url, { outbox: true });
+    const first = makeDelivery();
+    await stopping.accept(first, attemptFor(first));
+    expect(await stopping.dueRelayJobs(first.receivedAt, 10)).toHaveLength(1);
+    await stopping.close();
+    expect((await survivor.dueRelayJobs(first.receivedAt, 10)).map((c) => c.job.deliveryId)).toEqual([first.id]);
+
+    // A killed instance: its row stops being renewed (here: written once, as its last beat, 600 ms to live).
+    const second = makeDelivery();
+    await survivor.accept(second, attemptFor(second));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    await client.query("INSERT INTO relay_instances (id, alive_until) VALUES ('killed', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 600)");
+    await client.query("UPDATE relay_jobs SET leased_by = 'killed', leased_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 600 WHERE state = 'pending'");
+    const started = Date.now();
+    expect(await survivor.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    await until(async () => (await survivor.dueRelayJobs(second.receivedAt, 10)).some((c) => c.job.deliveryId === second.id), "the killed instance's job", 5_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  it('never lets a stale worker undo a done', async () => {
+    const url = await server.freshSchema();
+    const stale = await open(url, { outbox: true });
+    const survivor = await open(url, { outbox: true });
+    const delivery = makeDelivery();
+    const { deliverySeq } = await stale.accept(delivery, attemptFor(delivery));
+    const t = delivery.receivedAt;
+    expect(await stale.dueRelayJobs(t, 10)).toHaveLength(1);
+    // Its heartbeat lapsed (the next beat would be 5 s away) and the claim with it.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    await client.query('UPDATE relay_instances SET alive_until = 0 WHERE id = $1', [stale.instanceId]);
+    await client.query('UPDATE relay_jobs SET leased_until = 0');
     const taken = await survivor.dueRelayJobs(t + 5_000, 10);
     expect(taken.map((c) => c.job.deliveryId)).toEqual([delivery.id]);
     const base = { deliverySeq, replay: false, target: 'http://127.0.0.1:1/hook', error: null };
     await survivor.recordRelay({ ...base, startedAt: t + 5_000, finishedAt: t + 5_001, status: 204, try: 1, next: { state: 'done' } });
     // The first claimant comes back late with a failure: recorded in the history, the job stays done.
-    await crashed.recordRelay({ ...base, startedAt: t, finishedAt: t + 6_000, status: 500, try: 1, next: { state: 'pending', nextAt: t + 7_000 } });
+    await stale.recordRelay({ ...base, startedAt: t, finishedAt: t + 6_000, status: 500, try: 1, next: { state: 'pending', nextAt: t + 7_000 } });
     expect(await survivor.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     const history = await survivor.relayHistory(delivery.id);
     expect(history.job).toMatchObject({ state: 'done', lastStatus: 204 });
     expect(history.attempts.map((a) => a.status)).toEqual([204, 500]);
+  });
+
+  it('reports each group commit of accepts to onCommit (the /metrics commit series), through openStore', async () => {
+    const reports: CommitReport[] = [];
+    const store = await openStore({ kind: 'postgres', url: await server.freshSchema() }, { onCommit: (r) => reports.push(r) });
+    onTestFinished(() => store.close());
+    const deliveries = Array.from({ length: 5 }, () => makeDelivery());
+    await Promise.all(deliveries.map((d) => store.accept(d, attemptFor(d))));
+    await store.accept(deliveries[0]!, attemptFor(deliveries[0]!));
+    expect(reports.reduce((n, r) => n + r.size, 0)).toBe(6);
+    expect(reports.length).toBeLessThan(6);
+    expect(reports.every((r) => r.ok && r.ms >= 0)).toBe(true);
   });
 
   it('keeps a text with U+0000 findable and the body byte for byte', async () => {

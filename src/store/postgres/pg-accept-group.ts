@@ -28,7 +28,7 @@
  */
 import type pg from 'pg';
 import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
-import type { AcceptResult, AttemptInput, NewDelivery } from '../store.js';
+import type { AcceptResult, AttemptInput, CommitReport, NewDelivery } from '../store.js';
 import { hintsColumn } from '../rows.js';
 import { pgText } from './pg-rows.js';
 import { named } from './pg-queries.js';
@@ -42,6 +42,8 @@ export interface AcceptGroupOptions {
   maxRequests?: number;
   /** The most body bytes in one group (default 16 MiB; a larger body goes alone). */
   maxBytes?: number;
+  /** Each group's commit, for metrics. */
+  onCommit?: (report: CommitReport) => void;
 }
 
 export interface AcceptGroups {
@@ -154,9 +156,12 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
 
   async function run(group: Entry[]): Promise<void> {
     let results: AcceptResult[];
+    const started = performance.now();
     try {
       results = await commit(group);
+      options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: true });
     } catch (err) {
+      options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: false });
       if (group.length > 1 && isValueError(err)) {
         // Rolled back as a whole; one request's value is to blame: each alone, so only it fails.
         for (const entry of group) await run([entry]);

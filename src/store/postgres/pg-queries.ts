@@ -1,6 +1,7 @@
 /** The PostgreSQL store's statements, each prepared once per connection under its name. */
 import type pg from 'pg';
 import { ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, RELAY_ATTEMPT_COLUMNS } from '../rows.js';
+import { claimableBy, DB_NOW_MS } from './pg-instance-heartbeat.js';
 
 export const DELIVERY_COLUMNS =
   'd.seq, d.id, d.trigger, d.api_version, d.api_version_known, d.received_at, d.signature, d.secret_index, d.signature_t, d.headers, d.raw_body, d.duplicate_count, d.last_attempt_at';
@@ -22,15 +23,16 @@ export const SQL = {
   getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $1`,
   countArrivals: `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1))
     + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_id = $1) AS n`,
-  // Claim: due, not leased by anyone (or the lease ran out), rows another worker is claiming
-  // right now are skipped rather than waited for.
+  // Claim: due, and claimable by this instance ($4; pg-instance-heartbeat.ts has the one rule),
+  // except the jobs its worker holds ($5); rows another worker is claiming right now are skipped
+  // rather than waited for. The claim's own lease is one time to live ($3) on the server's clock.
   claimJobs: `WITH due AS (
-      SELECT delivery_seq FROM relay_jobs
-      WHERE state = 'pending' AND next_at <= $1 AND (leased_until IS NULL OR leased_until <= $1) AND delivery_seq <> ALL($5::bigint[])
+      SELECT delivery_seq FROM relay_jobs j
+      WHERE state = 'pending' AND next_at <= $1 AND delivery_seq <> ALL($5::bigint[]) AND ${claimableBy('$4', 'j')}
       ORDER BY next_at, delivery_seq LIMIT $2
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
-      UPDATE relay_jobs j SET leased_until = $1::bigint + $3::bigint, leased_by = $4
+      UPDATE relay_jobs j SET leased_until = ${DB_NOW_MS} + $3::bigint, leased_by = $4
       FROM due WHERE j.delivery_seq = due.delivery_seq
       RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target
     )
@@ -55,8 +57,9 @@ export const SQL = {
   jobOfSchema4: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
   relayBacklog: "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state",
   relayBacklogSchema4: "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
-  holdForeignJobs: `UPDATE relay_jobs SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
-    WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[]) AND (leased_until IS NULL OR leased_until <= $2)`,
+  // Never a job another live instance is handing on ($3: this instance).
+  holdForeignJobs: `UPDATE relay_jobs j SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
+    WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[]) AND ${claimableBy('$3', 'j')}`,
   releaseOwnJobs: "UPDATE relay_jobs SET state = 'pending', updated_at = $2 WHERE state = 'held' AND target = ANY($1::text[])",
   retargetJobs: `UPDATE relay_jobs SET target = $2, state = 'pending', updated_at = $3, leased_until = NULL, leased_by = NULL
     WHERE state IN ('pending', 'held') AND target IS NOT DISTINCT FROM $1`,

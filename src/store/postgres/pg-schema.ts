@@ -253,6 +253,15 @@ const MIGRATIONS: readonly string[] = [
   END
   $fn$;
   `,
+  // 7: claims held by heartbeat (pg-instance-heartbeat.ts): a row per instance that claims relay
+  // jobs, renewed while it lives; its jobs, found by their claimant when it stops cleanly.
+  `
+  CREATE TABLE relay_instances (
+    id TEXT PRIMARY KEY,
+    alive_until BIGINT NOT NULL
+  );
+  CREATE INDEX relay_jobs_by_claimant ON relay_jobs (leased_by) WHERE leased_by IS NOT NULL;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

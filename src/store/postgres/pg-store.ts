@@ -4,8 +4,8 @@
  * group's commit was in flight, go into one transaction with one multi-row `INSERT … ON CONFLICT
  * (id) DO NOTHING` (so concurrent copies of an id arriving at different instances make one
  * delivery), on one of two connections, and each is answered after its group's COMMIT. The relay
- * outbox is claimed with `FOR UPDATE SKIP LOCKED` and a lease, so each job is handed on by one
- * worker at a time. No writer thread here: the database server does the writing.
+ * outbox is claimed with `FOR UPDATE SKIP LOCKED`, and a claim lasts while its instance's
+ * heartbeat does (pg-instance-heartbeat.ts), so each job is handed on by one worker at a time. No writer thread here: the database server does the writing.
  */
 import { NoStoreError } from '../no-store-error.js';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +18,7 @@ import {
   type AttemptOutcome,
   type AttemptRecord,
   type BridgeCursor,
+  type CommitReport,
   type DeliveryPage,
   type DeliveryStore,
   type NewDelivery,
@@ -33,6 +34,7 @@ import { createPool, describePgError, parsePostgresUrl } from './pg-connection.j
 import { ATTEMPT_COLUMNS, hintsColumn } from '../rows.js';
 import { pgText, toAttemptWith, toDelivery, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type DeliveryRow, type JobRow, type RelayAttemptRow, type RequestRow } from './pg-rows.js';
 import { checkPostgresSchema, migratePostgres, PG_SCHEMA_VERSION } from './pg-schema.js';
+import { startInstanceHeartbeat } from './pg-instance-heartbeat.js';
 import { createSettledHorizon } from './pg-settled-horizon.js';
 import { createAcceptGroups } from './pg-accept-group.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
@@ -50,13 +52,13 @@ export interface PostgresStoreOptions {
   /** Write a relay outbox job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
   outbox?: boolean | RelayTargets;
   /**
-   * How long a job returned by dueRelayJobs stays reserved for this instance (default 60 s, or
-   * the URL's `relay_lease_ms`). Longer than a hand-off can take: past it, another instance
-   * takes the job over (that is how a crashed instance's jobs are resumed).
+   * How long the claims of an instance that stopped renewing them last (default 15 s, or the URL's
+   * `relay_lease_ms`): pg-instance-heartbeat.ts. A live instance keeps its claims however long a
+   * hand-off takes; a killed one's jobs come back within this of the kill.
    */
   relayLeaseMs?: number;
-  /** The relay's --forward-timeout: the default lease is at least twice it, so a slow hand-off keeps its claim. */
-  forwardTimeoutMs?: number;
+  /** Each group commit of accepts, for metrics. */
+  onCommit?: (report: CommitReport) => void;
   /** Connections in this instance's pool (default 10, or the URL's `pool_max`). */
   poolMax?: number;
   /** Give up on one query after this long (default 15 s): answered 503, never held forever. */
@@ -69,7 +71,7 @@ export interface PostgresStore extends DeliveryStore {
   readonly claimsRelayJobs: true;
 }
 
-export const DEFAULT_RELAY_LEASE_MS = 60_000;
+export const DEFAULT_RELAY_LEASE_MS = 15_000;
 
 /**
  * Connections of the pool that accept groups commit on at once (pg-accept-group.ts): while one
@@ -88,7 +90,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   const parsed = parsePostgresUrl(url);
   if (!parsed.ok) throw new Error(`--store: ${parsed.message}`);
   const { connectionString } = parsed.settings;
-  const leaseMs = options.relayLeaseMs ?? parsed.settings.relayLeaseMs ?? Math.max(DEFAULT_RELAY_LEASE_MS, 2 * (options.forwardTimeoutMs ?? 0));
+  const leaseMs = options.relayLeaseMs ?? parsed.settings.relayLeaseMs ?? DEFAULT_RELAY_LEASE_MS;
   const poolMax = options.poolMax ?? parsed.settings.poolMax ?? 10;
   const pool = createPool(connectionString, { max: poolMax, queryTimeoutMs: options.queryTimeoutMs });
   const horizon = createSettledHorizon(pool);
@@ -114,7 +116,10 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
   const inFlight = new Set<Promise<unknown>>();
   let closing: Promise<void> | null = null;
-  const groups = createAcceptGroups(pool, { outbox, connections: Math.min(ACCEPT_CONNECTIONS, poolMax) });
+  const groups = createAcceptGroups(pool, { outbox, connections: Math.min(ACCEPT_CONNECTIONS, poolMax), onCommit: options.onCommit });
+  // Started by the first claim. A beat that fails is the server unreachable: writes answer 503 then,
+  // and the next beat (a third of the time to live later) tries again.
+  const heartbeat = startInstanceHeartbeat(pool, instanceId, leaseMs, () => {});
 
   /** Every write: rejects with StoreUnavailableError, whatever went wrong (the receiver answers 503). */
   async function write<T>(work: () => Promise<T>): Promise<T> {
@@ -238,6 +243,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     dueRelayJobs(now, limit, skip = new Set()) {
       // A claim writes (the lease): it fails like a write.
       return write(async () => {
+        await heartbeat.ensure();
         const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId, [...skip]]));
         return rows.map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
       });
@@ -297,7 +303,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     async holdRelayJobs(targets, now) {
       return write(async () => {
         const list = targets.map(pgText);
-        const held = await pool.query(named('holdForeignJobs', [list, now]));
+        const held = await pool.query(named('holdForeignJobs', [list, now, instanceId]));
         const released = await pool.query(named('releaseOwnJobs', [list, now]));
         return (held.rowCount ?? 0) + (released.rowCount ?? 0);
       });
@@ -408,6 +414,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       closing ??= (async () => {
         // Commits in flight finish (or fail) first; then the connections are closed.
         await Promise.allSettled([...inFlight]);
+        await heartbeat.stop();
         await pool.end().catch(() => {});
       })();
       return closing;

@@ -12,6 +12,7 @@ import {
   type AcceptResult,
   type AttemptInput,
   type BridgeCursor,
+  type CommitReport,
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
@@ -25,7 +26,7 @@ import { readStoreStats } from './sqlite-stats.js';
 import { spawnWorker } from './spawn-worker.js';
 import { encodeBatch, type WriteRequest } from './batch-codec.js';
 import type { OpRequest, StoreOpName, StoreOps } from './writer-ops.js';
-import { OUTCOME_CODES, type CommitStats, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
+import { OUTCOME_CODES, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
 
 /** How long an opened store that has not written waits before it starts its checkpoint thread. */
 const CHECKPOINTER_IDLE_START_MS = 5000;
@@ -46,7 +47,7 @@ export interface SqliteStoreOptions {
   /** Write a relay outbox job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
   outbox?: boolean | RelayTargets;
   /** Called once per group commit (metrics: commit latency and batch size); ok false when it rolled back. */
-  onCommit?: (stats: CommitStats & { ok: boolean }) => void;
+  onCommit?: (report: CommitReport) => void;
 }
 
 /** Deliveries (or attempts) looked at per prune transaction: intake commits run in between. */

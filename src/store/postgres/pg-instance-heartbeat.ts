@@ -1,0 +1,74 @@
+/**
+ * Liveness of the instances that claim relay jobs. An instance that claims writes a row in
+ * `relay_instances` and renews it every third of its time to live; a job claimed by an instance
+ * whose row is current is never taken over, however long its hand-off takes. An instance killed
+ * with `kill -9` stops renewing: its claims can be taken once its row and the claim's own
+ * `leased_until` have both passed, that is within one time to live of the kill.
+ *
+ * Both times are the database server's clock (`clock_timestamp()`), never an instance's, so a skew
+ * between hosts moves nothing.
+ */
+import type pg from 'pg';
+
+export interface InstanceHeartbeat {
+  /** Writes the row now, if it was never written (a claim waits for it: claims need a live row). */
+  ensure(): Promise<void>;
+  /** Stops renewing, deletes the row and gives back this instance's claims (a clean stop hands over at once). */
+  stop(): Promise<void>;
+}
+
+/** SQL, in milliseconds, for the database server's clock now. */
+export const DB_NOW_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/**
+ * The one rule for "this job may be claimed by $me": nobody holds it; or $me holds it and its
+ * worker no longer does (it is not in the worker's skip list, checked by the caller's query); or
+ * its holder's row has lapsed and so has the claim's own lease (set at the claim to one time to
+ * live, so a claim made by a build without heartbeats is honoured too).
+ */
+export const claimableBy = (me: string, alias: string) => `(${alias}.leased_by IS NULL OR ${alias}.leased_by = ${me}
+  OR (coalesce(${alias}.leased_until, 0) <= ${DB_NOW_MS}
+    AND NOT EXISTS (SELECT 1 FROM relay_instances i WHERE i.id = ${alias}.leased_by AND i.alive_until > ${DB_NOW_MS})))`;
+
+export function startInstanceHeartbeat(pool: pg.Pool, instanceId: string, ttlMs: number, onError: (err: unknown) => void): InstanceHeartbeat {
+  let started: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+
+  const beat = () =>
+    pool
+      .query(
+        `INSERT INTO relay_instances (id, alive_until) VALUES ($1, ${DB_NOW_MS} + $2::bigint)
+         ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until`,
+        [instanceId, ttlMs],
+      )
+      .then(() => undefined);
+
+  return {
+    ensure() {
+      if (stopped) return Promise.resolve();
+      started ??= beat().then(() => {
+        if (stopped) return;
+        // A missed beat (the server unreachable a moment) is retried at the next; three fit in one time to live.
+        timer = setInterval(() => void beat().catch(onError), Math.max(10, Math.floor(ttlMs / 3)));
+        timer.unref();
+        // Rows of instances gone for a day: nobody will renew them.
+        void pool.query(`DELETE FROM relay_instances WHERE alive_until < ${DB_NOW_MS} - 86400000`).catch(onError);
+      });
+      // A failed first beat is tried again by the next claim.
+      return started.catch((err: unknown) => {
+        started = null;
+        throw err;
+      });
+    },
+
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      if (!started) return;
+      await started.catch(() => {});
+      await pool.query("UPDATE relay_jobs SET leased_until = NULL, leased_by = NULL WHERE leased_by = $1 AND state = 'pending'", [instanceId]).catch(onError);
+      await pool.query('DELETE FROM relay_instances WHERE id = $1', [instanceId]).catch(onError);
+    },
+  };
+}
