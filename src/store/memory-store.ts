@@ -14,6 +14,7 @@ import {
   type PruneResult,
   type RelayAttemptRecord,
   isOwed,
+  foldBacklog,
   type RelayBacklog,
   type RelayJob,
   type StoredDelivery,
@@ -167,14 +168,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     },
 
     async relayBacklog() {
-      const byTarget = new Map<string | null, RelayBacklog>();
-      for (const job of jobs.values()) {
-        if (job.state === 'done') continue;
-        const entry = byTarget.get(job.target) ?? { target: job.target, pending: 0, held: 0, dead: 0 };
-        byTarget.set(job.target, entry);
-        entry[job.state]++;
-      }
-      return [...byTarget.values()];
+      const owed = [...jobs.values()].filter((job) => job.state !== 'done');
+      const arrivedAt = new Map(deliveries.map((d) => [d.seq, d.receivedAt]));
+      return foldBacklog(owed.map((job) => ({ target: job.target, state: job.state, n: 1, oldest: arrivedAt.get(job.deliverySeq) ?? null, retrying: job.tries > 0 ? 1 : 0 })));
     },
 
     async holdRelayJobs(targets) {

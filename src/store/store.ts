@@ -123,6 +123,25 @@ export interface RelayBacklog {
   pending: number;
   held: number;
   dead: number;
+  /** When the oldest delivery still owed to it (pending or held) arrived, ms since the epoch; null when none is owed. */
+  oldestOwedAt: number | null;
+  /** Owed jobs that have been tried and failed at least once (the target is failing, or was). */
+  retrying: number;
+}
+
+/** Adds one group of backlog rows (target, state, count, oldest arrival, retried) into per-target entries: the one fold every driver uses. */
+export function foldBacklog(rows: Iterable<{ target: string | null; state: string; n: number | string; oldest: number | string | null; retrying: number | string | null }>): RelayBacklog[] {
+  const byTarget = new Map<string | null, RelayBacklog>();
+  for (const row of rows) {
+    const entry = byTarget.get(row.target) ?? { target: row.target, pending: 0, held: 0, dead: 0, oldestOwedAt: null, retrying: 0 };
+    byTarget.set(row.target, entry);
+    if (row.state !== 'pending' && row.state !== 'held' && row.state !== 'dead') continue;
+    entry[row.state] += Number(row.n);
+    if (!isOwed(row.state)) continue;
+    entry.retrying += Number(row.retrying ?? 0);
+    if (row.oldest !== null) entry.oldestOwedAt = Math.min(entry.oldestOwedAt ?? Infinity, Number(row.oldest));
+  }
+  return [...byTarget.values()];
 }
 
 /** A job the outbox still owes: retention never removes its delivery. */

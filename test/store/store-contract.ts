@@ -342,7 +342,11 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       expect(await store.relayCounts()).toEqual({ pending: 0, held: 2, done: 0, dead: 0 });
       const byTarget = (backlog: Awaited<ReturnType<DeliveryStore['relayBacklog']>>) => new Map(backlog.map((e) => [e.target, e]));
-      expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 0, held: 1, dead: 0 }], [audit, { target: audit, pending: 0, held: 1, dead: 0 }]]));
+      expect(byTarget(await store.relayBacklog())).toEqual(new Map([
+          [app, { target: app, pending: 0, held: 1, dead: 0, oldestOwedAt: plain.receivedAt, retrying: 0 }],
+          [audit, { target: audit, pending: 0, held: 1, dead: 0, oldestOwedAt: vendor.receivedAt, retrying: 0 }],
+        ]),
+      );
       // Held jobs keep their deliveries from retention, as pending ones do.
       expect((await store.prune!(Number.MAX_SAFE_INTEGER, { dryRun: true })).keptPending).toBe(2);
 
@@ -354,7 +358,26 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.retargetRelayJobs(audit, app, now)).toBe(1);
       expect(await store.retargetRelayJobs('http://127.0.0.1:9/none', app, now)).toBe(0);
       expect((await store.relayHistory(vendor.id)).job).toMatchObject({ state: 'pending', target: app });
-      expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 2, held: 0, dead: 0 }]]));
+      expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 2, held: 0, dead: 0, oldestOwedAt: Math.min(plain.receivedAt, vendor.receivedAt), retrying: 0 }]]));
+    });
+
+    it('reports per target the owed jobs, the oldest owed arrival and those retrying; a dead job is counted but owes nothing', async () => {
+      const first = makeDelivery({ receivedAt: 1_700_000_000_000 });
+      const second = makeDelivery({ receivedAt: 1_700_000_005_000 });
+      const third = makeDelivery({ receivedAt: 1_700_000_009_000 });
+      const seqs = [];
+      for (const d of [first, second, third]) seqs.push((await store.accept(d, attemptFor(d))).deliverySeq);
+      const target = 'http://127.0.0.1:1/hook';
+      const base = { replay: false, target, error: 'responded 503', status: 503, try: 1, startedAt: third.receivedAt, finishedAt: third.receivedAt };
+      // The oldest is given up on; the second failed once and waits for its retry.
+      await store.recordRelay({ ...base, deliverySeq: seqs[0]!, next: { state: 'dead' } });
+      await store.recordRelay({ ...base, deliverySeq: seqs[1]!, next: { state: 'pending', nextAt: third.receivedAt + 60_000 } });
+      const backlog = await store.relayBacklog();
+      expect(backlog).toHaveLength(1);
+      expect(backlog[0]).toMatchObject({ pending: 2, held: 0, dead: 1, oldestOwedAt: second.receivedAt, retrying: 1 });
+      await store.recordRelay({ ...base, status: 204, error: null, try: 2, deliverySeq: seqs[1]!, next: { state: 'done' } });
+      await store.recordRelay({ ...base, status: 204, error: null, deliverySeq: seqs[2]!, next: { state: 'done' } });
+      expect((await store.relayBacklog())[0]).toMatchObject({ pending: 0, dead: 1, oldestOwedAt: null, retrying: 0 });
     });
 
     it('reads the answers of the newest tries only, when asked to, and every try still in order', async () => {

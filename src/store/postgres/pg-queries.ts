@@ -55,8 +55,10 @@ export const SQL = {
   jobOf: 'SELECT state, tries, next_at, last_status, last_error, target FROM relay_jobs WHERE delivery_seq = $1',
   // A reader of a schema before migration 5 (no job targets).
   jobOfSchema4: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
-  relayBacklog: "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state",
-  relayBacklogSchema4: "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
+  relayBacklog: `SELECT j.target, j.state, COUNT(*) AS n, MIN(d.received_at) AS oldest, COUNT(*) FILTER (WHERE j.tries > 0) AS retrying
+    FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq WHERE j.state <> 'done' GROUP BY j.target, j.state`,
+  relayBacklogSchema4: `SELECT NULL AS target, j.state, COUNT(*) AS n, MIN(d.received_at) AS oldest, COUNT(*) FILTER (WHERE j.tries > 0) AS retrying
+    FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq WHERE j.state <> 'done' GROUP BY j.state`,
   // Never a job another live instance is handing on ($3: this instance).
   holdForeignJobs: `UPDATE relay_jobs j SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
     WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[]) AND ${claimableBy('$3', 'j')}`,

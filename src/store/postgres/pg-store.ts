@@ -23,6 +23,7 @@ import {
   type DeliveryStore,
   type NewDelivery,
   type PruneResult,
+  foldBacklog,
   type RelayBacklog,
   type RelayCounts,
   type RelayOutcome,
@@ -289,14 +290,10 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
     relayBacklog() {
       return read(async () => {
-        const { rows } = await pool.query<{ target: string | null; state: string; n: number }>(named(schemaVersion >= 5 ? 'relayBacklog' : 'relayBacklogSchema4', []));
-        const byTarget = new Map<string | null, RelayBacklog>();
-        for (const { target, state, n } of rows) {
-          const entry = byTarget.get(target) ?? { target, pending: 0, held: 0, dead: 0 };
-          byTarget.set(target, entry);
-          if (state === 'pending' || state === 'held' || state === 'dead') entry[state] += Number(n);
-        }
-        return [...byTarget.values()];
+        const { rows } = await pool.query<{ target: string | null; state: string; n: string; oldest: string | null; retrying: string }>(
+          named(schemaVersion >= 5 ? 'relayBacklog' : 'relayBacklogSchema4', []),
+        );
+        return foldBacklog(rows);
       });
     },
 

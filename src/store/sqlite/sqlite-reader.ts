@@ -6,7 +6,7 @@ import { splitHeaders } from '../../core/header-lines.js';
 import {
   ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
 } from '../rows.js';
-import type { AttemptQuery, AttemptRecord, BridgeCursor, DeliveryPage, DeliveryQuery, OutboxDelivery, RelayAttemptRecord, RelayBacklog, RelayHistoryOptions, RelayJob, StoredDelivery } from '../store.js';
+import { foldBacklog, type AttemptQuery, type AttemptRecord, type BridgeCursor, type DeliveryPage, type DeliveryQuery, type OutboxDelivery, type RelayAttemptRecord, type RelayBacklog, type RelayHistoryOptions, type RelayJob, type StoredDelivery } from '../store.js';
 
 /** An attempt row read with its kept request (`withRequest`). */
 interface RequestRow extends AttemptRow {
@@ -134,8 +134,9 @@ export function createSqliteReader(db: Database.Database) {
   // Targets are kept from schema version 6: an older file (a reader never migrates) reads none.
   const hasTargets = db.prepare("SELECT 1 FROM pragma_table_info('relay_jobs') WHERE name = 'target'").get() !== undefined;
   const jobOf = db.prepare<[number], JobRow>(`SELECT state, tries, next_at, last_status, last_error${hasTargets ? ', target' : ''} FROM relay_jobs WHERE delivery_seq = ?`);
-  const backlogRows = db.prepare<[], { target: string | null; state: string; n: number }>(
-    hasTargets ? "SELECT target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY target, state" : "SELECT NULL AS target, state, COUNT(*) AS n FROM relay_jobs WHERE state <> 'done' GROUP BY state",
+  const backlogRows = db.prepare<[], { target: string | null; state: string; n: number; oldest: number | null; retrying: number | null }>(
+    `SELECT ${hasTargets ? 'j.target' : 'NULL'} AS target, j.state, COUNT(*) AS n, MIN(d.received_at) AS oldest, SUM(j.tries > 0) AS retrying
+     FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq WHERE j.state <> 'done' GROUP BY 1, 2`,
   );
   const relayAttemptsOf = db.prepare<[number], RelayAttemptRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq`);
   // The kept answers come with schema version 5: on an older file (a reader never migrates) every
@@ -240,13 +241,7 @@ export function createSqliteReader(db: Database.Database) {
     },
 
     relayBacklog(): RelayBacklog[] {
-      const byTarget = new Map<string | null, RelayBacklog>();
-      for (const { target, state, n } of backlogRows.all()) {
-        const entry = byTarget.get(target) ?? { target, pending: 0, held: 0, dead: 0 };
-        byTarget.set(target, entry);
-        if (state === 'pending' || state === 'held' || state === 'dead') entry[state] += n;
-      }
-      return [...byTarget.values()];
+      return foldBacklog(backlogRows.all());
     },
 
     relayCounts() {
