@@ -20,6 +20,7 @@ const COMMANDS: Array<[name: string, register: Register]> = [
   ['triggers', async (p) => (await import('./commands/triggers.js')).registerTriggersCommand(p)],
   ['check', async (p) => (await import('./commands/check.js')).registerCheckCommand(p)],
   ['db', async (p) => (await import('./commands/db.js')).registerDbCommand(p)],
+  ['status', async (p) => (await import('./commands/status.js')).registerStatusCommand(p)],
   ['connect', async (p) => (await import('./commands/connect.js')).registerConnectCommand(p)],
   ['bridge', async (p) => (await import('./commands/connect.js')).registerBridgeCommand(p)],
   ['emulate', async (p) => (await import('./commands/emulate.js')).registerEmulateCommand(p)],

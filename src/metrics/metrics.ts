@@ -6,7 +6,9 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventHub } from '../runtime/event-hub.js';
+import type { BridgeCursors, RelayOutbox } from '../store/store.js';
 import { faultAnswerLabel, reasonLabel, statusClass } from './labels.js';
+import { lagSecondsByCursor, targetBacklog, type TargetBacklog } from './lag.js';
 
 export interface MetricsOptions {
   hub: EventHub;
@@ -14,6 +16,14 @@ export interface MetricsOptions {
   relayCounts?: () => Promise<{ pending: number; done: number; dead: number }>;
   /** Process metrics (memory, CPU, event-loop lag, GC): on by default. */
   processMetrics?: boolean;
+  /**
+   * The store's reads behind the lag and backlog series (issue 39): the relay's backlog by target, and
+   * the first delivery after a bridge subscriber's cursor. Read at scrape time; absent, those series are
+   * not served. The composition root passes the node's store.
+   */
+  lagReads?: Pick<RelayOutbox, 'relayBacklog'> & Pick<BridgeCursors, 'deliveriesAfter'>;
+  /** The clock the ages are measured with (ms since the epoch); default Date.now. */
+  now?: () => number;
 }
 
 /** A known bridge subscriber on the public side (bridge-server status). */
@@ -126,6 +136,50 @@ export function createMetrics(options: MetricsOptions): Metrics {
       for (const state of ['pending', 'done', 'dead'] as const) this.labels(state).set(counts?.[state] ?? 0);
     },
   });
+  // Lag and backlog, per target (issue 39): one read of the store's backlog per scrape, shared by the
+  // five series. A target's series are those of the targets the store still owes or has given up on:
+  // reset at each scrape, so a target whose jobs are all done has none.
+  const now = options.now ?? Date.now;
+  const lagReads = options.lagReads;
+  if (lagReads) {
+    let readingBacklog: Promise<TargetBacklog[]> | null = null;
+    const backlog = (): Promise<TargetBacklog[]> => {
+      readingBacklog ??= lagReads
+        .relayBacklog()
+        .then((rows) => targetBacklog(rows, now()).targets)
+        .catch(() => [])
+        .finally(() => (readingBacklog = null));
+      return readingBacklog;
+    };
+    const targetGauge = (name: string, help: string, value: (t: TargetBacklog) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['target'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          for (const t of await backlog()) this.labels(t.target).set(value(t));
+        },
+      });
+    new Gauge({
+      name: 'hookrelay_relay_owed_jobs',
+      help: 'Relay jobs still owed to a target (URL shown without credentials; "unknown": queued by an older hookrelay), by state: pending (due or waiting to retry), held (for a target the running relay does not hand on to)',
+      labelNames: ['target', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const t of await backlog()) {
+          this.labels(t.target, 'pending').set(t.pending);
+          this.labels(t.target, 'held').set(t.held);
+        }
+      },
+    });
+    targetGauge('hookrelay_relay_oldest_owed_age_seconds', 'Age of the oldest delivery still owed to a target (pending or held), in seconds since it arrived; 0 when nothing is owed', (t) => t.oldestOwedAgeSeconds);
+    targetGauge('hookrelay_relay_retrying_jobs', 'Relay jobs still owed to a target that were tried at least once and failed (the target is failing, or was)', (t) => t.retrying);
+    targetGauge('hookrelay_relay_dead_jobs', 'Relay jobs given up for a target (tries exhausted or a non-retryable answer); `hookrelay events retry ID` puts one back', (t) => t.dead);
+  }
+
   let consoleClients: () => number = () => 0;
   new Gauge({
     name: 'hookrelay_console_clients',
@@ -161,16 +215,24 @@ export function createMetrics(options: MetricsOptions): Metrics {
     }),
   ];
 
-  // The bridge series exist only on the side that has a bridge: registered when it is wired in.
-  let readSubscribers: Promise<BridgeSubscriberSample[]> | null = null;
-  const subscribers = (read: () => Promise<BridgeSubscriberSample[]>): Promise<BridgeSubscriberSample[]> => {
+  // The bridge series exist only on the side that has a bridge: registered when it is wired in. One
+  // read per scrape for every subscriber series: the status, then (with the store's reads) the age of
+  // each cursor's first unacknowledged delivery, one read per distinct cursor.
+  type SubscriberRow = BridgeSubscriberSample & { lagSeconds: number | null };
+  let readSubscribers: Promise<SubscriberRow[]> | null = null;
+  const subscribers = (read: () => Promise<BridgeSubscriberSample[]>): Promise<SubscriberRow[]> => {
     readSubscribers ??= read()
-      .then((all) => [...all].sort((a, b) => b.lag - a.lag || (a.subscriber < b.subscriber ? -1 : 1)).slice(0, MAX_SUBSCRIBER_SERIES))
+      .then(async (all) => {
+        const shown = [...all].sort((a, b) => b.lag - a.lag || (a.subscriber < b.subscriber ? -1 : 1)).slice(0, MAX_SUBSCRIBER_SERIES);
+        const behind = shown.filter((s) => s.lag > 0).map((s) => s.ackedSeq);
+        const ages = lagReads && behind.length > 0 ? await lagSecondsByCursor(lagReads, behind, now()) : new Map<number, number>();
+        return shown.map((s) => ({ ...s, lagSeconds: s.lag === 0 ? 0 : (ages.get(s.ackedSeq) ?? null) }));
+      })
       .catch(() => [])
       .finally(() => (readSubscribers = null));
     return readSubscribers;
   };
-  const subscriberGauge = (name: string, help: string, read: () => Promise<BridgeSubscriberSample[]>, value: (s: BridgeSubscriberSample) => number) =>
+  const subscriberGauge = (name: string, help: string, read: () => Promise<BridgeSubscriberSample[]>, value: (s: SubscriberRow) => number | null) =>
     new Gauge({
       name,
       help,
@@ -178,7 +240,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
       registers,
       async collect() {
         this.reset(); // a subscriber no longer known has no series
-        for (const s of await subscribers(read)) this.labels(s.subscriber).set(value(s));
+        for (const s of await subscribers(read)) {
+          const v = value(s);
+          if (v !== null) this.labels(s.subscriber).set(v);
+        }
       },
     });
   const clientGauge = (name: string, help: string, read: () => BridgeClientSample, value: (s: BridgeClientSample) => number) =>
@@ -200,6 +265,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     setBridgeSubscribers(read) {
       subscriberGauge('hookrelay_bridge_subscriber_acked_seq', 'Bridge subscribers (token/name): the last delivery seq acknowledged (the durable cursor)', read, (s) => s.ackedSeq);
       subscriberGauge('hookrelay_bridge_subscriber_lag', 'Bridge subscribers: the newest stored seq minus the acknowledged one', read, (s) => s.lag);
+      if (lagReads) {
+        subscriberGauge(
+          'hookrelay_bridge_subscriber_lag_seconds',
+          'Bridge subscribers: age in seconds of the oldest delivery not yet acknowledged (0 when caught up)',
+          read,
+          (s) => s.lagSeconds,
+        );
+      }
       subscriberGauge('hookrelay_bridge_subscriber_connected', 'Bridge subscribers: 1 when connected to this instance, else 0', read, (s) => (s.connected ? 1 : 0));
     },
     setBridgeClient(read) {

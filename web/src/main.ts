@@ -7,6 +7,7 @@ import { connectFeed, type FeedState } from './feed-client.js';
 import { isNarrow } from './layout.js';
 import { deliveryKeyOf, keyOf } from './rows.js';
 import type { FeedMessage, Status } from './types.js';
+import { createBacklogLine, createLagReader } from './views/backlog-view.js';
 import { createBridgeLine, mentionsBridge } from './views/bridge-view.js';
 import { detailResizer } from './views/detail-resizer.js';
 import { createDetailView } from './views/detail-view.js';
@@ -22,7 +23,7 @@ function fatal(title: string, text: string): void {
 
 type Tab = 'deliveries' | 'faults';
 
-function headerBar(status: Status, onTab: (tab: Tab) => void, bridgeLine: HTMLElement | null): { element: HTMLElement; setFeedState(state: FeedState): void; setTab(tab: Tab): void } {
+function headerBar(status: Status, onTab: (tab: Tab) => void, bridgeLine: HTMLElement | null, backlogLine: HTMLElement): { element: HTMLElement; setFeedState(state: FeedState): void; setTab(tab: Tab): void } {
   const tabs: Record<Tab, HTMLButtonElement> = {
     deliveries: button('Deliveries', () => onTab('deliveries'), { class: 'tab', testid: 'tab-deliveries' }),
     faults: button('Fault rules', () => onTab('faults'), { class: 'tab', testid: 'tab-faults' }),
@@ -34,6 +35,7 @@ function headerBar(status: Status, onTab: (tab: Tab) => void, bridgeLine: HTMLEl
     el('h1', null, 'hookrelay'),
     el('span', { class: 'muted' }, 'receiving at ', el('code', null, vtext(status.receiverUrl))),
     status.forwardTo ? el('span', { class: 'muted' }, ' → ', el('code', null, vtext(status.forwardTo))) : null,
+    backlogLine,
     bridgeLine,
     el('nav', { class: 'tabs-top' }, tabs.deliveries, tabs.faults),
     dot,
@@ -73,8 +75,11 @@ function start(state: AppState): void {
   const faults = createFaultsView(state);
   const deliveriesPane = el('div', { class: 'split' }, list.element);
   deliveriesPane.append(detailResizer(deliveriesPane, detail.element), detail.element);
-  const bridge = state.status.features.bridge === true ? createBridgeLine() : null;
-  const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'), bridge?.element ?? null);
+  // Lag and backlog (issue 39) from the console's /metrics: the relay's line, and seconds on the bridge's.
+  // Read only where the server says /metrics answers: a 404 would be an error in the browser's console.
+  const lag = createLagReader(state.status.features.metrics === true);
+  const bridge = state.status.features.bridge === true ? createBridgeLine(lag) : null;
+  const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'), bridge?.element ?? null, createBacklogLine(lag));
 
   replaceChildren(
     root,
@@ -112,6 +117,7 @@ function start(state: AppState): void {
 
   const onMessage = (message: FeedMessage) => {
     if (!('data' in message) || message.data === null) return;
+    if (message.type === 'relay' || message.type === 'delivery') lag.refreshSoon();
     if (message.type === 'rules') return void faults.refresh();
     if (message.type === 'notice') {
       if (bridge && mentionsBridge(message.data.message)) bridge.refresh();

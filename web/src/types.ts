@@ -21,6 +21,8 @@ export interface Status {
     relayHistory: boolean;
     /** `GET /api/bridge` answers: this process is a bridge's public side or a laptop on one. */
     bridge?: boolean;
+    /** `GET /metrics` answers on this listener (the lag and backlog line reads it); absent from an older server: not read. */
+    metrics?: boolean;
   };
 }
 

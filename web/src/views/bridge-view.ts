@@ -6,8 +6,10 @@
  */
 import { apiGet } from '../api.js';
 import { append, el, replaceChildren, vtext } from '../dom.js';
+import { formatAge } from '../metrics-text.js';
 import type { BridgeSubscriber, BridgeView } from '../types.js';
 import { visibleString } from '../visible.js';
+import type { LagReader } from './backlog-view.js';
 
 /** How often the line is read again without a notice asking for it. */
 export const BRIDGE_REFRESH_MS = 5_000;
@@ -32,10 +34,16 @@ export function mentionsBridge(message: string): boolean {
   return /^bridge[: ]|^(connecting|connected) to |^resuming |^live$|^connection lost|^could not connect|^the bridge at /.test(message);
 }
 
-export function createBridgeLine(): BridgeLine {
+/** With `lag` (the console's `/metrics`), each subscriber behind also says how old its oldest unacknowledged delivery is. */
+export function createBridgeLine(lag?: LagReader): BridgeLine {
   const element = el('div', { class: 'bridge-line', attrs: { 'data-testid': 'bridge', 'data-state': 'connecting', role: 'status' } }, 'bridge: …');
   let reading = false;
   let again = false;
+  let last: BridgeView | null = null;
+  const secondsOf = (name: string): number | undefined => lag?.current()?.subscriberSeconds.get(name);
+  lag?.onChange(() => {
+    if (last) render(element, last, secondsOf);
+  });
 
   const read = async (): Promise<void> => {
     if (reading) {
@@ -45,8 +53,10 @@ export function createBridgeLine(): BridgeLine {
     reading = true;
     try {
       const { data } = await apiGet<BridgeView>('/api/bridge');
-      render(element, data);
+      last = data;
+      render(element, data, secondsOf);
     } catch {
+      last = null;
       element.setAttribute('data-state', 'unknown');
       replaceChildren(element, 'bridge: state unavailable');
     } finally {
@@ -66,7 +76,7 @@ export function createBridgeLine(): BridgeLine {
   return { element, refresh: () => void read() };
 }
 
-function render(element: HTMLElement, view: BridgeView): void {
+function render(element: HTMLElement, view: BridgeView, secondsOf: (name: string) => number | undefined): void {
   if (view.side === 'laptop') {
     const state = STATES.has(view.state) ? view.state : 'unknown';
     element.setAttribute('data-state', state);
@@ -94,17 +104,18 @@ function render(element: HTMLElement, view: BridgeView): void {
     return;
   }
   replaceChildren(element, `bridge: ${plural(total, 'subscriber')} — `);
-  subscribers.slice(0, NAMED).forEach((s, i) => append(element, i > 0 ? '; ' : null, subscriber(s)));
+  subscribers.slice(0, NAMED).forEach((s, i) => append(element, i > 0 ? '; ' : null, subscriber(s, secondsOf(s.subscriber))));
   if (total > NAMED) append(element, `; ${total - NAMED} more`);
 }
 
-function subscriber(s: BridgeSubscriber): HTMLElement {
+function subscriber(s: BridgeSubscriber, lagSeconds: number | undefined): HTMLElement {
   return el(
     'span',
     { class: 'bridge-sub', attrs: { 'data-testid': 'bridge-subscriber', 'data-state': s.connected ? 'live' : 'offline' } },
     name(s.subscriber),
     ` ${s.connected ? 'live' : 'offline'}, `,
     behind(s.lag),
+    s.lag > 0 && lagSeconds !== undefined ? el('span', { class: 'warn', attrs: { 'data-testid': 'bridge-lag-seconds' } }, ` (oldest ${formatAge(lagSeconds)})`) : null,
   );
 }
 
