@@ -1,22 +1,60 @@
-/** `hookrelay events replay`: re-sends a stored delivery, freshly signed and marked as a replay. */
+/**
+ * `hookrelay events replay`: re-sends stored deliveries, freshly signed and marked as replays.
+ * One id: sent at once. A selection (`--since`, `--until`, `--trigger`, `--status`, `--where`,
+ * `--all`): a bulk job of its own, journaled in the data folder (relay/replay-job-journal.ts), so
+ * an interrupted one resumes with `--resume` and never sends a delivery twice within the job.
+ */
 import type { Command } from 'commander';
+import { EXIT } from '../core/exit-codes.js';
+import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation } from '../config/db-path.js';
 import { resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
+import { createJournal, JournalError, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
 import { printable } from '../reporter/printable.js';
+import { createProgressLine } from '../reporter/progress-line.js';
 import { openExistingStore } from '../store/open-store.js';
 import type { DeliveryStore } from '../store/store.js';
-import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
+import { describeSelection, parseSelection, REPLAY_STATUSES, selectDeliveries, selects, type SelectionFlags } from './events-replay-selection.js';
+import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 import { collect as collectValues, reportProblems } from './shared-options.js';
+
+/** The header each copy of a bulk job carries, naming the job (an app can tell a backfill from live traffic). */
+export const REPLAY_JOB_HEADER = 'x-hookrelay-replay-job';
+const DEFAULT_CONCURRENCY = 4;
+const MAX_CONCURRENCY = 64;
+const DRY_RUN_SHOWN = 20;
+const PACE_DEFAULT = { ratePerSecond: null, concurrency: DEFAULT_CONCURRENCY };
+
+interface BulkFlags extends SelectionFlags {
+  rate?: string;
+  concurrency: string;
+  dryRun?: boolean;
+  resume?: string;
+  jobs?: boolean;
+}
+
+type Flags = ReplayFlags & BulkFlags & { db?: string; store?: string };
 
 export function registerEventsReplayCommand(events: Command): void {
   events
     .command('replay')
-    .description('re-send a stored delivery, freshly signed and marked as a replay (recorded in its history)')
-    .argument('<id>', 'delivery id')
-    .option('--to <url>', 'where to send it, on this machine unless --allow-remote (default: where the relay would send it: its --route, else HOOKRELAY_FORWARD_TO)')
+    .description('re-send stored deliveries, freshly signed and marked as replays (recorded in their history): one by id, or a selection as a resumable job')
+    .argument('[id]', 'delivery id (or select many with --since, --until, --trigger, --status, --where, --all)')
+    .option('--since <when>', 'bulk: deliveries received at or after this (a time ago such as 2h, or an ISO date-time)')
+    .option('--until <when>', 'bulk: deliveries received before this')
+    .option('--trigger <glob>', 'bulk: deliveries whose trigger matches, e.g. vendor.*')
+    .option('--status <status>', `bulk: by relay status: ${REPLAY_STATUSES.join(', ')} (handed-on: the target took it; failed: a try failed; dead: given up)`)
+    .option('--where <path=value>', 'bulk: a condition on the body, as events wait has it; repeatable (all must hold)', collectValues)
+    .option('--all', 'bulk: every stored delivery')
+    .option('--rate <n>', 'bulk: at most this many a second (N, N/s or N/m)')
+    .option('--concurrency <n>', `bulk: at most this many in flight (1-${MAX_CONCURRENCY})`, String(DEFAULT_CONCURRENCY))
+    .option('--dry-run', 'bulk: print what would be sent and how many, send nothing')
+    .option('--resume <job>', 'go on with an interrupted bulk job (rj_…)')
+    .option('--jobs', 'list the bulk jobs of this data folder')
+    .option('--to <url>', 'where to send, on this machine unless --allow-remote (default: where the relay would send each: its --route, else HOOKRELAY_FORWARD_TO)')
     .option('--allow-remote', 'allow a --to that is not on this machine')
     .option('--secret <secret>', 'sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret)')
-    .option('--timeout <ms>', 'give up after this long', '30000')
+    .option('--timeout <ms>', 'give up on one copy after this long', '30000')
     .option('--route <glob=url>', "as listen's --route: where a replay without --to goes by its trigger (default: HOOKRELAY_ROUTE, or the config file's)", collectValues)
     .option('--forward-header <header>', "as listen's: 'Name: value' on the replay; repeatable (default: HOOKRELAY_FORWARD_HEADER, or the config file's)", collectValues)
     .option('--forward-ca <file>', "as listen's: PEM certificate(s) trusted for an https target (default: HOOKRELAY_FORWARD_CA)")
@@ -24,29 +62,173 @@ export function registerEventsReplayCommand(events: Command): void {
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
-    .action(async (id: string, flags: ReplayFlags & { db?: string; store?: string }) => {
+    .addHelpText(
+      'after',
+      `
+Examples:
+  npx hookrelay events replay dlv_01J…                              one delivery
+  npx hookrelay events replay --since 2h --trigger 'vendor.*' --dry-run
+  npx hookrelay events replay --since 2026-11-28T09:00:00Z --until 2026-11-28T10:00:00Z --rate 20/s
+  npx hookrelay events replay --resume rj_0123456789ab                after Ctrl-C or a crash
+`,
+    )
+    .action(async (id: string | undefined, flags: Flags) => {
       const where = resolveStoreLocation(flags);
-      const replay = resolveReplaySettings(flags, where.ok ? where.dbPath : null);
-      if (!replay.ok || !where.ok) {
-        reportProblems([...(where.ok ? [] : where.problems), ...(replay.ok ? [] : replay.problems)]);
-        process.exitCode = 2;
-        return;
+      if (!where.ok) return usage(where.problems);
+      const dataDir = dataDirOf(where.dbPath);
+      if (flags.jobs) return printJobs(dataDir);
+      const bulk = selects(flags);
+      const modes = [id !== undefined, bulk, flags.resume !== undefined].filter(Boolean).length;
+      if (modes !== 1) {
+        return usage([
+          modes === 0
+            ? 'say what to replay: a delivery id, a selection (--since, --until, --trigger, --status, --where or --all), --resume JOB, or --jobs to list jobs'
+            : 'give one of: a delivery id, a selection, or --resume JOB',
+        ]);
       }
-      const { createReplayer } = await import('../relay/replay.js');
-      await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
-        const replayer = createReplayer({ store, settings: replay.settings.settings, clock: Date.now });
+      const pace = parsePace(flags);
+      const selection = bulk ? parseSelection(flags, Date.now()) : null;
+      const problems = [...(pace.ok ? [] : pace.problems), ...(selection && !selection.ok ? selection.problems : [])];
+      if (flags.dryRun && !bulk) problems.push('--dry-run goes with a selection (--since, --trigger, …)');
+      if (problems.length > 0) return usage(problems);
+
+      let journal: ReplayJournal | null = null;
+      if (flags.resume !== undefined) {
         try {
-          const result = await replayer.replay(id, replay.settings.to ?? undefined);
-          if (!result) {
-            process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
-            process.exitCode = 1;
+          journal = openJournal(dataDir, flags.resume);
+        } catch (err) {
+          if (!(err instanceof JournalError)) throw err;
+          process.stderr.write(`hookrelay: ${err.message}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+      }
+      // A dry run needs no target or secret: it only reads.
+      const replay = flags.dryRun ? null : resolveReplaySettings({ ...flags, to: flags.to ?? journal?.plan.to ?? undefined }, where.dbPath);
+      if (replay && !replay.ok) return usage(replay.problems);
+
+      await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
+        if (id !== undefined) return replayOne(store, replay!.settings, id);
+        if (journal === null) {
+          const chosen = selection!.ok ? selection!.value : null;
+          const items = await selectDeliveries(store, chosen!);
+          const described = describeSelection(chosen!);
+          if (flags.dryRun) return printDryRun(store, items, described);
+          if (items.length === 0) {
+            process.stdout.write(`nothing to replay: no stored delivery matches (${described})\n`);
+            process.exitCode = EXIT.finding;
             return;
           }
-          process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
-          process.exitCode = result.ok ? 0 : 1;
-        } finally {
-          await replayer.close();
+          const plan = { version: 1 as const, id: newJobId(), createdAt: Date.now(), selection: described, to: flags.to ?? null, ...(pace.ok ? pace.value : PACE_DEFAULT), items };
+          journal = createJournal(dataDir, plan);
+          process.stderr.write(`replay job ${plan.id}: ${items.length.toLocaleString('en-US')} deliveries (${printable(described)})\n`);
         }
+        await runJob(store, replay!.settings, journal);
       });
     });
+}
+
+function usage(problems: string[]): void {
+  reportProblems(problems);
+  process.exitCode = EXIT.usage;
+}
+
+type PaceOk = { ok: true; value: { ratePerSecond: number | null; concurrency: number } };
+
+function parsePace(flags: BulkFlags): PaceOk | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  let ratePerSecond: number | null = null;
+  if (flags.rate !== undefined) {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*([sm]))?\s*$/.exec(flags.rate);
+    const n = m ? Number(m[1]) / (m[2] === 'm' ? 60 : 1) : NaN;
+    if (!(n > 0 && n <= 100_000)) problems.push(`--rate: must be a number of copies a second (N, N/s or N/m) above 0, got ${JSON.stringify(flags.rate)}`);
+    else ratePerSecond = n;
+  }
+  const concurrency = Number(flags.concurrency);
+  if (!/^\d+$/.test(flags.concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) problems.push(`--concurrency: must be an integer from 1 to ${MAX_CONCURRENCY}, got ${JSON.stringify(flags.concurrency)}`);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { ratePerSecond, concurrency } };
+}
+
+async function replayOne(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], id: string): Promise<void> {
+  const { createReplayer } = await import('../relay/replay.js');
+  const replayer = createReplayer({ store, settings: settings.settings, clock: Date.now });
+  try {
+    const result = await replayer.replay(id, settings.to ?? undefined);
+    if (!result) {
+      process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
+      process.exitCode = EXIT.finding;
+      return;
+    }
+    process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
+    process.exitCode = result.ok ? EXIT.done : EXIT.finding;
+  } finally {
+    await replayer.close();
+  }
+}
+
+async function printDryRun(store: DeliveryStore, items: Array<{ id: string }>, described: string): Promise<void> {
+  process.stdout.write(`would replay ${items.length.toLocaleString('en-US')} deliveries (${printable(described)}); nothing sent\n`);
+  for (const item of items.slice(0, DRY_RUN_SHOWN)) {
+    const d = await store.getDelivery(item.id);
+    if (d) process.stdout.write(`  ${time(d.receivedAt)}  ${printable(d.trigger)}  ${printable(d.id)}\n`);
+  }
+  if (items.length > DRY_RUN_SHOWN) process.stdout.write(`  … and ${(items.length - DRY_RUN_SHOWN).toLocaleString('en-US')} more\n`);
+  process.exitCode = items.length > 0 ? EXIT.done : EXIT.finding;
+}
+
+function printJobs(dataDir: string): void {
+  const jobs = listJobs(dataDir);
+  if (jobs.length === 0) {
+    process.stdout.write(`no replay jobs in ${printable(dataDir)}\n`);
+    return;
+  }
+  for (const job of jobs) {
+    if (!job.plan) {
+      process.stdout.write(`${job.id}  damaged: ${printable(job.error ?? '')}\n`);
+      continue;
+    }
+    const total = job.plan.items.length;
+    const state = job.sent === total ? 'finished' : `interrupted at ${job.sent}/${total}`;
+    process.stdout.write(`${job.id}  ${time(job.plan.createdAt)}  ${state}${job.failed ? `, ${job.failed} failed` : ''}  ${printable(job.plan.selection)}\n`);
+  }
+}
+
+async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal): Promise<void> {
+  const [{ createReplayer }, { runReplayJob }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
+  const { plan } = journal;
+  const marked = { ...settings.settings, headers: [...settings.settings.headers, [REPLAY_JOB_HEADER, plan.id] as [string, string]] };
+  const replayer = createReplayer({ store, settings: marked, clock: Date.now, advice: { noTarget: 'no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)', noSecret: 'no secret: pass --secret' } });
+  const progress = createProgressLine({ label: `replay ${plan.id}`, total: plan.items.length, stream: process.stderr });
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) return;
+    process.stderr.write('\nstopping: the copies in flight finish and are recorded…\n');
+    stop.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let result;
+  try {
+    result = await runReplayJob({ journal, replayer, store, clock: Date.now, signal: stop.signal, onProgress: (p) => progress.update(p.done, p.sentThisRun) });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    progress.end();
+    journal.close();
+    await replayer.close();
+  }
+  const resume = `npx hookrelay events replay --resume ${plan.id}`;
+  const counts = `${result.ok.toLocaleString('en-US')} handed on, ${result.failed.toLocaleString('en-US')} failed${result.missing ? ` (${result.missing} no longer stored)` : ''}`;
+  if (result.foundRecorded > 0) process.stderr.write(`${result.foundRecorded} begun before the stop were found recorded, not sent again\n`);
+  for (const f of result.failures) process.stderr.write(`  failed: ${printable(f.id)} ${f.status ?? '---'}${f.error ? ` ${printable(f.error)}` : ''}\n`);
+  if (result.error !== null) {
+    process.stderr.write(`hookrelay: replay job ${plan.id} stopped: ${printable(result.error)}\n  ${result.done}/${result.total} done (${counts}); go on with: ${resume}\n`);
+    process.exitCode = EXIT.couldNotRun;
+  } else if (result.interrupted) {
+    process.stderr.write(`replay job ${plan.id} interrupted at ${result.done}/${result.total} (${counts}); go on with: ${resume}\n`);
+    process.exitCode = EXIT.interrupted;
+  } else {
+    process.stdout.write(`replay job ${plan.id}: ${result.total.toLocaleString('en-US')} deliveries, ${counts}\n`);
+    process.exitCode = result.failed > 0 ? EXIT.finding : EXIT.done;
+  }
 }

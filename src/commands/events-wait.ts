@@ -12,7 +12,7 @@ import { parseDuration } from '../core/duration.js';
 import { createEventHub } from '../runtime/event-hub.js';
 import { NoStoreError, openStoreReader, type StoreLocation, type StoreReader } from '../store/open-store.js';
 import type { StoredDelivery } from '../store/store.js';
-import { describeFilter, matchesFilter, parseWhere, type DeliveryFilter, type WhereCondition } from '../testing/delivery-filter.js';
+import { describeFilter, matchesFilter, parseWhere, type DeliveryFilter, type WhereCondition } from '../core/delivery-filter.js';
 import { watchForDelivery } from '../testing/watch-store.js';
 import { collect, reportProblems } from './shared-options.js';
 

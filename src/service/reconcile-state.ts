@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../runtime/atomic-file.js';
 import type { LiteDelivery } from './reconcile-classify.js';
 
 export interface ReconcileState {

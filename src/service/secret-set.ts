@@ -10,7 +10,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../runtime/atomic-file.js';
 
 export const SECRET_SET_FILE = 'secrets.json';
 const LOCK_WAIT_MS = 5_000;

@@ -1,6 +1,6 @@
 /** `--where PATH=VALUE` as `events wait` and tests read it: paths that parse, and refusals that say why. */
 import { describe, expect, it } from 'vitest';
-import { matchesFilter, parseWhere } from '../../src/testing/delivery-filter.js';
+import { matchesFilter, parseWhere } from '../../src/core/delivery-filter.js';
 
 describe('parseWhere', () => {
   it.each([

@@ -2,8 +2,8 @@
  * What `events wait` (and a test) waits for: a trigger glob, a delivery id, and `PATH=VALUE`
  * conditions on the body. Pure: it reads a delivery, never the store.
  */
-import { decodeBodyLeniently } from '../core/envelope.js';
-import { globMatch } from '../core/faults/glob.js';
+import { decodeBodyLeniently } from './envelope.js';
+import { globMatch } from './faults/glob.js';
 
 export interface DeliveryFilter {
   /** A trigger glob (`*` any run, `?` one character), e.g. `trustcenter.*`. */

@@ -1,7 +1,7 @@
 /**
  * Writes a file whole or not at all: a temporary file beside it (0600), synced, renamed over it,
  * then the folder synced so the rename survives a crash. A failed write leaves the old file and
- * no temporary one. For the secret set and reconcile's saved cursor.
+ * no temporary one. For the secret set, reconcile's saved cursor and a bulk replay's plan.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';

@@ -1,0 +1,150 @@
+/**
+ * Runs a bulk replay from its journal (replay-job-journal.ts): every item of the plan not yet
+ * done, in order, through the one replayer (replay.ts: freshly signed, marked as a replay,
+ * recorded in the delivery's history), at most `concurrency` at once and `ratePerSecond` a
+ * second. Stopped (the signal), it lets the copies in flight finish and record, and returns; run
+ * again on the same journal, it goes on where it stopped.
+ */
+import type { DeliveryStore } from '../store/store.js';
+import type { ItemProgress, ReplayJournal } from './replay-job-journal.js';
+import type { Replayer } from './replay.js';
+
+export interface ReplayJobProgress {
+  total: number;
+  /** Items with a recorded outcome, this run and before. */
+  done: number;
+  ok: number;
+  failed: number;
+  /** Deliveries gone from the store since the plan was made (pruned, deleted): nothing to send. */
+  missing: number;
+  /** Sent by this run (the rate and time left are of these). */
+  sentThisRun: number;
+  /** Items a stopped run had begun and whose try was found recorded: not sent again. */
+  foundRecorded: number;
+}
+
+export interface ReplayJobResult extends ReplayJobProgress {
+  /** The signal stopped it before every item was done. */
+  interrupted: boolean;
+  /** Why it stopped early on its own (the store could not record, no target or secret); null otherwise. */
+  error: string | null;
+  /** The first few failures, for the summary. */
+  failures: Array<{ id: string; status: number | null; error: string | null }>;
+}
+
+export interface ReplayJobOptions {
+  journal: ReplayJournal;
+  replayer: Pick<Replayer, 'replay'>;
+  store: Pick<DeliveryStore, 'relayHistory'>;
+  clock: () => number;
+  signal?: AbortSignal;
+  onProgress?: (progress: ReplayJobProgress) => void;
+}
+
+const FAILURES_KEPT = 5;
+const MISSING = 'the delivery is no longer stored';
+
+export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJobResult> {
+  const { journal, replayer, store, clock, signal } = options;
+  const { plan, progress } = journal;
+  const result: ReplayJobResult = {
+    total: plan.items.length,
+    done: 0,
+    ok: 0,
+    failed: 0,
+    missing: 0,
+    sentThisRun: 0,
+    foundRecorded: 0,
+    interrupted: false,
+    error: null,
+    failures: [],
+  };
+  const count = (p: ItemProgress) => {
+    if (!p.done) return;
+    result.done++;
+    if (p.done.ok) result.ok++;
+    else result.failed++;
+  };
+  progress.forEach(count);
+
+  // Items a stopped run had begun: their try may have been recorded after the last `d` line synced.
+  for (const [index, p] of progress.entries()) {
+    if (p.done || p.startedAt === undefined) continue;
+    const item = plan.items[index]!;
+    const history = await store.relayHistory(item.id);
+    const tried = history.attempts.find((a) => a.replay && a.startedAt >= p.startedAt!);
+    if (!tried) continue;
+    const ok = tried.status !== null && tried.status >= 200 && tried.status < 300;
+    journal.finish(index, tried.status, ok);
+    result.foundRecorded++;
+    count(progress[index]!);
+  }
+  journal.flush();
+  options.onProgress?.({ ...result });
+
+  const queue = progress.flatMap((p, index) => (p.done ? [] : [index]));
+  const startedAt = clock();
+  const gapMs = plan.ratePerSecond === null ? 0 : 1000 / plan.ratePerSecond;
+  let inFlight = 0;
+  let next = 0;
+  let wake: (() => void) | null = null;
+  const woken = () => new Promise<void>((resolve) => (wake = resolve));
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  signal?.addEventListener('abort', poke, { once: true });
+
+  const stopping = () => signal?.aborted === true || result.error !== null;
+
+  async function send(index: number): Promise<void> {
+    const item = plan.items[index]!;
+    try {
+      const replayed = await replayer.replay(item.id, plan.to ?? undefined);
+      result.sentThisRun++;
+      if (replayed === null) {
+        journal.finish(index, null, false);
+        result.missing++;
+        if (result.failures.length < FAILURES_KEPT) result.failures.push({ id: item.id, status: null, error: MISSING });
+      } else {
+        journal.finish(index, replayed.status, replayed.ok);
+        if (!replayed.ok && result.failures.length < FAILURES_KEPT) result.failures.push({ id: item.id, status: replayed.status, error: replayed.error });
+      }
+      count(progress[index]!);
+      options.onProgress?.({ ...result });
+    } catch (err) {
+      // No target, no secret, or the store could not record the try: nothing after this would
+      // fare better. The item has no `d` line: a resumed run looks for its try, then sends it.
+      result.error ??= (err as Error).message;
+    }
+  }
+
+  while (next < queue.length && !stopping()) {
+    if (inFlight >= plan.concurrency) {
+      await woken();
+      continue;
+    }
+    const waitMs = startedAt + next * gapMs - clock();
+    if (waitMs > 0) {
+      await Promise.race([woken(), new Promise((resolve) => setTimeout(resolve, waitMs))]);
+      continue;
+    }
+    // Every item that may start now begins with one synced write.
+    const batch: number[] = [];
+    while (next < queue.length && inFlight + batch.length < plan.concurrency && startedAt + next * gapMs <= clock()) batch.push(queue[next++]!);
+    journal.begin(batch, clock());
+    for (const index of batch) {
+      inFlight++;
+      void send(index).finally(() => {
+        inFlight--;
+        poke();
+      });
+    }
+  }
+  while (inFlight > 0) await woken();
+  signal?.removeEventListener('abort', poke);
+  journal.flush();
+  result.interrupted = result.error === null && result.done < result.total;
+  return result;
+}

@@ -1,0 +1,65 @@
+/**
+ * Progress of a long job on stderr: on a terminal one line redrawn in place (count, percent, rate,
+ * time left), at most ten times a second; elsewhere (a pipe, a CI log) a plain line every few
+ * seconds. The rate and the time left count only what this run did (a resumed job starts part done).
+ */
+export interface ProgressLine {
+  /** `done` of `total` finished; `thisRun` of them by this run. */
+  update(done: number, thisRun: number): void;
+  /** Ends the line (a terminal's redrawn line gets its newline). */
+  end(): void;
+}
+
+export interface ProgressOptions {
+  label: string;
+  total: number;
+  stream: NodeJS.WritableStream & { isTTY?: boolean };
+  clock?: () => number;
+  /** A plain line at most this often when not a terminal (default 5 s). */
+  plainEveryMs?: number;
+}
+
+const REDRAW_MS = 100;
+
+export function createProgressLine(options: ProgressOptions): ProgressLine {
+  const { label, total, stream } = options;
+  const clock = options.clock ?? Date.now;
+  const tty = stream.isTTY === true && !process.env.CI;
+  const every = tty ? REDRAW_MS : (options.plainEveryMs ?? 5_000);
+  const started = clock();
+  let shownAt = -Infinity;
+  let drawn = false;
+  let last = { done: 0, thisRun: 0 };
+
+  const text = ({ done, thisRun }: { done: number; thisRun: number }): string => {
+    const seconds = (clock() - started) / 1000;
+    const rate = seconds > 0 ? thisRun / seconds : 0;
+    const left = rate > 0 ? (total - done) / rate : null;
+    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+    return `${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ${left === null ? '' : `${clockText(left)} left`}`.trimEnd();
+  };
+
+  return {
+    update(done, thisRun) {
+      last = { done, thisRun };
+      const now = clock();
+      if (now - shownAt < every && done < total) return;
+      shownAt = now;
+      if (tty) {
+        stream.write(`\r\x1b[2K${text(last)}`);
+        drawn = true;
+      } else stream.write(`${text(last)}\n`);
+    },
+    end() {
+      if (tty && drawn) stream.write(`\r\x1b[2K${text(last)}\n`);
+    },
+  };
+}
+
+function clockText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}

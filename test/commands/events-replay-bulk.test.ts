@@ -1,0 +1,108 @@
+/** `hookrelay events replay` with a selection: a journaled job, resumable, each delivery sent once within it. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verify } from '../../src/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { killTwiceAndResume, seededDeliveries } from '../helpers/bulk-replay-kills.js';
+import { startTarget, type Received } from '../helpers/target-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const SECRET = 'whsec_bulk_replay_secret';
+
+async function seeded(n: number) {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return { dir, ...(await seededDeliveries(dir, n)) };
+}
+
+const idOf = (r: Received) => String(r.headers['x-service-delivery']);
+
+describe('hookrelay events replay (bulk)', () => {
+  it('selects by time, trigger and body; a dry run sends nothing; the job sends each once, signed and marked with its id', async () => {
+    const { db, ids } = await seeded(30);
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+
+    const dry = await runCli(['events', 'replay', '--db', db, '--since', '20m', '--trigger', 'vendor.*', '--dry-run']);
+    expect(dry.stderr).toBe('');
+    expect(dry.code).toBe(0);
+    // Minutes 20..1 ago are items 10..29; every third is vendor.*: 12, 15, 18, 21, 24, 27.
+    expect(dry.stdout).toMatch(/^would replay 6 deliveries \(since .*, trigger "vendor\.\*"\); nothing sent/);
+    expect(target.received).toHaveLength(0);
+
+    const run = await runCli(['events', 'replay', '--db', db, '--since', '20m', '--trigger', 'vendor.*', '--to', target.url, '--secret', SECRET]);
+    expect(run.code).toBe(0);
+    const jobId = /replay job (rj_[0-9a-z]{12}):/.exec(run.stdout)?.[1];
+    expect(run.stdout).toMatch(/: 6 deliveries, 6 handed on, 0 failed/);
+    expect(target.received.map(idOf)).toEqual([12, 15, 18, 21, 24, 27].map((i) => ids[i]));
+    for (const got of target.received) {
+      expect(got.headers['x-hookrelay-replay']).toBe('true');
+      expect(got.headers['x-hookrelay-replay-job']).toBe(jobId);
+      expect(verify(got.body, String(got.headers['x-service-signature']), { secrets: [SECRET] }).ok).toBe(true);
+    }
+    const shown = await runCli(['events', 'show', ids[12]!, '--db', db]);
+    expect(shown.stdout).toMatch(/replay {2}→ 200/);
+
+    const where = await runCli(['events', 'replay', '--db', db, '--all', '--where', 'data.tier=gold', '--to', target.url, '--secret', SECRET, '--concurrency', '1']);
+    expect(where.code).toBe(0);
+    expect(target.received.slice(6).map(idOf)).toEqual([0, 5, 10, 15, 20, 25].map((i) => ids[i]));
+
+    const jobs = await runCli(['events', 'replay', '--jobs', '--db', db]);
+    expect(jobs.stdout.trim().split('\n')).toHaveLength(2);
+    expect(jobs.stdout).toMatch(new RegExp(`${jobId} .* finished .*trigger "vendor\\.\\*"`));
+    // A finished job resumed sends nothing again.
+    const again = await runCli(['events', 'replay', '--resume', jobId!, '--db', db, '--to', target.url, '--secret', SECRET]);
+    expect(again.code).toBe(0);
+    expect(target.received).toHaveLength(12);
+  }, 60_000);
+
+  it('refuses bad input clearly, naming the cause, with exit code 2', async () => {
+    const { db, dir } = await seeded(3);
+    const cases: Array<[string[], RegExp]> = [
+      [['events', 'replay', '--db', db], /say what to replay: a delivery id, a selection/],
+      [['events', 'replay', 'evt-00001', '--all', '--db', db], /give one of: a delivery id, a selection, or --resume JOB/],
+      [['events', 'replay', '--since', 'yesterday', '--db', db, '--dry-run'], /--since: must be an ISO date-time/],
+      [['events', 'replay', '--all', '--status', 'lost', '--db', db, '--dry-run'], /--status: must be one of all, handed-on, failed, dead/],
+      [['events', 'replay', '--all', '--rate', 'fast', '--db', db, '--dry-run'], /--rate: must be a number of copies a second/],
+      [['events', 'replay', '--all', '--concurrency', '0', '--db', db, '--dry-run'], /--concurrency: must be an integer from 1 to 64/],
+      [['events', 'replay', '--all', '--where', 'nothing', '--db', db, '--dry-run'], /--where:/],
+      [['events', 'replay', '--resume', 'rj_000000000000', '--db', db, '--to', 'http://127.0.0.1:9/x', '--secret', SECRET], /no replay job rj_000000000000/],
+      [['events', 'replay', '--resume', '../../etc', '--db', db, '--to', 'http://127.0.0.1:9/x', '--secret', SECRET], /is not a replay job id/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.code, args.join(' ')).toBe(2);
+    }
+    const nothing = await runCli(['events', 'replay', '--db', db, '--trigger', 'none.*', '--to', 'http://127.0.0.1:9/x', '--secret', SECRET]);
+    expect(nothing.stdout).toMatch(/nothing to replay: no stored delivery matches/);
+    expect(nothing.code).toBe(1);
+  }, 60_000);
+
+  it('survives kill -9 twice mid-job and, resumed, hands each selected delivery on once within the job; a damaged journal is refused', async () => {
+    const { db, dir, ids } = await seeded(600);
+    const outcome = await killTwiceAndResume({ db, dir, ids, concurrency: 8, killAfter: [150, 200] });
+    expect(outcome.lastRun.code).toBe(0);
+    expect(outcome.allArrived).toBe(true);
+    expect(outcome.lastRun.stdout).toMatch(/: 600 deliveries, 600 handed on, 0 failed/);
+    // Every copy a kill left in flight (answered by the app, its record cut off) may go again, no other.
+    expect(outcome.sentTwice).toBeLessThanOrEqual(2 * 8);
+    expect(outcome.maxCopies).toBeLessThanOrEqual(2);
+    expect(outcome.jobHeaders).toEqual([outcome.jobId]);
+
+    // A journal whose middle was overwritten is refused, naming the file and line.
+    const log = join(dir, 'replay-jobs', outcome.jobId, 'progress.log');
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[3] = 'd 3 2\u0000 1';
+    writeFileSync(log, lines.join('\n'));
+    const damaged = await runCli([...outcome.args, '--resume', outcome.jobId]);
+    expect(damaged.stderr).toMatch(/progress\.log line 4 is damaged/);
+    expect(damaged.code).toBe(2);
+  }, 120_000);
+});
