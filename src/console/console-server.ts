@@ -165,6 +165,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
           conformance: options.conformance !== undefined,
           relayHistory: options.relayHistory !== undefined,
           bridge: options.bridge !== undefined,
+          metrics: options.metrics !== undefined,
         },
       },
       now(),
