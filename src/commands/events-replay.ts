@@ -18,8 +18,6 @@ import { describeSelection, parseSelection, REPLAY_STATUSES, selectDeliveries, s
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 import { collect as collectValues, reportProblems } from './shared-options.js';
 
-/** The header each copy of a bulk job carries, naming the job (an app can tell a backfill from live traffic). */
-export const REPLAY_JOB_HEADER = 'x-hookrelay-replay-job';
 const DEFAULT_CONCURRENCY = 4;
 const MAX_CONCURRENCY = 64;
 const DRY_RUN_SHOWN = 20;
@@ -194,10 +192,9 @@ function printJobs(dataDir: string): void {
 }
 
 async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal): Promise<void> {
-  const [{ createReplayer }, { runReplayJob }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
+  const [{ createReplayer }, { runReplayJob, jobSettings }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
   const { plan } = journal;
-  const marked = { ...settings.settings, headers: [...settings.settings.headers, [REPLAY_JOB_HEADER, plan.id] as [string, string]] };
-  const replayer = createReplayer({ store, settings: marked, clock: Date.now, advice: { noTarget: 'no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)', noSecret: 'no secret: pass --secret' } });
+  const replayer = createReplayer({ store, settings: jobSettings(settings.settings, plan.id), clock: Date.now, advice: { noTarget: 'no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)', noSecret: 'no secret: pass --secret' } });
   const progress = createProgressLine({ label: `replay ${plan.id}`, total: plan.items.length, stream: process.stderr });
   const stop = new AbortController();
   const onSignal = () => {

@@ -1,4 +1,5 @@
 /** What the composition root hands the console listener (issue 6). */
+import type { BulkReplays } from '../relay/bulk-replays.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { DeliveryStore, KeptAnswer } from '../store/store.js';
 
@@ -145,6 +146,8 @@ export interface ConsoleServerOptions {
   webRoot: string;
   faults?: FaultsAdapter;
   replay?: ReplayFn;
+  /** Bulk replay jobs (`/api/replay-jobs`); absent when this process cannot replay. */
+  bulkReplays?: BulkReplays;
   /** Retry conformance verdict of one delivery (issue 7), or null when there is none. */
   conformance?: (deliveryId: string) => Promise<unknown>;
   /** Relay tries of one delivery, oldest first (issue 5); `withAnswers` (the detail): with what the target answered to each. */

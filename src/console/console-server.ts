@@ -8,6 +8,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { ConsoleApiError, codeForStatus, failure, success } from './api-envelope.js';
 import { registerDeliveryRoutes } from './api-deliveries.js';
 import { registerFaultRoutes } from './api-faults.js';
+import { registerReplayJobRoutes } from './api-replay-jobs.js';
 import type { ConsoleContext } from './console-context.js';
 import { DEFAULT_FEED_LIMITS, type BridgeView, type ConsoleServerOptions } from './console-options.js';
 import { createCursorCodec } from './cursor.js';
@@ -166,6 +167,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
           relayHistory: options.relayHistory !== undefined,
           bridge: options.bridge !== undefined,
           metrics: options.metrics !== undefined,
+          bulkReplay: options.bulkReplays !== undefined,
         },
       },
       now(),
@@ -182,6 +184,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
   }
   registerDeliveryRoutes(app, ctx);
   registerFaultRoutes(app, ctx);
+  registerReplayJobRoutes(app, ctx);
 
   const files = loadStaticFiles(options.webRoot);
   app.get(STATIC_ROUTE, async (request, reply) => {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { FeedLimits } from './console-options.js';
 
-export type FeedMessageType = 'attempt' | 'delivery' | 'relay' | 'rules' | 'notice' | 'deleted';
+export type FeedMessageType = 'attempt' | 'delivery' | 'relay' | 'rules' | 'notice' | 'deleted' | 'replayJob';
 
 export interface Feed {
   /** Numbers a message and keeps it in the backlog; with a client attached, serialises it into the window's frame (sent by a timer, never from within this call). */

@@ -1,4 +1,4 @@
-/** Turns hub events into feed messages (issue 6: attempt recorded, delivery accepted, relay result, rules changed). */
+/** Turns hub events into feed messages (issue 6: attempt recorded, delivery accepted, relay result, rules changed; a bulk replay's progress). */
 import type { EventHub } from '../runtime/event-hub.js';
 import type { Feed } from './feed.js';
 import { attemptView, clip, deliverySummary, relayView, type AttemptView } from './views.js';
@@ -37,6 +37,9 @@ export function publishHubToFeed({ hub, feed, secretHints, redact, now }: HubFee
         count: rules.length,
         ...(rules.length <= MAX_RULES_IN_MESSAGE ? { rules } : {}),
       }),
+    ),
+    hub.on('replayJob', (job) =>
+      feed.publish('replayJob', { ...job, ...(job.error === undefined ? {} : { error: clip(redact(job.error), 500) }) }),
     ),
     hub.on('notice', ({ level, message }) => feed.publish('notice', { level, message: clip(redact(String(message))) })),
   ];

@@ -7,7 +7,7 @@
  */
 import type { DeliveryStore } from '../store/store.js';
 import type { ItemProgress, ReplayJournal } from './replay-job-journal.js';
-import type { Replayer } from './replay.js';
+import type { Replayer, ReplaySettings } from './replay.js';
 
 export interface ReplayJobProgress {
   total: number;
@@ -40,6 +40,12 @@ export interface ReplayJobOptions {
   signal?: AbortSignal;
   onProgress?: (progress: ReplayJobProgress) => void;
 }
+
+/** The header each copy of a bulk job carries, naming the job (an app can tell a backfill from live traffic). */
+export const REPLAY_JOB_HEADER = 'x-hookrelay-replay-job';
+
+/** The replayer's settings for a job's copies: its own, plus the header naming the job. */
+export const jobSettings = (settings: ReplaySettings, jobId: string): ReplaySettings => ({ ...settings, headers: [...settings.headers, [REPLAY_JOB_HEADER, jobId]] });
 
 const FAILURES_KEPT = 5;
 const MISSING = 'the delivery is no longer stored';

@@ -28,6 +28,8 @@ export interface HubEvents {
   rules: { rules: unknown[]; change: string };
   /** One group commit of the store's writer (metrics): duration, requests in it, and whether it committed. */
   commit: { ms: number; size: number; ok: boolean };
+  /** A bulk replay job's progress (relay/bulk-replays.ts): at its start, as copies finish (at most a few a second), and at its end. */
+  replayJob: { id: string; total: number; done: number; ok: number; failed: number; state: 'running' | 'finished' | 'stopped' | 'failed'; error?: string };
   /** Something an operator should see (startup, shutdown, warnings). */
   notice: { level: 'info' | 'warn' | 'error'; message: string };
 }

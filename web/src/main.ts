@@ -13,6 +13,7 @@ import { detailResizer } from './views/detail-resizer.js';
 import { createDetailView } from './views/detail-view.js';
 import { createFaultsView } from './views/faults-view.js';
 import { createListView, type ListView } from './views/list-view.js';
+import { createReplayJobsView } from './views/replay-jobs-view.js';
 import { fitToWindow } from './views/sticky-fit.js';
 
 const root = document.getElementById('app')!;
@@ -58,7 +59,10 @@ function start(state: AppState): void {
     location.hash = '#/';
     list.render();
   });
+  const replayJobs = createReplayJobsView();
+  if (state.status.features.bulkReplay === true) void replayJobs.load();
   const list = createListView(state, {
+    onReplayJob: (job) => replayJobs.apply(job),
     onSelect: (row) => {
       location.hash = row.deliveryId !== null ? `#/d/${encodeURIComponent(row.deliveryId)}` : `#/a/${row.key.slice(2)}`;
     },
@@ -73,6 +77,7 @@ function start(state: AppState): void {
     },
   });
   const faults = createFaultsView(state);
+  list.element.insertBefore(replayJobs.element, list.element.children[1] ?? null);
   const deliveriesPane = el('div', { class: 'split' }, list.element);
   deliveriesPane.append(detailResizer(deliveriesPane, detail.element), detail.element);
   // Lag and backlog (issue 39) from the console's /metrics: the relay's line, and seconds on the bridge's.
@@ -119,6 +124,7 @@ function start(state: AppState): void {
     if (!('data' in message) || message.data === null) return;
     if (message.type === 'relay' || message.type === 'delivery') lag.refreshSoon();
     if (message.type === 'rules') return void faults.refresh();
+    if (message.type === 'replayJob') return replayJobs.apply(message.data);
     if (message.type === 'notice') {
       if (bridge && mentionsBridge(message.data.message)) bridge.refresh();
       if (message.data.level !== 'info') toast(message.data.message, message.data.level);

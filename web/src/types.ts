@@ -23,7 +23,22 @@ export interface Status {
     bridge?: boolean;
     /** `GET /metrics` answers on this listener (the lag and backlog line reads it); absent from an older server: not read. */
     metrics?: boolean;
+    /** `/api/replay-jobs` answers: many deliveries can be replayed as one job; absent from an older server. */
+    bulkReplay?: boolean;
   };
+}
+
+/** A bulk replay job (`/api/replay-jobs`, and the feed's `replayJob`); `selection` and `error` are hostile text. */
+export interface ReplayJob {
+  id: string;
+  createdAt?: string;
+  selection?: string;
+  total: number;
+  done: number;
+  ok: number;
+  failed: number;
+  state: 'running' | 'finished' | 'stopped' | 'failed';
+  error?: string;
 }
 
 /** A subscriber of the public side's bridge; `subscriber` (`token/name`) is hostile text. */
@@ -184,4 +199,5 @@ export type FeedMessage =
   | { n: number; type: 'relay'; data: RelayView & { deliveryId: string } }
   | { n: number; type: 'rules'; data: { change: string; count: number; rules?: unknown[] } }
   | { n: number; type: 'notice'; data: { level: 'info' | 'warn' | 'error'; message: string } }
-  | { n: number; type: 'deleted'; data: { id: string } };
+  | { n: number; type: 'deleted'; data: { id: string } }
+  | { n: number; type: 'replayJob'; data: ReplayJob };

@@ -1,10 +1,10 @@
 /** The live list: filters, pause/resume, newest first, one row per delivery. */
-import { apiGet, query } from '../api.js';
+import { apiGet, apiSend, query } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
 import { formatBytes, formatDuration, formatTime } from '../format.js';
 import { attemptsText, historyText, keyOf, relayLines, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
-import type { AttemptView, DeliverySummary } from '../types.js';
+import type { AttemptView, DeliverySummary, ReplayJob } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { emptyState } from './empty-state.js';
 
@@ -23,7 +23,39 @@ export interface ListView {
 
 const PAGE = 50;
 
-export function createListView(state: AppState, handlers: { onSelect(row: Row): void; onPauseToggle(): void }): ListView {
+export function createListView(state: AppState, handlers: { onSelect(row: Row): void; onPauseToggle(): void; onReplayJob?(job: ReplayJob): void }): ListView {
+  // Bulk replay (issue 39): rows chosen by their box, or everything the filter matches.
+  const bulk = state.status.features.bulkReplay === true;
+  const chosen = new Set<string>();
+  const replayChosen = button('Replay chosen', () => void startJob({ ids: [...chosen] }), { class: 'btn', testid: 'replay-chosen', title: 'Replay the deliveries whose box is ticked, as one job' });
+  const replayMatching = button('Replay all matching', () => void replayAllMatching(), {
+    class: 'btn',
+    testid: 'replay-matching',
+    title: 'Replay every stored delivery this filter matches (not only those loaded), as one job',
+  });
+  const syncBulk = () => {
+    replayChosen.textContent = `Replay chosen (${chosen.size})`;
+    replayChosen.disabled = chosen.size === 0;
+    const byAttempts = state.filter.status === 'rejected' || state.filter.status === 'faulted';
+    replayMatching.disabled = byAttempts;
+    replayMatching.title = byAttempts ? 'Rejected and faulted attempts stored no delivery: nothing to replay' : 'Replay every stored delivery this filter matches (not only those loaded), as one job';
+  };
+  const startJob = async (body: Record<string, unknown>) => {
+    try {
+      const { data } = await apiSend<ReplayJob>('POST', '/api/replay-jobs', body);
+      handlers.onReplayJob?.(data);
+      chosen.clear();
+      render();
+    } catch (err) {
+      toast(`could not start the replay: ${describeError(err)}`, 'error');
+    }
+  };
+  const replayAllMatching = () => {
+    const filter = { trigger: state.filter.trigger, text: state.filter.text.trim(), status: state.filter.status === 'duplicate' ? 'duplicate' : '' };
+    if (!confirm('Replay every stored delivery this filter matches, oldest first, to the forward target?')) return;
+    void startJob({ filter });
+  };
+
   const triggerSelect = el('select', { attrs: { 'aria-label': 'Filter by trigger', 'data-testid': 'filter-trigger' } });
   const statusSelect = el(
     'select',
@@ -48,6 +80,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       el(
         'tr',
         null,
+        bulk ? el('th', { class: 'c-choose', attrs: { title: 'Choose for a bulk replay' } }, '') : null,
         el('th', { class: 'c-time' }, 'Time'),
         el('th', { class: 'c-trigger' }, 'Trigger · delivery'),
         el('th', { class: 'c-verdict' }, 'Verdict'),
@@ -65,7 +98,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
   const element = el(
     'section',
     { class: 'list-pane' },
-    el('div', { class: 'filters' }, triggerSelect, statusSelect, textInput, pauseButton, count),
+    el('div', { class: 'filters' }, triggerSelect, statusSelect, textInput, pauseButton, bulk ? replayChosen : null, bulk ? replayMatching : null, count),
     table,
     placeholder,
     el('div', { class: 'older' }, older),
@@ -101,6 +134,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     else replaceChildren(placeholder);
     table.hidden = rows.length === 0;
     older.hidden = state.nextCursor === null;
+    if (bulk) syncBulk();
     syncTriggers();
   };
 
@@ -139,6 +173,22 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     return null;
   };
 
+  /** A box for a row with a stored delivery (a rejected attempt stored none): its own clicks never open the detail. */
+  const chooseCell = (row: Row): HTMLElement => {
+    const id = row.stored ? row.deliveryId : null;
+    if (id === null) return el('td', { class: 'choose' });
+    const box = el('input', { attrs: { type: 'checkbox', 'aria-label': 'Choose for a bulk replay', 'data-testid': 'row-choose' } });
+    box.checked = chosen.has(id);
+    box.addEventListener('click', (event) => event.stopPropagation());
+    box.addEventListener('keydown', (event) => event.stopPropagation());
+    box.addEventListener('change', () => {
+      if (box.checked) chosen.add(id);
+      else chosen.delete(id);
+      syncBulk();
+    });
+    return el('td', { class: 'choose' }, box);
+  };
+
   const rowElement = (row: Row): HTMLElement => {
     const tr = el(
       'tr',
@@ -152,6 +202,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
           },
         },
       },
+      bulk ? chooseCell(row) : null,
       // Seconds in the list, milliseconds in the title: the list is in order anyway.
       el('td', { class: 'time', attrs: { title: row.lastSeen ? formatTime(row.lastSeen) : null } }, row.lastSeen ? formatTime(row.lastSeen).slice(0, 8) : ''),
       el(
