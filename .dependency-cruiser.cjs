@@ -5,6 +5,7 @@
 const LAYERS = [
   ['core'],
   ['runtime'],
+  ['telemetry'],
   ['store'],
   ['handoff', 'faults', 'conformance', 'sender', 'kit'],
   ['ingest', 'relay', 'emulator', 'service'],

@@ -13,6 +13,8 @@
  * better-sqlite3 (a native addon) and pg stay in node_modules, and so do fastify's schema compilers
  * (ajv, fast-json-stringify), which src/runtime/lazy-schema-compilers.ts loads from there on a
  * schema's first use, never at start: bundled, they were a third of what `listen` parses. The
+ * OpenTelemetry SDK is bundled too, in chunks of its own that only a node whose OTEL_* variables ask
+ * for traces loads (src/telemetry/start-tracing.ts): traces need no install, and cost no start. The
  * licences of the libraries the bundle holds go beside it, in THIRD-PARTY-NOTICES.md.
  */
 import { build } from 'esbuild';

@@ -23,6 +23,7 @@ import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock, type InstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
 import type { RelayTargets } from '../core/routes.js';
+import { startTracing } from '../telemetry/start-tracing.js';
 import { closer } from './closer.js';
 import { settleDevSecret } from './dev-secret.js';
 import { assertPortsFree, type WantedPort } from './ports-free.js';
@@ -123,6 +124,10 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       ...intake.ports,
       ...(given.console ? [{ port: given.console.port, host: given.console.host, code: 'CONSOLE_PORT_IN_USE', hostFlag: '--console-host', busy: `console port ${given.console.port} on ${given.console.host} is already in use: pass --console-port, or --no-console` }] : []),
     ]);
+    // Traces, when the standard OTEL_* variables ask for them (docs: "Traces"); closed last, so it
+    // exports the spans of everything that closes before it.
+    const tracing = await startTracing();
+    started.add(() => tracing.close());
     // From here every part reads one frozen config, the development secret settled in it.
     const settled = settleDevSecret(given);
     const config = settled.config;
@@ -147,6 +152,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
     // Before the relay takes a job: jobs queued for other targets are held, this run's own released.
     const startNotices = await settleRelayBacklog(store, relayTargets, clock());
     if (settled.notice) startNotices.push({ level: 'warn', message: settled.notice });
+    for (const warning of tracing.warnings) startNotices.push({ level: 'warn', message: warning });
     let relay: RelayWorker | null = null;
     let passthrough: Passthrough | null = null;
     if (forward?.mode === 'async') {

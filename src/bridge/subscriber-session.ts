@@ -9,6 +9,7 @@ import type { StoredDelivery } from '../core/records.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { watchLiveness, type Liveness } from '../runtime/liveness.js';
 import type { BridgeCursors } from '../store/store.js';
+import { startBridgeSend, type BridgeSendSpan } from '../telemetry/tracing.js';
 import { CursorWrites, type Freed } from './cursor-writes.js';
 import { encodeForSubscriber, framePacker } from './delivery-frames.js';
 
@@ -41,8 +42,8 @@ export class SubscriberSession {
   private frameEstimate = FIRST_FRAME_ESTIMATE;
   /** The negotiated version: 2 sends deliveries as binary records, those of one read in one frame; 1 as a JSON frame each. */
   private readonly version: BridgeVersion;
-  /** Sent, not yet acknowledged, in order. */
-  private readonly sent: Array<{ seq: number; bytes: number }> = [];
+  /** Sent, not yet acknowledged, in order; `span` while tracing is on (telemetry/tracing.ts). */
+  private readonly sent: Array<{ seq: number; bytes: number; span: BridgeSendSpan | null }> = [];
   private readonly cursor: CursorWrites;
   private live = false;
   private pumping = false;
@@ -129,6 +130,7 @@ export class SubscriberSession {
     if (this.closed) return;
     this.closed = true;
     this.liveness?.stop();
+    for (const { span } of this.sent) span?.lost('disconnected before its ack');
     this.deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} disconnected` });
     void this.cursor.settled().finally(() => this.finish());
   }
@@ -147,7 +149,9 @@ export class SubscriberSession {
   private sentUpToSeq(seq: number): Freed {
     const freed = { frames: 0, bytes: 0 };
     while (this.sent.length > 0 && this.sent[0]!.seq <= seq) {
-      freed.bytes += this.sent.shift()!.bytes;
+      const sent = this.sent.shift()!;
+      sent.span?.acked();
+      freed.bytes += sent.bytes;
       freed.frames++;
     }
     return freed;
@@ -210,7 +214,7 @@ export class SubscriberSession {
         // Over the budget: it waits for an ack, and is read again then.
         if (this.inFlight > 0 && this.bytesInFlight + encoded.bytes > maxBytes) return frames.flush();
         frames.add(encoded);
-        this.sent.push({ seq: d.seq, bytes: encoded.bytes });
+        this.sent.push({ seq: d.seq, bytes: encoded.bytes, span: startBridgeSend(d, this.name) });
         this.sentUpTo = this.scannedUpTo = d.seq;
         this.inFlight++;
         this.bytesInFlight += encoded.bytes;

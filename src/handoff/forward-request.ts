@@ -18,6 +18,8 @@ export interface ForwardRequestInput {
   replay: boolean;
   /** Extra headers from --forward-header, already checked. */
   extraHeaders: ReadonlyArray<[string, string]>;
+  /** Tracing on only: the relay try's W3C trace context, so the app's trace hangs under it. Absent or null: no such header. */
+  trace?: { traceparent: string; tracestate?: string } | null;
 }
 
 /** Hop-by-hop and framing headers are never copied (RFC 9110 §7.6.1); nor is the old signature. */
@@ -38,6 +40,10 @@ export function buildForwardRequest(input: ForwardRequestInput): { headers: Reco
   headers['x-hookrelay-relay-try'] = String(input.relayTry);
   headers['x-hookrelay-replay'] = input.replay ? 'true' : 'false';
   headers['x-hookrelay-received-at'] = new Date(input.delivery.receivedAt).toISOString();
+  if (input.trace) {
+    headers.traceparent = input.trace.traceparent;
+    if (input.trace.tracestate !== undefined) headers.tracestate = input.trace.tracestate;
+  }
   for (const [name, value] of input.extraHeaders) headers[name.toLowerCase()] = value;
   // The body as held (the arrival's buffer, or a row read back): nothing writes to a delivery's bytes once received, so no copy per hand-off.
   return { headers, body: input.delivery.rawBody };

@@ -3,6 +3,7 @@
  * the sender with the app's status, so the service's retry rules exercise the app's own handler.
  */
 import { relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
+import type { TraceParent } from '../telemetry/tracing.js';
 import { createForwardAgent, type TargetTrust } from './forward-agent.js';
 import { createHandOff, type HandOffDelivery, type HandOffResult, type HandOffSettings } from './hand-off.js';
 
@@ -11,7 +12,8 @@ export { senderAnswerFor } from './sender-answer.js';
 export type PassthroughResult = HandOffResult;
 
 export interface Passthrough {
-  forward(delivery: HandOffDelivery): Promise<PassthroughResult>;
+  /** `parent`: the arrival's span, when tracing is on. */
+  forward(delivery: HandOffDelivery, parent?: TraceParent): Promise<PassthroughResult>;
   close(): Promise<void>;
 }
 
@@ -28,11 +30,11 @@ export function createPassthrough(forward: PassthroughSettings, clock: () => num
   const handOff = createHandOff(forward, dispatcher, clock);
   const targets: RelayTargets = { to: forward.to, routes: forward.routes ?? [] };
   return {
-    forward(delivery) {
+    forward(delivery, parent) {
       // Not stored yet: the trigger is the `x-service-event` header, which the envelope check has
       // already found equal to the body's `type`.
       const trigger = delivery.headers.find(([name]) => name.toLowerCase() === 'x-service-event')?.[1] ?? '';
-      return handOff.post(delivery, relayTargetOf(targets, trigger), { relayTry: 1, replay: false });
+      return handOff.post(delivery, relayTargetOf(targets, trigger), parent ? { relayTry: 1, replay: false, parent } : { relayTry: 1, replay: false });
     },
     close: () => dispatcher.close(),
   };

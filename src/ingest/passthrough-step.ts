@@ -13,6 +13,7 @@ import { targetTook } from '../handoff/hand-off.js';
 import { createRelayLog } from '../handoff/relay-log.js';
 import { senderAnswerFor } from '../handoff/sender-answer.js';
 import type { EventHub } from '../runtime/event-hub.js';
+import type { TraceParent } from '../telemetry/tracing.js';
 import { pairHeaders, type DeliveryStore } from '../store/store.js';
 import type { Arrival } from './arrival.js';
 import { createPerKeyTurns } from './per-key-turns.js';
@@ -32,8 +33,8 @@ export type HandOn =
 export interface PassthroughStep {
   /** Runs `task` in delivery id `id`'s turn: one at a time per id, in arrival order. */
   inTurn<T>(id: string, task: () => Promise<T>): Promise<T>;
-  /** Hands the arrival to the app unless the id is stored already. */
-  handOn(arrival: Arrival, id: string): Promise<HandOn>;
+  /** Hands the arrival to the app unless the id is stored already; the try's span under `parent` (the arrival's) when tracing. */
+  handOn(arrival: Arrival, id: string, parent?: TraceParent): Promise<HandOn>;
   /**
    * After the commit: the hand-off joins the delivery's relay history as its first try, then is
    * announced. Resolves when done; never rejects (the sender has its answer: a history the store
@@ -47,9 +48,9 @@ export function createPassthroughStep(passthrough: Passthrough, store: DeliveryS
   const relayLog = createRelayLog(store, hub);
   return {
     inTurn: (id, task) => turns.run(id, task),
-    async handOn(arrival, id) {
+    async handOn(arrival, id, parent) {
       if (await store.getDelivery(id)) return { kind: 'skipped' };
-      const handedOn = await passthrough.forward({ id, rawBody: arrival.rawBody, headers: pairHeaders(arrival.rawHeaders), receivedAt: arrival.receivedAt });
+      const handedOn = await passthrough.forward({ id, rawBody: arrival.rawBody, headers: pairHeaders(arrival.rawHeaders), receivedAt: arrival.receivedAt }, parent);
       if (targetTook(handedOn.answer)) return { kind: 'handed-on', handedOn };
       const { status, error } = handedOn.answer;
       return { kind: 'refused', rejection: senderAnswerFor(handedOn.answer), hints: status === null && error ? [error] : [] };

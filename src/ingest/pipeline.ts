@@ -17,6 +17,7 @@ import type { Passthrough } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { OutboxPort } from '../runtime/outbox-port.js';
 import type { DeliveryStore } from '../store/store.js';
+import { endStep, startArrival, type ArrivalTrace } from '../telemetry/tracing.js';
 import { attemptOf, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
 import { createAttemptLog } from './attempt-log.js';
 import { errorBody } from './error-envelope.js';
@@ -79,7 +80,27 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
     return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now), rejection.code), recorded: Promise.resolve(recorded) };
   }
 
-  async function handle(arrival: Arrival): Promise<Outcome> {
+  /** The arrival's span (tracing on only: telemetry/tracing.ts), ended with the attempt's record. */
+  async function traced(arrival: Arrival, trace: ArrivalTrace): Promise<Outcome> {
+    let outcome: Outcome;
+    try {
+      outcome = await decide(arrival, trace);
+    } catch (err) {
+      trace.fail(err);
+      throw err;
+    }
+    const { action } = outcome;
+    trace.answered(action.kind, 'status' in action ? action.status : undefined);
+    outcome.recorded.then((record) => trace.end(record), (err: unknown) => trace.fail(err));
+    return outcome;
+  }
+
+  function handle(arrival: Arrival): Promise<Outcome> {
+    const trace = startArrival(arrival);
+    return trace === null ? decide(arrival, null) : traced(arrival, trace);
+  }
+
+  async function decide(arrival: Arrival, trace: ArrivalTrace | null): Promise<Outcome> {
     const facts = readFacts(arrival);
     if (arrival.untaken !== undefined) return refuse(arrival, facts, untakenRejection(arrival.untaken), null, null, [arrival.untaken]);
     const size = sizeRejection(arrival, options.bodyLimitBytes);
@@ -103,25 +124,31 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
       const answered = settle(await carryOutFault(planHopArrival(arrival.hop, options.path), { arrival, facts, signatureTimestamp: null, log, clock }));
       if (answered) return answered;
     } else if (faults.wants(false)) {
+      const step = trace?.step('fault_rules');
       const fault = await faults.decide(facts, false);
+      if (step) endStep(step, fault ? 'fired' : 'none');
       const answered = fault && settle(await carryOutFault(fault, { arrival, facts, signatureTimestamp: null, log, clock }));
       if (answered) return answered;
     }
 
     // The receiver's one sequence of checks between the fault rules, as `hookrelay verify` runs it (request-verdict.ts).
+    const verifying = trace?.step('verify');
     const verdict = checkSignedEnvelope(arrival, facts, options);
+    if (verifying) endStep(verifying, verdict.ok ? 'ok' : verdict.rejection.code);
     if (!verdict.ok) return refuse(arrival, facts, verdict.rejection, verdict.signatureTimestamp, verdict.check);
     const { signature, envelope: checked } = verdict;
 
     if (!faultsSettled && faults.wants(true)) {
+      const step = trace?.step('fault_rules');
       const fault = await faults.decide(facts, true);
+      if (step) endStep(step, fault ? 'fired' : 'none');
       const answered = fault && settle(await carryOutFault(fault, { arrival, facts, signatureTimestamp: signature.timestamp, log, clock }));
       if (answered) return answered;
     }
     notes.push(...signature.notes);
 
     const accept = async (): Promise<Outcome> => {
-      const handOn = passthrough ? await passthrough.handOn(arrival, checked.envelope.id) : null;
+      const handOn = passthrough ? await passthrough.handOn(arrival, checked.envelope.id, trace?.context) : null;
       if (handOn?.kind === 'refused') return refuse(arrival, facts, handOn.rejection, signature.timestamp, null, handOn.hints);
       const handedOn = handOn?.kind === 'handed-on' ? handOn.handedOn : null;
       // finishedAt: the outcome is decided (after any delay and the app's answer); the commit that holds this record follows.
@@ -133,7 +160,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
         reason: notes.length > 0 ? notes.join(NOTE_SEPARATOR) : null,
         retryAfter: null,
       });
-      return storeStep({ arrival, checked, signature, attempt, handedOn });
+      return storeStep({ arrival, checked, signature, attempt, handedOn, trace });
     };
     // Sync passthrough: the app answers first; copies of one id take turns, so only one reaches it.
     return passthrough ? passthrough.inTurn(checked.envelope.id, accept) : accept();

@@ -8,6 +8,7 @@ import type { PassthroughResult } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { OutboxPort } from '../runtime/outbox-port.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { endStep, type ArrivalTrace } from '../telemetry/tracing.js';
 import type { Arrival } from './arrival.js';
 import type { AttemptLog } from './attempt-log.js';
 import { errorBody, successBody } from './error-envelope.js';
@@ -23,6 +24,8 @@ export interface StoreStepContext {
   attempt: AttemptInput;
   /** The app's 2xx in sync mode: answered to the sender, and recorded in the relay history. */
   handedOn: PassthroughResult | null;
+  /** The arrival's span, when tracing is on: the commit is its child. */
+  trace?: ArrivalTrace | null;
 }
 
 export interface StoreStepOptions {
@@ -42,7 +45,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
   const { log, hub, clock, skipVerify } = options;
   const localState = skipVerify ? 'skipped' : 'valid';
 
-  return async function store({ arrival, checked, signature, attempt, handedOn }) {
+  return async function store({ arrival, checked, signature, attempt, handedOn, trace }) {
     const { envelope, apiVersionKnown } = checked;
     const signatureState = signature.state ?? localState;
     const delivery = {
@@ -57,11 +60,15 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       secretIndex: signature.secretIndex,
       signatureTimestamp: signature.timestamp,
     } as const;
+    const committing = trace?.step('commit');
     try {
       const { result, recorded } = await log.accept(delivery, attempt, arrival.requestId);
+      if (committing) endStep(committing, result.outcome === 'duplicate' ? 'duplicate' : 'stored');
       const now = clock();
       if (handedOn) void options.passthrough?.recordHandOff(envelope.id, result.deliverySeq, handedOn);
       const duplicate = result.outcome === 'duplicate';
+      // Before the relay is told: its first try hangs under this arrival.
+      if (!duplicate) trace?.stored(envelope.id);
       // Durable work first, through its own port; observers after, through the hub.
       if (!duplicate && options.outbox) options.outbox.stored({ seq: result.deliverySeq, id: envelope.id, trigger: envelope.type, receivedAt: arrival.receivedAt, rawBody: arrival.rawBody, rawHeaders: arrival.rawHeaders });
       if (!duplicate && hub.listens('delivery')) {
@@ -85,6 +92,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
           : jsonAnswer(status, successBody(apiVersionKnown ? { deliveryId: envelope.id, duplicate } : { deliveryId: envelope.id, duplicate, apiVersionUnknown: envelope.apiVersion }, now));
       return { action, recorded: Promise.resolve(recorded) };
     } catch (err) {
+      if (committing) endStep(committing, err instanceof StoreUnavailableError ? 'unavailable' : 'error');
       if (!(err instanceof StoreUnavailableError)) throw err;
       const now = clock();
       // Not awaited: recording into the store that just failed would hold the 503 back until the

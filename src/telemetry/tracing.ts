@@ -1,0 +1,265 @@
+/**
+ * The spans of a delivery, for the code paths: the arrival (with its fault rules, verify and commit
+ * as children, the answer as an event), each relay try, each bridge send and ack. Every helper
+ * returns null at once while tracing is off (no OTEL_* asked for it: start-tracing.ts), so a node
+ * without traces builds no span, no attribute object and no header, and loads no OpenTelemetry
+ * package at all. Only `@opentelemetry/api` is used here (loaded through otel-api.ts).
+ *
+ * Attributes name the delivery (id, trigger, the sender's attempt), the relay try and its target
+ * (through the one redaction rule, core/url-secrets.ts); never a secret, a signature, a body or a
+ * header value besides those.
+ */
+import type { Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import { cappedId } from '../core/envelope.js';
+import { displayUrl } from '../core/url-secrets.js';
+import type * as OtelApi from './otel-api.js';
+
+type Api = typeof OtelApi;
+
+interface Active {
+  api: Api;
+  tracer: Tracer;
+}
+
+let active: Active | null = null;
+
+/** True while a tracer is in use (start-tracing.ts); false: every helper here returns null. */
+export const tracingOn = (): boolean => active !== null;
+
+/** Called by start-tracing.ts (and tests) with the loaded API and the SDK's tracer; null turns tracing off. */
+export function useTracer(api: Api | null, tracer: Tracer | null): void {
+  active = api && tracer ? { api, tracer } : null;
+  remembered.clear();
+}
+
+/** Where a span hangs: the context of the arrival, or of a sender's `traceparent`. Opaque to callers. */
+export type TraceParent = Context;
+
+// ── W3C trace context (https://www.w3.org/TR/trace-context/) ─────────────────────────────────────
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** A `traceparent` value as a remote span context; null when it is not a valid one. */
+function parseTraceparent(api: Api, value: string | undefined, tracestate: string | undefined): SpanContext | null {
+  if (value === undefined) return null;
+  const m = TRACEPARENT.exec(value.trim());
+  if (!m || m[1] === 'ff' || (m[1] === '00' && m[5] !== undefined)) return null;
+  const context: SpanContext = { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16), isRemote: true };
+  if (!api.isSpanContextValid(context)) return null;
+  if (tracestate !== undefined && tracestate.length <= 512) context.traceState = api.createTraceState(tracestate);
+  return context;
+}
+
+/** The `traceparent` (and `tracestate`) that makes `context` the parent of what the receiver does. */
+function formatTraceparent(context: SpanContext): { traceparent: string; tracestate?: string } {
+  const traceparent = `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+  const tracestate = context.traceState?.serialize();
+  return tracestate ? { traceparent, tracestate } : { traceparent };
+}
+
+const single = (value: string | readonly string[] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
+
+function parentOf(api: Api, traceparent: string | undefined, tracestate: string | undefined): Context {
+  const remote = parseTraceparent(api, traceparent, tracestate);
+  return remote ? api.trace.setSpanContext(api.ROOT_CONTEXT, remote) : api.ROOT_CONTEXT;
+}
+
+/** The sender's trace context among a stored delivery's header lines, as the parent of a relay try or bridge send. */
+function parentFromPairs(api: Api, headers: ReadonlyArray<readonly [string, string]>): Context {
+  let traceparent: string | undefined;
+  let tracestate: string | undefined;
+  for (const [name, value] of headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'traceparent') traceparent ??= value;
+    else if (lower === 'tracestate') tracestate ??= value;
+  }
+  return parentOf(api, traceparent, tracestate);
+}
+
+// ── The arrival's context, kept for the relay tries and bridge sends of the same process ─────────
+
+/** Bounded: a try past it (a retry much later, a restart) hangs under the sender's `traceparent` instead. */
+const REMEMBERED_MAX = 10_000;
+const remembered = new Map<string, SpanContext>();
+
+function remember(deliveryId: string, context: SpanContext): void {
+  if (remembered.size >= REMEMBERED_MAX) remembered.delete(remembered.keys().next().value!);
+  remembered.set(deliveryId, context);
+}
+
+function parentOfDelivery(api: Api, deliveryId: string, headers: ReadonlyArray<readonly [string, string]>): Context {
+  const arrival = remembered.get(deliveryId);
+  return arrival ? api.trace.setSpanContext(api.ROOT_CONTEXT, arrival) : parentFromPairs(api, headers);
+}
+
+// ── The arrival ───────────────────────────────────────────────────────────────────────────────────
+
+export type ArrivalStep = 'verify' | 'fault_rules' | 'commit';
+
+/** What an arrival span is told of the arrival: the headers as received. */
+export interface ArrivalInfo {
+  source: 'http' | 'bridge';
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/** What the span is told at its end: the attempt as recorded. */
+export interface ArrivalEnding {
+  outcome: string;
+  status: number | null;
+  reason: string | null;
+}
+
+/** One arrival's span: children for its steps, an event for its answer, ended with the attempt's record. */
+export class ArrivalTrace {
+  constructor(
+    private readonly api: Api,
+    private readonly tracer: Tracer,
+    readonly span: Span,
+    /** The arrival span's context: the parent of its steps and of a sync hand-off. */
+    readonly context: TraceParent,
+  ) {}
+
+  /** A child span for one step; end it with endStep. */
+  step(name: ArrivalStep): Span {
+    return this.tracer.startSpan(`hookrelay.${name}`, undefined, this.context);
+  }
+
+  /** The delivery was stored (not a duplicate): its relay tries and bridge sends hang under this arrival. */
+  stored(deliveryId: string): void {
+    remember(deliveryId, this.span.spanContext());
+  }
+
+  /** The answer the pipeline decided, as an event (the bytes follow on the socket). */
+  answered(kind: string, status: number | undefined): void {
+    if (!this.span.isRecording()) return;
+    this.span.addEvent('hookrelay.answer', status === undefined ? { 'hookrelay.answer.kind': kind } : { 'hookrelay.answer.kind': kind, 'http.response.status_code': status });
+  }
+
+  end(ending: ArrivalEnding): void {
+    if (this.span.isRecording()) {
+      this.span.setAttribute('hookrelay.arrival.outcome', ending.outcome);
+      if (ending.status !== null) this.span.setAttribute('http.response.status_code', ending.status);
+      if (ending.outcome === 'rejected' || ending.outcome === 'unavailable') {
+        if (ending.reason) this.span.setAttribute('hookrelay.refusal.code', ending.reason.slice(0, 64));
+        this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: ending.reason ?? ending.outcome });
+      }
+    }
+    this.span.end();
+  }
+
+  fail(err: unknown): void {
+    this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+    this.span.end();
+  }
+}
+
+/** Ends a step's span, with what it came to (`ok`, a refusal code, `stored`, `duplicate`…). */
+export function endStep(span: Span, result: string): void {
+  if (span.isRecording()) span.setAttribute('hookrelay.result', result);
+  span.end();
+}
+
+/** An arrival's span, continuing the sender's `traceparent`; null while tracing is off. */
+export function startArrival(info: ArrivalInfo): ArrivalTrace | null {
+  if (active === null) return null;
+  const { api, tracer } = active;
+  const { headers } = info;
+  const parent = parentOf(api, single(headers['traceparent']), single(headers['tracestate']));
+  const span = tracer.startSpan('hookrelay.arrival', { kind: info.source === 'http' ? api.SpanKind.SERVER : api.SpanKind.CONSUMER }, parent);
+  if (span.isRecording()) {
+    span.setAttribute('hookrelay.arrival.source', info.source);
+    setDeliveryAttributes(span, single(headers['x-service-delivery']), single(headers['x-service-event']), single(headers['x-service-delivery-attempt']));
+  }
+  return new ArrivalTrace(api, tracer, span, api.trace.setSpan(parent, span));
+}
+
+function setDeliveryAttributes(span: Span, id: string | undefined, trigger: string | undefined, attempt: string | undefined): void {
+  if (id !== undefined) span.setAttribute('hookrelay.delivery.id', cappedId(id));
+  if (trigger !== undefined) span.setAttribute('hookrelay.delivery.trigger', cappedId(trigger));
+  const n = attempt === undefined ? NaN : Number(attempt);
+  if (Number.isSafeInteger(n) && n > 0) span.setAttribute('hookrelay.delivery.attempt', n);
+}
+
+function headerOf(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
+  for (const [n, v] of headers) if (n.toLowerCase() === name) return v;
+  return undefined;
+}
+
+// ── A relay try ───────────────────────────────────────────────────────────────────────────────────
+
+/** A relay try in flight: the `traceparent` its request carries, ended with the target's answer. */
+export interface RelayTrySpan {
+  traceparent: string;
+  tracestate?: string;
+  end(answer: { status: number | null; error: string | null }): void;
+}
+
+/**
+ * A relay try's span (the relay worker's tries, replays, the sync hand-off): under the arrival that
+ * stored the delivery when this process saw it, else under the sender's `traceparent`; null while
+ * tracing is off.
+ */
+export function startRelayTry(
+  delivery: { id: string; headers: ReadonlyArray<readonly [string, string]> },
+  target: string,
+  mark: { relayTry: number; replay: boolean },
+  parent?: TraceParent,
+): RelayTrySpan | null {
+  if (active === null) return null;
+  const { api, tracer } = active;
+  const span = tracer.startSpan('hookrelay.relay_try', { kind: api.SpanKind.CLIENT }, parent ?? parentOfDelivery(api, delivery.id, delivery.headers));
+  if (span.isRecording()) {
+    setDeliveryAttributes(span, delivery.id, headerOf(delivery.headers, 'x-service-event'), headerOf(delivery.headers, 'x-service-delivery-attempt'));
+    span.setAttribute('hookrelay.relay.try', mark.relayTry);
+    span.setAttribute('hookrelay.relay.replay', mark.replay);
+    span.setAttribute('http.request.method', 'POST');
+    span.setAttribute('url.full', displayUrl(target));
+  }
+  const carried = formatTraceparent(span.spanContext());
+  return {
+    ...carried,
+    end(answer) {
+      if (span.isRecording()) {
+        if (answer.status !== null) span.setAttribute('http.response.status_code', answer.status);
+        if (answer.error !== null) span.setStatus({ code: api.SpanStatusCode.ERROR, message: answer.error });
+      }
+      span.end();
+    },
+  };
+}
+
+// ── The bridge ────────────────────────────────────────────────────────────────────────────────────
+
+/** A delivery sent to a bridge subscriber, until it acknowledges it. */
+export interface BridgeSendSpan {
+  /** The subscriber acknowledged it (its commit is done): an ack span, then the send ends. */
+  acked(): void;
+  /** The connection went before an ack. */
+  lost(why: string): void;
+}
+
+/** The public side's send of one delivery to one subscriber; null while tracing is off. */
+export function startBridgeSend(
+  delivery: { id: string; seq: number; trigger: string; headers: ReadonlyArray<readonly [string, string]> },
+  subscriber: string,
+): BridgeSendSpan | null {
+  if (active === null) return null;
+  const { api, tracer } = active;
+  const span = tracer.startSpan('hookrelay.bridge.send', { kind: api.SpanKind.PRODUCER }, parentOfDelivery(api, delivery.id, delivery.headers));
+  if (span.isRecording()) {
+    setDeliveryAttributes(span, delivery.id, delivery.trigger, headerOf(delivery.headers, 'x-service-delivery-attempt'));
+    span.setAttribute('hookrelay.bridge.seq', delivery.seq);
+    span.setAttribute('hookrelay.bridge.subscriber', subscriber.slice(0, 128));
+  }
+  const context = api.trace.setSpan(api.ROOT_CONTEXT, span);
+  return {
+    acked() {
+      tracer.startSpan('hookrelay.bridge.ack', { kind: api.SpanKind.SERVER }, context).end();
+      span.end();
+    },
+    lost(why) {
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: why });
+      span.end();
+    },
+  };
+}
