@@ -9,6 +9,7 @@
  * finish, and closes the store.
  */
 import { randomInt } from 'node:crypto';
+import { dataDirOf } from '../config/data-dir.js';
 import type { NodeConfig } from '../config/node-config.js';
 import type { BridgeView } from '../console/console-options.js';
 import { createFaultRules, type FaultRules } from '../faults/rules-controller.js';
@@ -202,8 +203,13 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       let consoleUrl: string | null = null;
       let consoleToken: string | null = null;
       if (config.console) {
+        // Bulk replay jobs of the data folder (the console's /api/replay-jobs), through the replayer's settings.
+        const bulkReplays = (await import('../relay/bulk-replays.js')).createBulkReplays({
+          dataDir: dataDirOf(config.dbPath), store, hub, clock, settings: replaySettingsOf(forward, config.secrets[0] ?? null), advice: replayAdviceOf(intake.command),
+        });
+        started.add(() => bulkReplays.close());
         const consoleStarted = await startConsole({
-          settings: config.console, store, hub, faults, forward, replay, clock,
+          settings: config.console, store, hub, faults, forward, replay, clock, bulkReplays,
           receiverUrl: () => receiverUrl,
           path: config.path,
           secrets: config.secrets,

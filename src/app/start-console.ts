@@ -10,6 +10,7 @@ import { outputRedactor } from '../config/output-redactor.js';
 import { secretHint } from '../core/secret-hint.js';
 import type { FaultRules } from '../faults/rules-controller.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { BulkReplays } from '../relay/bulk-replays.js';
 import type { ReplayResult } from '../relay/replay.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { isAnyAddress, isLoopbackHost, urlHost } from '../runtime/hosts.js';
@@ -29,6 +30,8 @@ export interface ConsoleWiring {
   toleranceSeconds: number;
   forward: ForwardConfig | null;
   replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
+  /** Bulk replay jobs of the node's data folder (`/api/replay-jobs`). */
+  bulkReplays?: BulkReplays;
   /** Called before a delivery is deleted (the relay forgets its read-ahead job). */
   forget(deliveryId: string): void;
   clock: () => number;
@@ -79,6 +82,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
       token,
       webRoot: wiring.webRoot ?? DEFAULT_WEB_ROOT,
       faults: wiring.faults,
+      ...(wiring.bulkReplays ? { bulkReplays: wiring.bulkReplays } : {}),
       replay: async (id, targetUrl) => {
         const result = await wiring.replay(id, targetUrl ?? undefined);
         if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };

@@ -12,7 +12,7 @@ const ATTRIBUTES = new Set([
   'autocomplete', 'readonly', 'rows', 'tabindex', 'open', 'disabled', 'hidden', 'datetime',
   'aria-label', 'aria-live', 'aria-pressed', 'aria-selected', 'aria-current', 'aria-invalid',
   'aria-describedby', 'aria-hidden', 'aria-orientation', 'aria-valuenow', 'aria-valuemin', 'aria-valuemax',
-  'data-key', 'data-testid', 'data-state', 'maxlength', 'size',
+  'data-key', 'data-testid', 'data-state', 'data-job', 'maxlength', 'size', 'max',
 ]);
 
 export interface Props {
