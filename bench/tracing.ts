@@ -1,7 +1,8 @@
 /**
  * Issue 39, item 2: what traces cost the receive path. `npx tsx bench/tracing.ts`
  *
- * Three builds of `hookrelay listen` (no forwarding, no console), in alternating rounds (PERFORMANCE.md):
+ * Three builds of `hookrelay listen` (no forwarding, no console), in alternating rounds (PERFORMANCE.md),
+ * and the first of them twice, as the noise floor of the ratios:
  *
  * - `no tracing code`: the CLI bundled from a copy of src/ with the tracing call sites taken out
  *   (PATCHES below, each the exact text it replaces: a change to one of those places stops this
@@ -12,7 +13,7 @@
  *
  * Both bundles are built here, by esbuild with the same settings as scripts/bundle-cli.mjs, from the
  * TypeScript sources, so they differ only by the tracing code. Servers on core 0, the load generator
- * on core 1 (bench/lib.ts). Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50).
+ * on core 1 (bench/lib.ts); each round starts with the next server in turn. Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50).
  */
 import { build } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -171,6 +172,8 @@ export interface TracingRatio {
 }
 
 export interface TracingResult {
+  /** The untraced build against itself (a second process, same rounds): the noise floor of the other two. */
+  noise: TracingRatio;
   off: TracingRatio;
   on: TracingRatio;
   baseline: { rps: number; cpuUsPerRequest: number };
@@ -200,6 +203,8 @@ export async function tracingScenario(options: { rounds?: number; roundMs?: numb
   const servers: Array<{ name: string; server: Server }> = [];
   try {
     servers.push({ name: 'no tracing code', server: await startListen(untraced, join(dbDir, 'untraced.db')) });
+    // The same build again: its ratio to the first is what this machine's noise alone makes of "no change".
+    servers.push({ name: 'no tracing code again', server: await startListen(untraced, join(dbDir, 'untraced-again.db')) });
     servers.push({ name: 'tracing off', server: await startListen(traced, join(dbDir, 'off.db')) });
     servers.push({ name: 'tracing on', server: await startListen(traced, join(dbDir, 'on.db'), { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint }) });
     const measured = new Map<string, Round[]>(servers.map((s) => [s.name, []]));
@@ -208,7 +213,9 @@ export async function tracingScenario(options: { rounds?: number; roundMs?: numb
     const spansBefore = sink.spans();
     for (let round = 1; round <= rounds; round++) {
       const parts: string[] = [];
-      for (const { name, server } of servers) {
+      // Each round starts with another server, so none is always measured first or last in a round.
+      const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!);
+      for (const { name, server } of order) {
         const pid = server.child.pid!;
         const before = processCpu(pid);
         const result = await load(server.url, roundMs, connections);
@@ -231,6 +238,7 @@ export async function tracingScenario(options: { rounds?: number; roundMs?: numb
       return { ratio, each, cpuUsPerRequest, text: `${ratio.toFixed(2)}× (median of the rounds' ${each.map((x) => x.toFixed(2)).join(', ')}), ${cpuUsPerRequest.toFixed(0)} µs CPU/req` };
     };
     return {
+      noise: ratioOf('no tracing code again'),
       off: ratioOf('tracing off'),
       on: ratioOf('tracing on'),
       baseline: { rps: median(base.map((r) => r.rps)), cpuUsPerRequest: median(base.map((r) => r.cpuUsPerRequest)) },
@@ -246,6 +254,7 @@ export async function tracingScenario(options: { rounds?: number; roundMs?: numb
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await tracingScenario();
   console.log('\nreceive throughput, the median of the rounds\' own ratios against "no tracing code" (PERFORMANCE.md):');
+  console.log(`  the same untraced build again (noise): ${result.noise.text}`);
   console.log(`  tracing off: ${result.off.text}; target ≥ 0.98×: ${result.off.ratio >= 0.98 ? 'met' : 'NOT met'}`);
   console.log(`  tracing on:  ${result.on.text}; target ≥ 0.85×: ${result.on.ratio >= 0.85 ? 'met' : 'NOT met'}`);
   console.log(`  no tracing code: median ${result.baseline.rps.toFixed(0)} req/s, ${result.baseline.cpuUsPerRequest.toFixed(0)} µs CPU/req`);
