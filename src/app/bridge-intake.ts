@@ -58,6 +58,7 @@ export function bridgeIntake(config: ConnectConfig, options: BridgeIntakeOptions
             ...(options.deadMs ? { deadMs: options.deadMs } : {}),
             ...(settled.bridgeCa ? { ca: settled.bridgeCa.pem } : {}),
             ...(settled.proxy ? { agent: webSocketAgent(settled.url, settled.proxy) } : {}),
+            ...(settled.since ? { since: settled.since } : {}),
             onState: (state: BridgeState, message: string) => hub.emit('notice', { level: state === 'refused' ? 'error' : state === 'lost' ? 'warn' : 'info', message }),
             onRefused: (message) => refuse(message),
           });

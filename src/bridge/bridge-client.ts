@@ -7,6 +7,7 @@
  * subscription moves on instead of being sent it forever. The connection is watched (a ping every 15 s, dead
  * after 45 s of silence) and made again forever, with backoff and jitter capped at 30 s.
  */
+import { sinceHeader, SINCE_HEADER, type BridgeSince } from '../core/bridge-since.js';
 import type { Agent as HttpAgent } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import WebSocket from 'ws';
@@ -41,7 +42,11 @@ export interface BridgeClientOptions {
   ca?: string;
   /** The agent every connection is made through: a proxy's CONNECT tunnel (src/runtime/proxy.ts); absent: direct. */
   agent?: HttpAgent;
+  /** `--since`: asked of the first connection that says hello; reconnects resume from the cursor as usual. */
+  since?: BridgeSince;
 }
+
+const sinceHeaderOf = (since: BridgeSince | undefined): Record<string, string> => (since ? { [SINCE_HEADER]: sinceHeader(since) } : {});
 
 export type BridgeState = 'connecting' | 'connected' | 'resuming' | 'live' | 'lost' | 'refused' | 'stopped';
 
@@ -74,6 +79,8 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   let latest = 0;
   const host = safeHost(options.url);
 
+  // The window of --since is asked for until a server has said hello to it, once.
+  let sinceAsked = options.since === undefined;
   const setState = (next: BridgeState, message: string) => {
     state = next;
     options.onState(next, message);
@@ -83,7 +90,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     if (stopped) return;
     setState('connecting', `connecting to ${host} as ${options.name}`);
     const socket = new WebSocket(options.url, [...BRIDGE_PROTOCOLS], {
-      headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name },
+      headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name, ...(sinceAsked ? {} : sinceHeaderOf(options.since)) },
       maxPayload: options.maxFrameBytes ?? 96 * 1024 * 1024,
       handshakeTimeout: 10_000,
       // Besides the bundled roots, not instead: the same flag works behind a public certificate.
@@ -240,6 +247,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         if (helloSeen) return fail('a second hello');
         if (f.protocol !== version) return fail(`hello says protocol ${f.protocol}, but version ${version} was negotiated`);
         helloSeen = true;
+        sinceAsked = true;
         credit = f.credit;
         lastSeq = f.cursor;
         latest = f.latest;

@@ -68,10 +68,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
   const refreshMs = options.refreshMs ?? 600_000;
   const sessions = new Map<string, SubscriberSession>();
 
-  const connected = (ws: WebSocket, { key, token }: Subscriber) => {
+  const connected = (ws: WebSocket, { key, token, since }: Subscriber) => {
     // One connection per subscriber: a reconnect replaces the old one, which may be half-dead.
     sessions.get(key)?.ws.close(CLOSE.goingAway, 'replaced by a new connection of this subscriber');
-    const session = new SubscriberSession(ws, key, token, { store, hub, clock, credit, maxBytes, pingMs, deadMs });
+    const session = new SubscriberSession(ws, key, token, { store, hub, clock, credit, maxBytes, pingMs, deadMs }, since);
     sessions.set(key, session);
     ws.on('close', () => {
       if (sessions.get(key) === session) sessions.delete(key);

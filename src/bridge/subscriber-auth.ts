@@ -3,6 +3,7 @@
  * `--bridge-token`, and the subscriber's name, both read from hostile headers. A refused token is
  * worth an operator's notice, at most one every REFUSAL_NOTICE_MS.
  */
+import { parseSinceHeader, SINCE_HEADER, type BridgeSince } from '../core/bridge-since.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isSubscriberName } from '../core/bridge-protocol.js';
@@ -21,6 +22,8 @@ export interface BridgeToken {
 export interface Subscriber {
   key: string;
   token: BridgeToken;
+  /** `connect --since`: send again from here (never past the stored cursor). */
+  since?: BridgeSince;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -66,8 +69,16 @@ export function subscriberAuth(tokens: readonly BridgeToken[], hub: EventHub): (
     }
     const name = req.headers['x-hookrelay-subscriber'];
     if (typeof name !== 'string' || !isSubscriberName(name)) return { ok: false, status: 400, reason: 'x-hookrelay-subscriber must be a name of letters, digits, dots, dashes and underscores' };
+    // `connect --since`: a window sent again, read by the same rules as the client wrote it.
+    const sinceText = req.headers[SINCE_HEADER];
+    let since: BridgeSince | undefined;
+    if (sinceText !== undefined) {
+      const parsed = typeof sinceText === 'string' ? parseSinceHeader(sinceText) : { ok: false as const, message: `${SINCE_HEADER} must be sent once` };
+      if (!parsed.ok) return { ok: false, status: 400, reason: parsed.message };
+      since = parsed.since;
+    }
     // A subscriber belongs to its token: the same name under another token is another subscriber,
     // so no token can move a cursor it was not given.
-    return { ok: true, subscriber: { key: `${token.name}/${name}`, token } };
+    return { ok: true, subscriber: { key: `${token.name}/${name}`, token, ...(since ? { since } : {}) } };
   };
 }

@@ -3,6 +3,8 @@
  * live deliveries, at most `credit` unacknowledged at a time and within a byte budget. Its acks
  * move the durable cursor (cursor-writes.ts), and the credit comes back only once that is stored.
  */
+import type { BridgeSince } from '../core/bridge-since.js';
+import type { DeliveryLog } from '../store/store.js';
 import type { WebSocket } from 'ws';
 import { bridgeVersion, CLOSE, closeReason, encodeServerFrame, parseClientFrame, type BridgeVersion } from '../core/bridge-protocol.js';
 import type { StoredDelivery } from '../core/records.js';
@@ -16,8 +18,30 @@ import { encodeForSubscriber, framePacker } from './delivery-frames.js';
 
 /** A resume count reads at most this many rows (on the receiver's own thread with SQLite); past it, hello says no number. */
 const MAX_COUNTED = 10_000;
+/** `--since AGE` reads back at most this many deliveries to find where the window starts; an older start is cut here. */
+export const MAX_SINCE_SCAN = 100_000;
+
+/** The seq a `--since` window starts after: a seq as given, or the one before the oldest delivery received within the age. */
+async function sinceSeq(store: Pick<DeliveryLog, 'listDeliveries'>, since: BridgeSince, latest: number, now: number): Promise<number> {
+  if ('seq' in since) return Math.min(since.seq, latest);
+  const from = now - since.ageMs;
+  let start = latest;
+  let read = 0;
+  let before: number | undefined;
+  while (read < MAX_SINCE_SCAN) {
+    const page = await store.listDeliveries({ limit: 500, before });
+    for (const d of page.items) {
+      if (d.receivedAt < from) return start;
+      start = d.seq - 1;
+    }
+    read += page.items.length;
+    if (page.nextCursor === null) return start;
+    before = page.nextCursor;
+  }
+  return start;
+}
 export interface SessionDeps {
-  store: BridgeCursors;
+  store: BridgeCursors & Pick<DeliveryLog, 'listDeliveries'>;
   hub: EventHub;
   clock: () => number;
   credit: number;
@@ -60,6 +84,8 @@ export class SubscriberSession {
     private readonly name: string,
     private readonly token: { name: string; triggers: string[] },
     private readonly deps: SessionDeps,
+    /** `connect --since`: this connection starts from here when it is before the stored cursor. */
+    private readonly since?: BridgeSince,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
     this.version = bridgeVersion(ws.protocol) ?? 1;
@@ -110,15 +136,18 @@ export class SubscriberSession {
       const latest = await deps.store.latestDeliverySeq();
       // A subscriber seen for the first time starts at the newest delivery: it gets what comes next.
       const cursor = (await deps.store.bridgeCursor(this.name)) ?? (await deps.store.registerBridgeSubscriber(this.name, latest, deps.clock()));
-      this.sentUpTo = this.scannedUpTo = this.acked = cursor.ackedSeq;
+      // `--since` moves only this connection back: acks below the stored cursor leave it where it is.
+      const start = this.since ? Math.min(cursor.ackedSeq, await sinceSeq(deps.store, this.since, latest, deps.clock())) : cursor.ackedSeq;
+      this.sentUpTo = this.scannedUpTo = this.acked = start;
       this.cursor.loaded(cursor.updatedAt);
       // What this subscriber will be sent (its token's triggers only), when the store can say it cheaply:
       // best effort, so a backlog too long to count or a count that fails sends hello without it.
-      const missed = await deps.store.countDeliveriesAfter(cursor.ackedSeq, latest, this.token.triggers, MAX_COUNTED).catch(() => null);
+      const missed = await deps.store.countDeliveriesAfter(start, latest, this.token.triggers, MAX_COUNTED).catch(() => null);
       if (this.closed) return;
-      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: cursor.ackedSeq, latest, credit: deps.credit, ...(missed === null ? {} : { missed }) }));
+      ws.send(encodeServerFrame({ type: 'hello', protocol: this.version, subscriber: this.name, cursor: start, latest, credit: deps.credit, ...(missed === null ? {} : { missed }) }));
       this.ready = true;
-      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${missed ?? `up to ${Math.max(0, latest - cursor.ackedSeq)}`} behind` });
+      const again = start < cursor.ackedSeq ? `, sending again from seq ${start + 1} (--since)` : '';
+      deps.hub.emit('notice', { level: 'info', message: `bridge: ${this.name} connected (token ${this.token.name}), ${missed ?? `up to ${Math.max(0, latest - start)}`} behind${again}` });
       this.wake();
     } catch (err) {
       ws.close(1011, 'the store cannot be read');

@@ -21,6 +21,7 @@ export function registerConnectCommand(program: Command): void {
     .option('--token <token>', `a token the public side was given with --bridge-token; ${PROCESS_LIST_NOTE} [env HOOKRELAY_CONNECT_TOKEN]`)
     .option('--name <name>', 'this subscriber: its cursor is kept under this name (default: the host name) [env HOOKRELAY_CONNECT_NAME]')
     .option('--insecure', 'allow ws:// to another machine (the token and deliveries travel in clear text)')
+    .option('--since <when>', 'ask the public side to send a window again at the first connection: a time ago (30m, 2h, 7d) or a sequence number (seq:1200); to fill a wiped laptop store')
     .option('--config <file>', 'config file (default: hookrelay.config.json in this folder, if present)');
   addSpecOptions(command, CONNECT_LOCAL_OPTIONS);
   command.addHelpText(

@@ -3,6 +3,7 @@
  * `listen`'s for everything local (store, forward, console, retention, log format), with the
  * same precedence: flag > HOOKRELAY_* > hookrelay.config.json > default.
  */
+import { parseSinceFlag, type BridgeSince } from '../core/bridge-since.js';
 import { hostname } from 'node:os';
 import { BRIDGE_PATH, isSubscriberName } from '../core/bridge-protocol.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
@@ -40,11 +41,14 @@ export interface ConnectConfig {
    * HTTP_PROXY and NO_PROXY; src/runtime/proxy.ts decides). Absent: direct. Never the relay's: the app is local.
    */
   proxy?: ProxySettings;
+  /** `--since`: the window the public side sends again at the first connection (a backfill after wiping the laptop's store). */
+  since?: BridgeSince;
 }
 
 export interface ConnectFlags {
   token?: string;
   name?: string;
+  since?: string;
   insecure?: boolean;
   config?: string;
   [listenFlag: string]: unknown;
@@ -87,6 +91,8 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   }
   const name = flags.name ?? env.HOOKRELAY_CONNECT_NAME ?? defaultName();
   if (!isSubscriberName(name)) problems.push(`--name: ${JSON.stringify(name.slice(0, 64))} must be letters, digits, dots, dashes or underscores (at most 64)`);
+  const since = flags.since === undefined ? null : parseSinceFlag(flags.since);
+  if (since && !since.ok) problems.push(`--since: ${since.message}`);
 
   const typed: Record<string, unknown> = {};
   for (const spec of CONNECT_LOCAL_OPTIONS) if (flags[spec.key] !== undefined) typed[spec.key] = flags[spec.key];
@@ -139,6 +145,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
       devSecret,
       bridgeCa,
       proxy,
+      ...(since?.ok ? { since: since.since } : {}),
     },
   };
 }
