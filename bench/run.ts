@@ -5,7 +5,7 @@
  * docs/benchmarks.md and bench/results/latest.json.
  *
  * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
- * 3 s, no 1M-store scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1, BENCH_ONLY=receive,relay,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
+ * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +18,7 @@ import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retr
 import { mulberry32 } from '../src/core/seeded-random.js';
 import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries, seedSchemaFloor } from './seed-store.js';
+import { pruneDuringIntake } from './prune-during-intake.js';
 import { coreTicks, pinPostgres, postgresCpuMs } from './lib.js';
 import pg from 'pg';
 
@@ -26,7 +27,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? (QUICK ? 3000 : 8000));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SKIP_1M = QUICK || process.env.BENCH_SKIP_1M === '1';
-/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres, bridge): for working on one. Writes no docs. */
+/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres, bridge, prune): for working on one. Writes no docs. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 /** The baseline servers, compiled (not run through tsx), as hookrelay is. */
@@ -757,6 +758,7 @@ async function main(): Promise<void> {
     if (wanted('sender')) senderSimulation();
     if (wanted('postgres') && process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
     if (wanted('bridge')) await bridge(work);
+    if (wanted('prune') && !QUICK && process.env.BENCH_SKIP_PG !== '1') rows.push(...(await pruneDuringIntake(work, { rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say })));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

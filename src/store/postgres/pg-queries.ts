@@ -77,27 +77,60 @@ export const SQL = {
       r AS (DELETE FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM d)),
       j AS (DELETE FROM relay_jobs WHERE delivery_seq IN (SELECT seq FROM d))
     SELECT COUNT(*) AS n FROM d`,
-  // Retention, as the other drivers: deliveries last seen before $1 go with their attempts and
-  // relay history, except those whose relay is still pending; refused attempts go by their own
-  // age unless they claim an id that stays. One statement: one snapshot, one transaction.
-  prune: `WITH cand AS (
-      SELECT d.seq, d.id, (j.state IN ('pending', 'held')) AS pending FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
-      WHERE d.last_attempt_at < $1 AND ($3::bigint IS NULL OR d.seq <= $3::bigint)
-    ), gone AS (SELECT seq, id FROM cand WHERE pending IS NOT TRUE),
-    linked AS (SELECT seq FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone)),
-    refused AS (
-      SELECT a.seq FROM attempts a WHERE a.delivery_seq IS NULL AND a.received_at < $1
-      AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id AND d.seq NOT IN (SELECT seq FROM gone))
-    ),
-    relayed AS (SELECT seq FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM gone)),
-    del_attempts AS (DELETE FROM attempts WHERE NOT $2::boolean AND seq IN (SELECT seq FROM linked UNION ALL SELECT seq FROM refused)),
-    del_relayed AS (DELETE FROM relay_attempts WHERE NOT $2::boolean AND seq IN (SELECT seq FROM relayed)),
-    del_jobs AS (DELETE FROM relay_jobs WHERE NOT $2::boolean AND delivery_seq IN (SELECT seq FROM gone)),
-    del_deliveries AS (DELETE FROM deliveries WHERE NOT $2::boolean AND seq IN (SELECT seq FROM gone))
-    SELECT (SELECT COUNT(*) FROM gone) AS deliveries,
-      (SELECT COUNT(*) FROM linked) + (SELECT COUNT(*) FROM refused) AS attempts,
-      (SELECT COUNT(*) FROM relayed) AS relay_attempts,
-      (SELECT COUNT(*) FROM cand WHERE pending) AS kept_pending`,
+  // Retention in bounded batches (pg-prune.ts), the same rules as the other drivers: deliveries
+  // last seen before $2 go with their attempts and relay history, except those whose relay is still
+  // owed (pending or held) and those above $4 (a bridge cursor, keepAfterSeq). Each statement looks
+  // at the next $3 deliveries after seq $1 and is its own short implicit transaction. The old ones
+  // are locked in id order, as an accept group locks the ids it counts copies of, so the two never
+  // wait on each other in a cycle; FOR UPDATE re-reads last_attempt_at from the newest version, so a
+  // delivery re-seen by a copy committed since the snapshot stays. A copy arriving while this batch
+  // holds its old delivery waits for the commit, and its accept group then fails (503: the accept
+  // function refuses a delivery deleted under it); the sender's retry stores it anew. That window is
+  // one batch (~50 ms) where the single statement's was the whole prune. A relay job goes only if
+  // it is still neither pending nor held when deleted (a requeue meanwhile keeps it), and its
+  // delivery only with it. `last`: the window's highest seq (null: nothing after $1); `looked`: its
+  // size.
+  pruneDeliveries: `WITH win AS MATERIALIZED (
+      SELECT seq FROM deliveries WHERE seq > $1 AND ($4::bigint IS NULL OR seq <= $4::bigint) ORDER BY seq LIMIT $3
+    ), old AS MATERIALIZED (
+      SELECT d.seq FROM deliveries d WHERE d.seq IN (SELECT seq FROM win) AND d.last_attempt_at < $2 ORDER BY d.id FOR UPDATE
+    ), jobs AS MATERIALIZED (
+      SELECT j.delivery_seq AS seq, j.state IN ('pending', 'held') AS owed FROM relay_jobs j WHERE j.delivery_seq IN (SELECT seq FROM old)
+    ), del_jobs AS (
+      DELETE FROM relay_jobs j WHERE j.delivery_seq IN (SELECT seq FROM jobs WHERE NOT owed) AND j.state NOT IN ('pending', 'held') RETURNING j.delivery_seq AS seq
+    ), gone AS (
+      DELETE FROM deliveries d
+      WHERE d.seq IN (SELECT o.seq FROM old o WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.seq = o.seq) UNION ALL SELECT seq FROM del_jobs)
+      AND d.last_attempt_at < $2
+      RETURNING d.seq
+    ), del_attempts AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone) RETURNING 1),
+    del_relayed AS (DELETE FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM gone) RETURNING 1)
+    SELECT (SELECT max(seq) FROM win) AS last, (SELECT count(*) FROM win) AS looked, (SELECT count(*) FROM gone) AS deliveries,
+      (SELECT count(*) FROM del_attempts) AS attempts, (SELECT count(*) FROM del_relayed) AS relay_attempts,
+      (SELECT count(*) FROM old) - (SELECT count(*) FROM gone) AS kept_pending`,
+  // The same window, only counted (a dry run): no lock taken, nothing changed.
+  pruneDeliveriesDry: `WITH win AS MATERIALIZED (
+      SELECT seq FROM deliveries WHERE seq > $1 AND ($4::bigint IS NULL OR seq <= $4::bigint) ORDER BY seq LIMIT $3
+    ), old AS MATERIALIZED (
+      SELECT d.seq, coalesce(j.state IN ('pending', 'held'), false) AS owed FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
+      WHERE d.seq IN (SELECT seq FROM win) AND d.last_attempt_at < $2
+    ), gone AS MATERIALIZED (SELECT seq FROM old WHERE NOT owed)
+    SELECT (SELECT max(seq) FROM win) AS last, (SELECT count(*) FROM win) AS looked, (SELECT count(*) FROM gone) AS deliveries,
+      (SELECT count(*) FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone)) AS attempts,
+      (SELECT count(*) FROM relay_attempts WHERE delivery_seq IN (SELECT seq FROM gone)) AS relay_attempts,
+      (SELECT count(*) FROM old WHERE owed) AS kept_pending`,
+  // Then refused attempts (no stored delivery) received before $2, the next $3 after seq $1: they go
+  // by their own age unless they claim an id that stays. After the deliveries' walk every stored
+  // delivery stays; a dry run ($5) removed none, so it asks whether the claimed one would.
+  pruneRefused: `WITH win AS MATERIALIZED (
+      SELECT a.seq, a.delivery_id FROM attempts a WHERE a.delivery_seq IS NULL AND a.received_at < $2 AND a.seq > $1 ORDER BY a.seq LIMIT $3
+    ), doomed AS MATERIALIZED (
+      SELECT w.seq FROM win w WHERE NOT EXISTS (
+        SELECT 1 FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq WHERE d.id = w.delivery_id
+        AND (NOT $5::boolean OR d.last_attempt_at >= $2 OR j.state IN ('pending', 'held') OR ($4::bigint IS NOT NULL AND d.seq > $4::bigint)))
+    ), del AS (DELETE FROM attempts WHERE NOT $5::boolean AND seq IN (SELECT seq FROM doomed) RETURNING 1)
+    SELECT (SELECT max(seq) FROM win) AS last, (SELECT count(*) FROM win) AS looked,
+      CASE WHEN $5::boolean THEN (SELECT count(*) FROM doomed) ELSE (SELECT count(*) FROM del) END AS attempts`,
   // The bridge: along the seq primary key (see the known limit in pg-store.ts, deliveriesAfter).
   deliveriesAfter: `SELECT ${DELIVERY_COLUMNS}
     FROM deliveries d WHERE d.seq > $1 AND d.seq <= $4 AND ($3::text[] IS NULL OR d.trigger LIKE ANY($3::text[])) ORDER BY d.seq LIMIT $2`,

@@ -39,6 +39,7 @@ import { startInstanceHeartbeat } from './pg-instance-heartbeat.js';
 import { createSettledHorizon } from './pg-settled-horizon.js';
 import { createAcceptGroups } from './pg-accept-group.js';
 import { DELIVERY_COLUMNS, globToLike, named } from './pg-queries.js';
+import { prunePostgres } from './pg-prune.js';
 
 interface CursorRow {
   name: string;
@@ -316,12 +317,9 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       return (rows[0]?.n ?? 0) > 0;
     },
 
-    async prune(before, { dryRun = false, keepAfterSeq } = {}): Promise<PruneResult> {
-      const { rows } = await write(() =>
-        pool.query<{ deliveries: number; attempts: number; relay_attempts: number; kept_pending: number }>(named('prune', [before, dryRun, keepAfterSeq ?? null])),
-      );
-      const r = rows[0]!;
-      return { before, deliveries: r.deliveries, attempts: r.attempts, relayAttempts: r.relay_attempts, keptPending: r.kept_pending, dryRun };
+    // In bounded batches, each its own short transaction, pausing between them (pg-prune.ts).
+    prune(before, options = {}): Promise<PruneResult> {
+      return prunePostgres(pool, write, before, options);
     },
 
     stats(): Promise<StoreStats> {
