@@ -42,7 +42,7 @@ export interface RetentionOptions {
 export interface Retention {
   /** Prunes now (joins a prune already running). Null when the store cannot prune. */
   runNow(): Promise<PruneResult | null>;
-  /** Stops the timer and waits for a prune in progress. */
+  /** Stops the timer and a prune in progress (between two of its transactions), and waits for it. */
   stop(): Promise<void>;
 }
 
@@ -50,10 +50,12 @@ export function startRetention(options: RetentionOptions): Retention {
   const { store } = options;
   let running: Promise<PruneResult | null> | null = null;
   let stopped = false;
+  // A stop does not wait for a long prune: it ends between two of its transactions.
+  const stopping = new AbortController();
   const runNow = (): Promise<PruneResult | null> => {
     if (!store.prune || stopped) return Promise.resolve(null);
     running ??= (options.keepAfterSeq ? options.keepAfterSeq() : Promise.resolve(undefined))
-      .then((keepAfterSeq) => store.prune(options.clock() - options.retainMs, keepAfterSeq === undefined ? {} : { keepAfterSeq }))
+      .then((keepAfterSeq) => store.prune(options.clock() - options.retainMs, { signal: stopping.signal, ...(keepAfterSeq === undefined ? {} : { keepAfterSeq }) }))
       .then((result) => {
         options.onPrune?.(result);
         return result;
@@ -73,6 +75,7 @@ export function startRetention(options: RetentionOptions): Retention {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      stopping.abort();
       await running;
     },
   };

@@ -100,6 +100,11 @@ export interface PruneOptions {
    * smallest cursor of its live subscribers: bridgeRetentionFloor in bridge-cursors.ts).
    */
   keepAfterSeq?: number;
+  /**
+   * Aborted: the prune stops between two of its transactions and resolves with what it removed so
+   * far (a stopping node does not wait for a long prune; the next one carries on).
+   */
+  signal?: AbortSignal;
 }
 
 /** A bridge subscriber's durable cursor: the last delivery seq it acknowledged (0 before any). */

@@ -164,6 +164,20 @@ describe('postgres prune in batches', () => {
     expect(await prunePostgres(pool, (work) => work(), T + 1, { batchSize: 2 })).toMatchObject({ deliveries: 1, attempts: 2, relayAttempts: 1 });
   });
 
+  it('stops between two batches when its signal aborts, and the next prune carries on', async () => {
+    const { store, pool } = await open();
+    for (let i = 0; i < 10; i++) {
+      const d = makeDelivery({ id: `old-${i}`, receivedAt: T - 40 * DAY + i });
+      const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: d.receivedAt }));
+      await store.recordRelay({ deliverySeq, startedAt: T - 40 * DAY, finishedAt: T - 40 * DAY + 1, status: 200, error: null, replay: false, target: TARGET, try: 1, next: { state: 'done' } });
+    }
+    const stop = new AbortController();
+    const first = await prune(pool, { batchSize: 2, pauseFactor: 1_000_000, onBatch: () => stop.abort(), signal: stop.signal });
+    expect(first.deliveries).toBe(2);
+    expect((await store.stats!()).deliveries).toBe(8);
+    expect((await prune(pool, { batchSize: 2, pauseFactor: 0 })).deliveries).toBe(8);
+  });
+
   it('keeps a delivery whose copy commits while its batch waits on it', async () => {
     const { store, pool } = await open();
     const d = makeDelivery({ id: 'racing', receivedAt: T - 40 * DAY });

@@ -54,6 +54,19 @@ interface BatchRow {
   kept_pending?: number;
 }
 
+/** Waits `ms`, or less when the signal aborts meanwhile. */
+function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /**
  * Prunes through `run` (the store's write or read wrapper around one query), batch by batch, and
  * returns the totals; a dry run counts with the same walk and changes nothing. Rejects with the
@@ -66,7 +79,7 @@ export async function prunePostgres(
   before: number,
   options: PgPruneOptions = {},
 ): Promise<PruneResult> {
-  const { dryRun = false, keepAfterSeq, batchSize = PG_PRUNE_BATCH, pauseFactor = PG_PRUNE_PAUSE, onBatch } = options;
+  const { dryRun = false, keepAfterSeq, batchSize = PG_PRUNE_BATCH, pauseFactor = PG_PRUNE_PAUSE, onBatch, signal } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
   const keep = keepAfterSeq ?? null;
@@ -75,7 +88,7 @@ export async function prunePostgres(
     (after: number) => named('pruneRefused', [after, before, batchSize, keep, dryRun]),
   ];
   for (const statement of phases) {
-    for (let after = 0; ; ) {
+    for (let after = 0; !signal?.aborted; ) {
       const started = performance.now();
       const { rows } = await run(() => pool.query<BatchRow>(statement(after)));
       const row = rows[0]!;
@@ -87,7 +100,7 @@ export async function prunePostgres(
       if (row.last === null || row.looked < batchSize) break;
       after = row.last;
       const pause = (performance.now() - started) * pauseFactor;
-      if (pause >= 1) await new Promise((resolve) => setTimeout(resolve, Math.min(pause, 1_000)));
+      if (pause >= 1) await pauseFor(Math.min(pause, 1_000), signal);
     }
   }
   return total;

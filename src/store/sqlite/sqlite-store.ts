@@ -288,10 +288,10 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       return (await op('deleteDelivery', id)) > 0;
     },
 
-    async prune(before, { dryRun = false, keepAfterSeq } = {}): Promise<PruneResult> {
+    async prune(before, { dryRun = false, keepAfterSeq, signal } = {}): Promise<PruneResult> {
       const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
       for (const phase of [1, 2] as const) {
-        for (let after = 0, done = false; !done; ) {
+        for (let after = 0, done = false; !done && !signal?.aborted; ) {
           const result = await write({ kind: 'op', ticket: 0, name: 'prune', args: [before, phase, after, PRUNE_CHUNK, dryRun, keepAfterSeq ?? null] });
           if (!result.ok) throw new StoreUnavailableError(`the store could not prune: ${result.error}`);
           const chunk = result.detail as PruneChunk;
