@@ -1,9 +1,11 @@
 /**
  * Liveness of the instances that claim relay jobs. An instance that claims writes a row in
  * `relay_instances` and renews it every third of its time to live; a job claimed by an instance
- * whose row is current is never taken over, however long its hand-off takes. An instance killed
- * with `kill -9` stops renewing: its claims can be taken once its row and the claim's own
- * `leased_until` have both passed, that is within one time to live of the kill.
+ * whose row is current is never taken over, however long its hand-off takes. Each beat also renews
+ * the `leased_until` of the instance's claims, so a build that knows only leases (a rolling upgrade
+ * from before schema 7) honours them too. An instance killed with `kill -9` stops renewing: its
+ * claims can be taken once its row and their leases have both passed, within one time to live of
+ * the kill.
  *
  * Both times are the database server's clock (`clock_timestamp()`), never an instance's, so a skew
  * between hosts moves nothing.
@@ -11,7 +13,10 @@
 import type pg from 'pg';
 
 export interface InstanceHeartbeat {
-  /** Writes the row now, if it was never written (a claim waits for it: claims need a live row). */
+  /**
+   * Before a claim: writes the row if it was never written, or beats again when the last beat landed
+   * more than two thirds of the time to live ago; rejects when it cannot (then nothing is claimed).
+   */
   ensure(): Promise<void>;
   /** Stops renewing, deletes the row and gives back this instance's claims (a clean stop hands over at once). */
   stop(): Promise<void>;
@@ -35,18 +40,29 @@ export function startInstanceHeartbeat(pool: pg.Pool, instanceId: string, ttlMs:
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
 
-  const beat = () =>
-    pool
-      .query(
-        `INSERT INTO relay_instances (id, alive_until) VALUES ($1, ${DB_NOW_MS} + $2::bigint)
-         ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until`,
-        [instanceId, ttlMs],
-      )
-      .then(() => undefined);
+  // When the last beat landed, by this process's monotonic clock: a claim needs a row that has not lapsed.
+  let beatAt = -Infinity;
+  // The row, and the leases of this instance's claims with it: a build before heartbeats (during a
+  // rolling upgrade) goes by the lease alone, so a live claim must never let it run out.
+  const beat = async () => {
+    const at = performance.now();
+    await pool.query(
+      `WITH alive AS (
+         INSERT INTO relay_instances (id, alive_until) VALUES ($1, ${DB_NOW_MS} + $2::bigint)
+         ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until
+       )
+       UPDATE relay_jobs SET leased_until = ${DB_NOW_MS} + $2::bigint WHERE leased_by = $1 AND state = 'pending'`,
+      [instanceId, ttlMs],
+    );
+    beatAt = Math.max(beatAt, at);
+  };
 
   return {
     ensure() {
       if (stopped) return Promise.resolve();
+      // Beats failed for a while (the server unreachable, the pool starved): others may take this
+      // instance's jobs soon, so it beats again before it claims more, and claims nothing if it cannot.
+      if (started && performance.now() - beatAt > (ttlMs * 2) / 3) return beat();
       started ??= beat().then(() => {
         if (stopped) return;
         // A missed beat (the server unreachable a moment) is retried at the next; three fit in one time to live.

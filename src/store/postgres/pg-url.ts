@@ -20,7 +20,7 @@ export interface PostgresUrlSettings {
 
 export type PostgresUrlResult = { ok: true; settings: PostgresUrlSettings } | { ok: false; message: string };
 
-const OWN_PARAMS = { relay_lease_ms: [100, 86_400_000], pool_max: [1, 100] } as const;
+const OWN_PARAMS = { relay_lease_ms: [1_000, 86_400_000], pool_max: [1, 100] } as const;
 
 
 /** Splits hookrelay's own query parameters from the connection URL; refuses bad values, naming them. */
