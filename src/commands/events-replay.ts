@@ -97,7 +97,8 @@ Examples:
         } catch (err) {
           if (!(err instanceof JournalError)) throw err;
           process.stderr.write(`hookrelay: ${err.message}\n`);
-          process.exitCode = EXIT.usage;
+          // No such job: usage. One that runs elsewhere, or whose files are damaged: it cannot run.
+          process.exitCode = err.kind === 'usage' ? EXIT.usage : EXIT.couldNotRun;
           return;
         }
       }
@@ -198,7 +199,8 @@ async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typ
   const progress = createProgressLine({ label: `replay ${plan.id}`, total: plan.items.length, stream: process.stderr });
   const stop = new AbortController();
   const onSignal = () => {
-    if (stop.signal.aborted) return;
+    // A second Ctrl-C does not wait: the copies in flight are found recorded or sent again on resume.
+    if (stop.signal.aborted) process.exit(EXIT.interrupted);
     process.stderr.write('\nstopping: the copies in flight finish and are recorded…\n');
     stop.abort();
   };

@@ -5,15 +5,16 @@
  * replay --resume` goes on with. Targets are checked as a single replay's are.
  */
 import type { FastifyInstance } from 'fastify';
-import { badRequest, notFound, notImplemented, success } from './api-envelope.js';
+import { badRequest, ConsoleApiError, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import { checkReplayTarget } from './replay-target.js';
 
 /** Ids one request may name; past it, select by filter. */
-export const MAX_SELECTED_IDS = 10_000;
+export const MAX_SELECTED_IDS = 1_000;
 /** Deliveries one filter may select; past it, narrow the filter (or use `hookrelay events replay`). */
 export const MAX_FILTERED = 100_000;
-const PAGE = 500;
+/** Deliveries read per page while a filter is resolved (with their bodies: kept small). */
+const PAGE = 100;
 const JOB_ID = /^rj_[0-9a-z]{12}$/;
 
 interface JobParams {
@@ -111,7 +112,8 @@ export function registerReplayJobRoutes(app: FastifyInstance, ctx: ConsoleContex
 
   app.post<{ Params: JobParams }>('/api/replay-jobs/:id/resume', async (request) => {
     const id = byId(request);
-    if (!jobs().resume(id)) throw notFound('no stopped replay job with this id in this data folder');
+    const resumed = jobs().resume(id);
+    if (!resumed.ok) throw new ConsoleApiError(resumed.status, resumed.status === 404 ? 'NOT_FOUND' : 'CONFLICT', ctx.redact(resumed.message).slice(0, 300));
     return success({ id, resumed: true }, ctx.now());
   });
 }

@@ -7,7 +7,8 @@
  */
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
-import { createJournal, JournalError, listJobs, newJobId, openJournal, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
+import { join } from 'node:path';
+import { createJournal, JOB_FOLDER, JournalError, listJobs, newJobId, openJournal, runningElsewhere, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
 import { jobSettings, runReplayJob } from './replay-job.js';
 import { createReplayer, type ReplaySettings } from './replay.js';
 
@@ -16,8 +17,8 @@ export type ReplayJobView = HubEvents['replayJob'] & { createdAt: number; select
 export interface BulkReplays {
   /** Plans a job of these deliveries (oldest first) and starts it; resolves once its plan is durable. */
   start(request: { items: ReplayItem[]; selection: string; to: string | null; concurrency?: number }): ReplayJobView;
-  /** Goes on with a stopped job of this data folder; false when it is unknown or already running. */
-  resume(id: string): boolean;
+  /** Goes on with a stopped job of this data folder; why not, when it is unknown (404), running (here or in another process) or damaged (409). */
+  resume(id: string): { ok: true } | { ok: false; status: 404 | 409; message: string };
   /** Stops a running job: its copies in flight finish and are recorded. */
   stop(id: string): boolean;
   /** Jobs of this data folder, newest first: those running here with their live progress. */
@@ -96,16 +97,16 @@ export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
       return run(createJournal(dataDir, plan));
     },
     resume(id) {
-      if (running.has(id)) return false;
+      if (running.has(id)) return { ok: false, status: 409, message: 'this replay job is running' };
       let journal: ReplayJournal;
       try {
         journal = openJournal(dataDir, id);
       } catch (err) {
-        if (err instanceof JournalError) return false;
+        if (err instanceof JournalError) return { ok: false, status: err.kind === 'usage' ? 404 : 409, message: err.message };
         throw err;
       }
       run(journal);
-      return true;
+      return { ok: true };
     },
     stop(id) {
       const job = running.get(id);
@@ -120,7 +121,9 @@ export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
         if (!job.plan) return null;
         const total = job.plan.items.length;
         const sent = job.sent ?? 0;
-        return { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state: sent === total ? 'finished' : 'stopped' };
+        // Run by another process (the CLI's --resume, another node on this data folder): not stopped.
+        const state = sent === total ? 'finished' : runningElsewhere(join(dataDir, JOB_FOLDER, job.id)) ? 'running' : 'stopped';
+        return { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state };
       });
       return views.filter((v): v is ReplayJobView => v !== null);
     },

@@ -14,7 +14,7 @@
  * Every byte read back is checked: a damaged file is refused with its name and line, never guessed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../runtime/atomic-file.js';
 
@@ -60,7 +60,69 @@ export interface ReplayJournal {
   close(): void;
 }
 
-export class JournalError extends Error {}
+/** `usage`: no such job, or not a job id; `busy`: another process runs it; `damaged`: its files are not as written. */
+export class JournalError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'usage' | 'busy' | 'damaged' = 'usage',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One runner per job: a `lock` file in its folder naming the process that runs it, made with
+ * O_EXCL. A lock whose process is gone (killed) is taken over; one whose process lives is refused.
+ */
+function takeLock(dir: string, jobId: string): () => void {
+  const file = join(dir, 'lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          /* gone already */
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = lockHolder(file);
+      if (holder !== null) throw new JournalError(`replay job ${jobId} is running in process ${holder}; stop it there first`, 'busy');
+      try {
+        unlinkSync(file);
+      } catch {
+        /* another process took it over first: the next attempt says so */
+      }
+    }
+  }
+  throw new JournalError(`replay job ${jobId} is being taken over by another process`, 'busy');
+}
+
+/** The pid of a live process holding the lock, or null (no lock, or its process is gone). */
+function lockHolder(file: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  if (pid === process.pid) return pid;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  }
+}
+
+/** Whether another live process runs the job in this folder. */
+export const runningElsewhere = (dir: string): boolean => {
+  const holder = lockHolder(join(dir, 'lock'));
+  return holder !== null && holder !== process.pid;
+};
 
 export const newJobId = (): string => `rj_${BigInt(`0x${randomBytes(8).toString('hex')}`).toString(36).padStart(12, '0').slice(-12)}`;
 
@@ -68,8 +130,9 @@ export const newJobId = (): string => `rj_${BigInt(`0x${randomBytes(8).toString(
 export function createJournal(dataDir: string, plan: ReplayPlan): ReplayJournal {
   const dir = join(dataDir, JOB_FOLDER, plan.id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const release = takeLock(dir, plan.id);
   writeFileAtomic(join(dir, 'plan.json'), JSON.stringify(plan));
-  return openJournalAt(dir, plan, Array.from({ length: plan.items.length }, () => ({})));
+  return openJournalAt(dir, plan, Array.from({ length: plan.items.length }, () => ({})), release);
 }
 
 /** Opens a job for resuming; throws JournalError naming the file and line when it is missing or damaged. */
@@ -77,7 +140,13 @@ export function openJournal(dataDir: string, jobId: string): ReplayJournal {
   if (!JOB_ID.test(jobId)) throw new JournalError(`${JSON.stringify(jobId)} is not a replay job id (they look like rj_0123456789ab; list them with --jobs)`);
   const dir = join(dataDir, JOB_FOLDER, jobId);
   const plan = readPlan(dir, jobId);
-  return openJournalAt(dir, plan, readProgress(join(dir, 'progress.log'), plan.items.length));
+  const release = takeLock(dir, jobId);
+  try {
+    return openJournalAt(dir, plan, readProgress(join(dir, 'progress.log'), plan.items.length), release);
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 /** Every job in the data folder with its counts, newest first; a damaged one is listed with its error. */
@@ -111,10 +180,10 @@ function readPlan(dir: string, jobId: string): ReplayPlan {
   try {
     plan = JSON.parse(text);
   } catch {
-    throw new JournalError(`${file} is not JSON: the job's plan is damaged`);
+    throw new JournalError(`${file} is not JSON: the job's plan is damaged`, 'damaged');
   }
   const problem = planProblem(plan, jobId);
-  if (problem) throw new JournalError(`${file}: ${problem}`);
+  if (problem) throw new JournalError(`${file}: ${problem}`, 'damaged');
   return plan as ReplayPlan;
 }
 
@@ -148,19 +217,25 @@ function readProgress(file: string, items: number): ItemProgress[] {
   for (const [n, line] of lines.entries()) {
     const m = LINE.exec(line);
     const index = m ? Number(m[1] ?? m[3]) : NaN;
-    if (!m || !(index < items)) throw new JournalError(`${file} line ${n + 1} is damaged (${JSON.stringify(line.slice(0, 60))}); the job cannot be resumed safely`);
+    if (!m || !(index < items)) throw new JournalError(`${file} line ${n + 1} is damaged (${JSON.stringify(line.slice(0, 60))}); the job cannot be resumed safely`, 'damaged');
     if (m[1] !== undefined) progress[index]!.startedAt = Number(m[2]);
     else progress[index]!.done = { status: m[4] === '-' ? null : Number(m[4]), ok: m[5] === '1' };
   }
   return progress;
 }
 
-function openJournalAt(dir: string, plan: ReplayPlan, progress: ItemProgress[]): ReplayJournal {
-  const fd = openSync(join(dir, 'progress.log'), 'a', 0o600);
+function openJournalAt(dir: string, plan: ReplayPlan, progress: ItemProgress[], release: () => void): ReplayJournal {
+  const file = join(dir, 'progress.log');
+  const fd = openSync(file, 'a', 0o600);
+  // A line a kill cut short was dropped when read; cut from the file too, or the next line would join it.
+  const text = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+  if (text.length > 0 && text[text.length - 1] !== 0x0a) ftruncateSync(fd, text.lastIndexOf(0x0a) + 1);
   let unsynced = false;
   let closed = false;
-  const append = (text: string) => {
-    writeSync(fd, text);
+  const append = (line: string) => {
+    // After close the descriptor may be another file's: a late write must fail, never land there.
+    if (closed) throw new Error('the replay job journal is closed');
+    writeSync(fd, line);
     unsynced = true;
   };
   const sync = () => {
@@ -185,9 +260,13 @@ function openJournalAt(dir: string, plan: ReplayPlan, progress: ItemProgress[]):
     flush: sync,
     close() {
       if (closed) return;
-      sync();
-      closed = true;
-      closeSync(fd);
+      try {
+        sync();
+      } finally {
+        closed = true;
+        closeSync(fd);
+        release();
+      }
     },
   };
 }

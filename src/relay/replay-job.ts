@@ -120,26 +120,40 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
       count(progress[index]!);
       options.onProgress?.({ ...result });
     } catch (err) {
+      // (journal.finish too: a disk that fails now leaves the item without its `d` line, as a kill would.)
       // No target, no secret, or the store could not record the try: nothing after this would
       // fare better. The item has no `d` line: a resumed run looks for its try, then sends it.
       result.error ??= (err as Error).message;
     }
   }
 
+  // When the next copy may start: one gap after the last, never owed for a stall (no burst after one).
+  let dueAt = clock();
   while (next < queue.length && !stopping()) {
     if (inFlight >= plan.concurrency) {
       await woken();
       continue;
     }
-    const waitMs = startedAt + next * gapMs - clock();
+    const waitMs = dueAt - clock();
     if (waitMs > 0) {
-      await Promise.race([woken(), new Promise((resolve) => setTimeout(resolve, waitMs))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([woken(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
       continue;
     }
     // Every item that may start now begins with one synced write.
     const batch: number[] = [];
-    while (next < queue.length && inFlight + batch.length < plan.concurrency && startedAt + next * gapMs <= clock()) batch.push(queue[next++]!);
-    journal.begin(batch, clock());
+    while (next < queue.length && inFlight + batch.length < plan.concurrency && dueAt <= clock()) {
+      batch.push(queue[next++]!);
+      dueAt = Math.max(dueAt, clock() - gapMs) + gapMs;
+    }
+    try {
+      journal.begin(batch, clock());
+    } catch (err) {
+      // The journal cannot be written (a full or failing disk): nothing is sent unrecorded.
+      result.error = `the job's journal could not be written: ${(err as Error).message}`;
+      break;
+    }
     for (const index of batch) {
       inFlight++;
       void send(index).finally(() => {

@@ -16,8 +16,7 @@ export interface OpenStoreOptions {
   outbox?: boolean | RelayTargets;
   /** SQLite: the hidden slow-disk knob (`--test-commit-delay`). */
   commitDelayMs?: number;
-  /** SQLite: each group commit, for metrics. */
-  /** Each group commit of accepts, for metrics. */
+  /** Each group commit of accepts, for metrics (SQLite and PostgreSQL). */
   onCommit?: (report: CommitReport) => void;
 }
 

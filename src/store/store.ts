@@ -71,7 +71,6 @@ export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
   next: { state: 'done' } | { state: 'pending'; nextAt: number } | { state: 'dead' } | null;
 }
 
-/** What a prune removed (or, dry, would remove). */
 /** One group commit of accepts, for metrics: how long it took, how many requests it carried, whether it committed. */
 export interface CommitReport {
   ms: number;
@@ -79,6 +78,7 @@ export interface CommitReport {
   ok: boolean;
 }
 
+/** What a prune removed (or, dry, would remove). */
 export interface PruneResult {
   /** Deliveries last seen before this time (ms since the epoch) were candidates. */
   before: number;

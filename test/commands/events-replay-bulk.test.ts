@@ -103,6 +103,6 @@ describe('hookrelay events replay (bulk)', () => {
     writeFileSync(log, lines.join('\n'));
     const damaged = await runCli([...outcome.args, '--resume', outcome.jobId]);
     expect(damaged.stderr).toMatch(/progress\.log line 4 is damaged/);
-    expect(damaged.code).toBe(2);
+    expect(damaged.code).toBe(3);
   }, 120_000);
 });

@@ -117,7 +117,7 @@ describe('/api/replay-jobs', () => {
       [[], /must be a JSON object/],
       [{}, /exactly one of "ids"/],
       [{ ids: ['a'], filter: {} }, /exactly one of "ids"/],
-      [{ ids: [] }, /"ids" must be a list of 1 to 10000/],
+      [{ ids: [] }, /"ids" must be a list of 1 to 1000/],
       [{ ids: [1, 2] }, /"ids" must be a list/],
       [{ ids: ['evt-1'], to: 'http://example.com/hook' }, /loopback/],
       [{ filter: { trigger: 'x'.repeat(300) } }, /filter.trigger/],

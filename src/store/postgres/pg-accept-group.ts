@@ -159,7 +159,6 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     const started = performance.now();
     try {
       results = await commit(group);
-      options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: true });
     } catch (err) {
       options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: false });
       if (group.length > 1 && isValueError(err)) {
@@ -171,6 +170,8 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       return;
     }
     for (let i = 0; i < group.length; i++) group[i]!.resolve(results[i]!);
+    // After the answers, outside the try: an observer that throws must not fail a committed group.
+    options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: true });
   }
 
   /** The group in one statement: hookrelay_accept_group_v1 (pg-schema.ts, migration 6), in its own implicit transaction. */

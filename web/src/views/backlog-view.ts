@@ -12,8 +12,11 @@ import { visibleString } from '../visible.js';
 
 /** How often `/metrics` is read again without a delivery or relay try asking for it. */
 export const LAG_REFRESH_MS = 5_000;
-/** A read asked for by the feed waits at least this long after the last one. */
-const SOON_MS = 1_000;
+/**
+ * A read asked for by the feed waits at least this long after the last one: the backlog is read from
+ * the store (on SQLite, on the receiver's thread), and a busy feed must not turn each tab into a poller.
+ */
+const SOON_MS = 5_000;
 /** Targets named on the line; the others are counted (the tooltip lists them). */
 const NAMED = 2;
 const TARGET_MAX = 60;

@@ -40,7 +40,12 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     replayMatching.disabled = byAttempts;
     replayMatching.title = byAttempts ? 'Rejected and faulted attempts stored no delivery: nothing to replay' : 'Replay every stored delivery this filter matches (not only those loaded), as one job';
   };
+  let starting = false;
   const startJob = async (body: Record<string, unknown>) => {
+    // One job per click: a second click while the first is being started does nothing.
+    if (starting) return;
+    starting = true;
+    replayChosen.disabled = replayMatching.disabled = true;
     try {
       const { data } = await apiSend<ReplayJob>('POST', '/api/replay-jobs', body);
       handlers.onReplayJob?.(data);
@@ -48,6 +53,9 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       render();
     } catch (err) {
       toast(`could not start the replay: ${describeError(err)}`, 'error');
+    } finally {
+      starting = false;
+      syncBulk();
     }
   };
   const replayAllMatching = () => {
