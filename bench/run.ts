@@ -5,7 +5,7 @@
  * docs/benchmarks.md and bench/results/latest.json.
  *
  * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
- * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
+ * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,prune,tracing,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,6 +19,7 @@ import { mulberry32 } from '../src/core/seeded-random.js';
 import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries, seedSchemaFloor } from './seed-store.js';
 import { pruneDuringIntake } from './prune-during-intake.js';
+import { tracingScenario } from './tracing.js';
 import { coreTicks, pinPostgres, postgresCpuMs } from './lib.js';
 import pg from 'pg';
 
@@ -759,6 +760,15 @@ async function main(): Promise<void> {
     if (wanted('postgres') && process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
     if (wanted('bridge')) await bridge(work);
     if (wanted('prune') && !QUICK && process.env.BENCH_SKIP_PG !== '1') rows.push(...(await pruneDuringIntake(work, { rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say })));
+    if (wanted('tracing')) {
+      say('\n10. traces (issue 39): receive with tracing off and on, against a build without the tracing code, in the same rounds');
+      const t = await tracingScenario({ rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say });
+      rows.push(
+        { measure: 'the untraced build against itself (noise floor of the two rows below)', result: t.noise.text, target: '', met: null },
+        { measure: 'receive with tracing off vs a build without the tracing code', result: t.off.text, target: '≥ 0.98×', met: t.off.ratio >= 0.98 },
+        { measure: 'receive with tracing on (OTLP/HTTP JSON to a local sink) vs a build without the tracing code', result: `${t.on.text}; ${t.exportedSpans} spans for ${t.onDeliveries} deliveries`, target: '≥ 0.85×', met: t.on.ratio >= 0.85 },
+      );
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
