@@ -57,6 +57,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option('--forward-header <header>', "as listen's: 'Name: value' on the replay; repeatable (default: HOOKRELAY_FORWARD_HEADER, or the config file's)", collectValues)
     .option('--forward-ca <file>', "as listen's: PEM certificate(s) trusted for an https target (default: HOOKRELAY_FORWARD_CA)")
     .option('--forward-insecure', "as listen's: accept any certificate from an https target")
+    .option('--forward-proxy <url>', "as listen's: send through this HTTP proxy (default: HOOKRELAY_FORWARD_PROXY, or the config file's; none otherwise)")
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)

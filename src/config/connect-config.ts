@@ -54,7 +54,7 @@ export interface ConnectFlags {
   [listenFlag: string]: unknown;
 }
 
-const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
+const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
 
 /** `connect`'s own settings that follow the same precedence (flag > env > config file). */
 const BRIDGE_CA: OptionSpec = {

@@ -1,12 +1,14 @@
 /**
  * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route GLOB=URL`
  * (repeatable; HOOKRELAY_ROUTE one per line; config key "route", an array) and the trust of https
- * targets (`--forward-insecure` or `--forward-ca FILE`).
+ * targets (`--forward-insecure` or `--forward-ca FILE`) and how they are reached (`--forward-proxy URL`).
  */
 import { matchesCatalogue, parseRoute, type Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 import { parseForwardHeader } from '../handoff/forward-request.js';
 import type { Resolved } from './resolve-config.js';
+import { secretFlagWarning } from './secret-flags.js';
+import { hasCredentials, proxySource } from './service-settings.js';
 import { readCaFile } from './tls-files.js';
 
 export interface ForwardExtras {
@@ -35,6 +37,18 @@ export function resolveForwardExtras(resolved: Resolved, configFile: string, pro
     const read = readCaFile('--forward-ca', caFile);
     if (read.ok) Object.assign(trust, { ca: read.pem, caFile });
     else problems.push(read.message);
+  }
+  const proxyText = values.forwardProxy as string | undefined;
+  if (proxyText !== undefined) {
+    const from = sources.forwardProxy === 'file' ? `${configFile} "forwardProxy"` : sources.forwardProxy === 'env' ? 'HOOKRELAY_FORWARD_PROXY' : '--forward-proxy';
+    if (!forwardToGiven) problems.push(`${from} has no effect without --forward-to`);
+    else {
+      const proxy = proxySource({ value: proxyText, from }, problems);
+      if (proxy) {
+        trust.proxy = proxy;
+        if (from === '--forward-proxy' && hasCredentials(proxy)) warnings.push(secretFlagWarning('--forward-proxy (its user name and password)', 'HOOKRELAY_FORWARD_PROXY'));
+      }
+    }
   }
   return { routes, trust };
 }

@@ -21,6 +21,7 @@ export interface ReplayFlags {
   forwardHeader?: string[];
   forwardCa?: string;
   forwardInsecure?: boolean;
+  forwardProxy?: string;
   config?: string;
 }
 
@@ -31,7 +32,7 @@ export interface CliReplaySettings {
 }
 
 /** The relay settings a replay reads as listen does; `--to` and `--secret` are replay's own. */
-const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa', 'forwardSecret', 'secret']);
+const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'forwardSecret', 'secret']);
 const RELAY_SPECS = LISTEN_OPTIONS.filter((s) => RELAY_KEYS.has(s.key));
 
 export function resolveReplaySettings(
@@ -44,6 +45,7 @@ export function resolveReplaySettings(
   if (flags.forwardHeader !== undefined) typed.forwardHeader = flags.forwardHeader;
   if (flags.forwardCa !== undefined) typed.forwardCa = flags.forwardCa;
   if (flags.forwardInsecure !== undefined) typed.forwardInsecure = flags.forwardInsecure;
+  if (flags.forwardProxy !== undefined) typed.forwardProxy = flags.forwardProxy;
   const configFile = flags.config ?? CONFIG_FILE;
   // Every key of listen's file is allowed: one config file serves listen and its replays.
   const resolved = resolveOptions(RELAY_SPECS, { flags: typed, env, configFile, configFileRequired: flags.config !== undefined }, CONFIG_FILE_KEYS);

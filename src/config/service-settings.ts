@@ -92,7 +92,7 @@ export function resolveProxySettings(explicit: { value: string; from: string } |
 }
 
 /** A proxy URL as undici and https-proxy-agent take it: http or https, a host, an optional port; `host:port` alone reads as http://, as curl reads it. */
-function proxySource(given: { value: string; from: string }, problems: string[]): ProxySource | null {
+export function proxySource(given: { value: string; from: string }, problems: string[]): ProxySource | null {
   const text = given.value.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
   const shown = JSON.stringify(displayUrl(withScheme).slice(0, 200));
@@ -143,7 +143,7 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function hasCredentials(source: ProxySource): boolean {
+export function hasCredentials(source: ProxySource): boolean {
   const url = new URL(source.url);
   return url.username !== '' || url.password !== '';
 }

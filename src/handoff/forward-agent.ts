@@ -5,7 +5,8 @@
  * other TLS connection hookrelay makes.
  */
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { withoutCredentials, type ProxySource } from '../runtime/proxy.js';
 
 /** How an https target's certificate is checked. */
 export interface TargetTrust {
@@ -15,11 +16,17 @@ export interface TargetTrust {
   ca: string | null;
   /** The file `ca` was read from, for messages. */
   caFile?: string;
+  /** `--forward-proxy`: targets are reached through this HTTP proxy; absent: directly (the app is local, whatever HTTPS_PROXY says). */
+  proxy?: ProxySource;
 }
 
-export function createForwardAgent(trust: TargetTrust | undefined, options: Omit<Agent.Options, 'connect'> = {}): Agent {
-  if (trust?.insecure) return new Agent({ ...options, connect: { rejectUnauthorized: false } });
+export function createForwardAgent(trust: TargetTrust | undefined, options: Omit<Agent.Options, 'connect'> = {}): Dispatcher {
+  const tls = trust?.insecure ? { rejectUnauthorized: false } : trust?.ca ? { ca: [...rootCertificates, trust.ca] } : null;
+  // Through the proxy: https targets by CONNECT, the target's TLS (its trust as above) inside the tunnel.
+  if (trust?.proxy) {
+    const { uri, authorization } = withoutCredentials(trust.proxy);
+    return new ProxyAgent({ ...options, uri, ...(authorization ? { token: authorization } : {}), proxyTunnel: false, ...(tls ? { requestTls: tls } : {}) });
+  }
   // Besides the bundled roots, not instead of them: a route to a public https target keeps working.
-  if (trust?.ca) return new Agent({ ...options, connect: { ca: [...rootCertificates, trust.ca] } });
-  return new Agent(options);
+  return new Agent({ ...options, ...(tls ? { connect: tls } : {}) });
 }

@@ -4,7 +4,7 @@
  * it, so each honours the same settings: the routes (no URL given: where the relay would send the
  * delivery now), the trust of https targets (--forward-ca, --forward-insecure) and the forward headers.
  */
-import type { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
 import { relayTargetOf, type RelayTargets } from '../core/routes.js';
 import { displayUrl } from '../core/url-secrets.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
@@ -58,7 +58,7 @@ export function createReplayer(options: ReplayerOptions): Replayer {
   const { store, settings, clock } = options;
   const advice = options.advice ?? DEFAULT_ADVICE;
   const relayLog = createRelayLog(store, options.hub ?? null);
-  let dispatcher: Agent | null = null;
+  let dispatcher: Dispatcher | null = null;
   return {
     async replay(deliveryId, to) {
       if (to === undefined && settings.targets === null) throw new Error(advice.noTarget);

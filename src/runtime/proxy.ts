@@ -136,7 +136,7 @@ function inBlock(host: string, cidr: string): boolean {
 }
 
 /** A proxy's URL without its credentials, and the Proxy-Authorization header they stand for. */
-function withoutCredentials(proxy: ProxySource): { uri: string; authorization: string | null } {
+export function withoutCredentials(proxy: ProxySource): { uri: string; authorization: string | null } {
   const url = new URL(proxy.url);
   const authorization = basicAuthorization(url);
   url.username = '';
