@@ -61,8 +61,10 @@ describe('connect --since', () => {
     const first = await laptop({ ...base, dbPath: join(dir, 'laptop-1.db') }, 0);
     const ids = [await post(app), await post(app), await post(app), await post(app)];
     await until(async () => (await first.handle.store.listDeliveries({ limit: 10 })).items.length === 4, 'four on the first laptop');
-    await first.handle.close();
     const cursor = async () => (await app.store.bridgeCursor('laptop/desk'))!.ackedSeq;
+    // The last ack is stored on the public side a moment after the laptop stored the delivery.
+    await until(async () => (await cursor()) === 4, 'the cursor at the fourth');
+    await first.handle.close();
     const acked = await cursor();
     expect(acked).toBe(4);
 
