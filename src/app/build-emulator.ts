@@ -18,6 +18,7 @@ import { createRateLimiter } from '../emulator/rate-limit.js';
 import { createSecretBox } from '../emulator/secret-box.js';
 import { API_PREFIX, buildEmulatorServer } from '../emulator/server.js';
 import { createWebhookStore } from '../emulator/webhook-store.js';
+import { createTrustCenterStore } from '../emulator/trust-center-store.js';
 import { urlHost } from '../runtime/hosts.js';
 import { systemClock, type SenderClock } from '../sender/clock.js';
 import { createHttpTransport } from '../sender/http-attempt.js';
@@ -66,6 +67,7 @@ export async function buildEmulator(config: EmulatorConfig, overrides: EmulatorO
       db,
       webhooks: createWebhookStore(db),
       deliveries: createEmulatorDeliveries(db),
+      trustCenter: createTrustCenterStore(db),
       box: createSecretBox(keys.masterKey),
       keys,
       plan: config.plan,

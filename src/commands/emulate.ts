@@ -56,7 +56,7 @@ export function registerEmulateCommand(program: Command): void {
     });
 
   emulate
-    .command('fire')
+    .command('fire [trigger]')
     .description('fire a trigger in a running emulator: one delivery per active webhook of the organization subscribed to it')
     .option('--trigger <name>', 'the trigger (see `hookrelay triggers`); required')
     .option('--count <n>', 'how many events', '1')
@@ -64,7 +64,9 @@ export function registerEmulateCommand(program: Command): void {
     .option('--api-url <url>', 'the emulator (default: http://127.0.0.1:4100/v1) [env HOOKRELAY_API_URL]')
     .option('--api-key <key>', `an API key with webhooks:write (default: organization A's full key from the data folder); ${PROCESS_LIST_NOTE} [env HOOKRELAY_API_KEY]`)
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
-    .action(async (flags: FireFlags) => {
+    .action(async (positional: string | undefined, flags: FireFlags) => {
+      // `emulate fire trustcenter.access_requested` is `emulate fire --trigger trustcenter.access_requested`.
+      if (positional !== undefined && flags.trigger === undefined) flags = { ...flags, trigger: positional };
       const resolved = resolveFireConfig({ ...flags, db: flags.db ?? parentDb() });
       if (!resolved.ok) {
         reportProblems(resolved.problems);
@@ -92,7 +94,7 @@ export function registerEmulateCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      const body = answer.body as { data?: { type: string; deliveries: Array<{ deliveryId: string; webhookId: string }> }; error?: string; code?: string };
+      const body = answer.body as { data?: { type: string; deliveries: Array<{ deliveryId: string; webhookId: string }>; recordIds?: string[] }; error?: string; code?: string };
       if (answer.status !== 201 || body.data === undefined) {
         const keyHint = answer.status === 401 ? `; this run sent the key ${secretHint(apiKey)}: \`hookrelay emulate keys\` lists the emulator's keys` : '';
         process.stderr.write(`hookrelay: the emulator answered ${answer.status} ${printable(String(body.code ?? ''), 40)}: ${printable(String(body.error ?? JSON.stringify(answer.body)), 500)}${keyHint}\n`);
@@ -100,6 +102,8 @@ export function registerEmulateCommand(program: Command): void {
         return;
       }
       const { deliveries } = body.data;
+      const recordName = body.data.type === 'sod.violation_detected' ? 'SoD violation' : 'access request';
+      for (const id of body.data.recordIds ?? []) process.stdout.write(`Created ${recordName} ${id}\n`);
       if (deliveries.length === 0) process.stdout.write(`Fired ${config.body.count} × ${body.data.type}: no active webhook of the organization subscribes to it, so nothing is sent.\n`);
       else {
         process.stdout.write(`Fired ${config.body.count} × ${body.data.type}: ${deliveries.length} deliver${deliveries.length === 1 ? 'y' : 'ies'}\n`);

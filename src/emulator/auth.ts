@@ -18,6 +18,6 @@ export function authenticate(header: string | string[] | undefined, keys: KeyMat
   return key;
 }
 
-export function requireScope(key: ApiKey, scope: 'webhooks:read' | 'webhooks:write'): void {
+export function requireScope(key: ApiKey, scope: 'webhooks:read' | 'webhooks:write' | 'trust-center-content:read' | 'trust-center-access:read' | 'trust-center-access:write' | 'trust-center-analytics:read' | 'sod:read'): void {
   if (!key.scopes.includes(scope)) throw new ApiError(403, 'FORBIDDEN', `the API key ${key.name} lacks the scope ${scope}`);
 }

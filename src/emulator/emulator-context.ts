@@ -6,12 +6,15 @@ import type { EmulatorDeliveries } from './emulator-deliveries.js';
 import type { SsrfMode } from './endpoint-rule.js';
 import type { KeyMaterial } from './key-material.js';
 import type { SecretBox } from './secret-box.js';
+import type { TrustCenterStore } from './trust-center-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export interface EmulatorContext {
   db: Database.Database;
   webhooks: WebhookStore;
   deliveries: EmulatorDeliveries;
+  /** Trust Center and SoD records (spec 2.10, 4.4). */
+  trustCenter: TrustCenterStore;
   box: SecretBox;
   keys: KeyMaterial;
   plan: Plan;

@@ -6,7 +6,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/sqlite/open-database.js';
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE webhooks (
@@ -45,6 +45,18 @@ CREATE INDEX deliveries_due ON deliveries (due_ms) WHERE due_ms IS NOT NULL;
 CREATE INDEX deliveries_by_webhook ON deliveries (webhook_id, seq);
 `;
 
+// Version 2: the Trust Center and SoD records (spec 2.10, 4.4), one JSON record per row, per organization.
+const SCHEMA_V2 = `
+CREATE TABLE tc_records (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  id TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX tc_records_by_org ON tc_records (org_id, kind, seq);
+`;
+
 /** Opens (and on first use creates) the emulator database. Refuses one from a newer hookrelay. */
 export function openEmulatorDb(path: string): Database.Database {
   const db = openDatabase(path);
@@ -53,9 +65,10 @@ export function openEmulatorDb(path: string): Database.Database {
     db.pragma('wal_autocheckpoint = 1000');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) throw new Error(`${path} was written by a newer hookrelay (emulator schema ${version}; this one knows ${SCHEMA_VERSION})`);
-    if (version === 0) {
+    if (version < SCHEMA_VERSION) {
       db.transaction(() => {
-        db.exec(SCHEMA);
+        if (version === 0) db.exec(SCHEMA);
+        db.exec(SCHEMA_V2);
         db.pragma(`user_version = ${SCHEMA_VERSION}`);
       })();
     }

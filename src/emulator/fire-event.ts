@@ -6,24 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import type { TriggerName } from '../core/envelope.js';
 import { checkEventData } from '../core/emulator/event-data.js';
-import { createDelivery, type Delivery } from '../core/retry-policy/delivery-state.js';
+import type { Delivery } from '../core/retry-policy/delivery-state.js';
 import { sampleData, isKnownTrigger } from '../core/triggers.js';
 import type { RandomSource } from '../core/seeded-random.js';
-import { buildDelivery } from '../sender/build-request.js';
 import { ApiError, validationError } from './api-error.js';
 import type { EmulatorContext } from './emulator-context.js';
+import { enqueue, type FiredDelivery } from './emit-event.js';
 import { getWebhook } from './webhook-service.js';
+import { createPendingRequest, detectViolation } from './trust-center.js';
 
 const FIRE_FIELDS = ['type', 'data', 'count'];
 export const MAX_FIRE_COUNT = 1000;
 
-export interface FiredDelivery {
-  deliveryId: string;
-  webhookId: string;
-}
+export type { FiredDelivery } from './emit-event.js';
 
 /** POST /v1/_emulator/events `{type, data?, count?}`: returns the deliveries it created (none when nothing subscribes). */
-export function fireEvent(ctx: EmulatorContext, organizationId: string, body: unknown, random: RandomSource): { type: string; deliveries: FiredDelivery[] } {
+export function fireEvent(ctx: EmulatorContext, organizationId: string, body: unknown, random: RandomSource): { type: string; deliveries: FiredDelivery[]; recordIds?: string[] } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError([{ field: 'body', message: 'must be a JSON object {type, data?, count?}' }]);
   const input = body as Record<string, unknown>;
   const problems = Object.keys(input).filter((k) => !FIRE_FIELDS.includes(k)).map((k) => ({ field: k.slice(0, 64), message: `is not a recognised field (known: ${FIRE_FIELDS.join(', ')})` }));
@@ -33,6 +31,18 @@ export function fireEvent(ctx: EmulatorContext, organizationId: string, body: un
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_FIRE_COUNT) problems.push({ field: 'count', message: `must be an integer from 1 to ${MAX_FIRE_COUNT}` });
   if (problems.length > 0) throw validationError(problems);
   const trigger = type as TriggerName;
+  // Events from state changes: with no `data`, these triggers make the record their ids point at.
+  if (input.data === undefined && (trigger === 'trustcenter.access_requested' || trigger === 'sod.violation_detected')) {
+    const out: FiredDelivery[] = [];
+    const records: string[] = [];
+    for (let i = 0; i < (count as number); i++) {
+      const made = trigger === 'sod.violation_detected' ? detectViolation(ctx, organizationId) : createPendingRequest(ctx, organizationId, i + 1);
+      out.push(...made.deliveries);
+      records.push('request' in made ? made.request.id : made.violation.id);
+    }
+    ctx.wake();
+    return { type: trigger, deliveries: out, recordIds: records };
+  }
   const nowMs = ctx.now();
   const events: Array<Record<string, unknown>> = [];
   for (let i = 0; i < (count as number); i++) {
@@ -71,23 +81,5 @@ export function replayDelivery(ctx: EmulatorContext, organizationId: string, web
   const payload = original.delivery.payload as { data?: Record<string, unknown> };
   const delivery = ctx.db.transaction(() => enqueue(ctx, webhookId, organizationId, original.delivery.trigger, payload.data ?? {}, ctx.now(), original.delivery.id))();
   ctx.wake();
-  return delivery;
-}
-
-function enqueue(ctx: EmulatorContext, webhookId: string, organizationId: string, trigger: string, data: Record<string, unknown>, nowMs: number, replayOf: string | null): Delivery {
-  const id = randomUUID();
-  // Spec 6.1: the body is serialised once; every attempt sends these bytes.
-  const outgoing = buildDelivery({ id, trigger, organizationId, createdAtMs: nowMs, data });
-  const delivery = createDelivery({
-    id,
-    webhookId,
-    trigger,
-    apiVersion: outgoing.apiVersion,
-    payload: outgoing.payload,
-    createdAtMs: nowMs,
-    isReplay: replayOf !== null,
-    replayOfDeliveryId: replayOf,
-  });
-  ctx.deliveries.insert(delivery, outgoing.body, nowMs);
   return delivery;
 }

@@ -42,7 +42,11 @@ export interface KeyMaterial {
 
 export const MASTER_KEY_FILE = 'emulator.key';
 export const KEYS_FILE = 'emulator-keys.json';
-const FULL = ['webhooks:read', 'webhooks:write'];
+// Keys made in a new data folder also open the Trust Center and SoD reads and decisions (spec 5);
+// a key of an older folder keeps its scopes, as the service's keys do.
+const TC_READ = ['trust-center-content:read', 'trust-center-access:read', 'trust-center-analytics:read', 'sod:read'];
+const FULL = ['webhooks:read', 'webhooks:write', ...TC_READ, 'trust-center-access:write'];
+const READ = ['webhooks:read', ...TC_READ];
 
 /** Reads (or, on first start, makes) the key material; `extraKeys` are added to organization A once. */
 export function loadKeyMaterial(dataDir: string, extraKeys: ReadonlyArray<{ name: string; scopes: string[] }> = []): KeyMaterial {
@@ -60,7 +64,7 @@ export function loadKeyMaterial(dataDir: string, extraKeys: ReadonlyArray<{ name
       organizations: [a, b],
       keys: [
         { name: 'a-full', organizationId: a.id, scopes: FULL, key: newApiKey() },
-        { name: 'a-read', organizationId: a.id, scopes: ['webhooks:read'], key: newApiKey() },
+        { name: 'a-read', organizationId: a.id, scopes: READ, key: newApiKey() },
         { name: 'b-full', organizationId: b.id, scopes: FULL, key: newApiKey() },
       ],
     };

@@ -14,6 +14,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { registerWebhookRoutes } from './routes-webhooks.js';
 import { registerDeliveryRoutes } from './routes-deliveries.js';
 import { registerControlRoutes } from './routes-control.js';
+import { registerTrustCenterRoutes } from './routes-trust-center.js';
 import type { RandomSource } from '../core/seeded-random.js';
 
 export const API_PREFIX = '/v1';
@@ -89,6 +90,7 @@ export function buildEmulatorServer(options: ServerOptions): FastifyInstance {
 
   registerWebhookRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
+  registerTrustCenterRoutes(app, ctx);
   registerControlRoutes(app, ctx, options.random);
   return app;
 }
