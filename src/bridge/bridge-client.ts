@@ -79,8 +79,12 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
   let latest = 0;
   const host = safeHost(options.url);
 
-  // The window of --since is asked for until a server has said hello to it, once.
-  let sinceAsked = options.since === undefined;
+  // The window of --since is asked for until the server says `live`: a connection lost during the
+  // window asks again from what was acknowledged (acks below the stored cursor do not move it, so a
+  // plain reconnect would resume past the rest of the window).
+  let since: BridgeSince | undefined = options.since;
+  // Where the window started (hello's cursor), once a server said hello to it.
+  let sinceFrom: number | null = null;
   const setState = (next: BridgeState, message: string) => {
     state = next;
     options.onState(next, message);
@@ -90,7 +94,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
     if (stopped) return;
     setState('connecting', `connecting to ${host} as ${options.name}`);
     const socket = new WebSocket(options.url, [...BRIDGE_PROTOCOLS], {
-      headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name, ...(sinceAsked ? {} : sinceHeaderOf(options.since)) },
+      headers: { authorization: `Bearer ${options.token}`, 'x-hookrelay-subscriber': options.name, ...sinceHeaderOf(since === undefined ? undefined : sinceFrom === null ? since : { seq: Math.max(sinceFrom, ackedSeq) }) },
       maxPayload: options.maxFrameBytes ?? 96 * 1024 * 1024,
       handshakeTimeout: 10_000,
       // Besides the bundled roots, not instead: the same flag works behind a public certificate.
@@ -247,7 +251,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
         if (helloSeen) return fail('a second hello');
         if (f.protocol !== version) return fail(`hello says protocol ${f.protocol}, but version ${version} was negotiated`);
         helloSeen = true;
-        sinceAsked = true;
+        if (since !== undefined && sinceFrom === null) sinceFrom = f.cursor;
         credit = f.credit;
         lastSeq = f.cursor;
         latest = f.latest;
@@ -262,6 +266,7 @@ export function startBridgeClient(options: BridgeClientOptions): BridgeClient {
       }
       if (!helloSeen) return fail(`a ${f.type} frame before hello`);
       if (f.type === 'live') {
+        since = undefined;
         if (resumed !== null) setState('resuming', resumed === 0 ? 'no missed deliveries to resume' : `resumed ${missedDeliveries(resumed)}`);
         resumed = null;
         setState('live', 'live');

@@ -20,6 +20,8 @@ import { encodeForSubscriber, framePacker } from './delivery-frames.js';
 const MAX_COUNTED = 10_000;
 /** `--since AGE` reads back at most this many deliveries to find where the window starts; an older start is cut here. */
 export const MAX_SINCE_SCAN = 100_000;
+/** Deliveries read per page while the window's start is found (with their bodies: kept small). */
+const SINCE_PAGE = 50;
 
 /** The seq a `--since` window starts after: a seq as given, or the one before the oldest delivery received within the age. */
 async function sinceSeq(store: Pick<DeliveryLog, 'listDeliveries'>, since: BridgeSince, latest: number, now: number): Promise<number> {
@@ -29,7 +31,7 @@ async function sinceSeq(store: Pick<DeliveryLog, 'listDeliveries'>, since: Bridg
   let read = 0;
   let before: number | undefined;
   while (read < MAX_SINCE_SCAN) {
-    const page = await store.listDeliveries({ limit: 500, before });
+    const page = await store.listDeliveries({ limit: SINCE_PAGE, before });
     for (const d of page.items) {
       if (d.receivedAt < from) return start;
       start = d.seq - 1;

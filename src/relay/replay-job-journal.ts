@@ -131,8 +131,13 @@ export function createJournal(dataDir: string, plan: ReplayPlan): ReplayJournal 
   const dir = join(dataDir, JOB_FOLDER, plan.id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = takeLock(dir, plan.id);
-  writeFileAtomic(join(dir, 'plan.json'), JSON.stringify(plan));
-  return openJournalAt(dir, plan, Array.from({ length: plan.items.length }, () => ({})), release);
+  try {
+    writeFileAtomic(join(dir, 'plan.json'), JSON.stringify(plan));
+    return openJournalAt(dir, plan, Array.from({ length: plan.items.length }, () => ({})), release);
+  } catch (err) {
+    release();
+    throw err;
+  }
 }
 
 /** Opens a job for resuming; throws JournalError naming the file and line when it is missing or damaged. */

@@ -145,7 +145,7 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
     const batch: number[] = [];
     while (next < queue.length && inFlight + batch.length < plan.concurrency && dueAt <= clock()) {
       batch.push(queue[next++]!);
-      dueAt = Math.max(dueAt, clock() - gapMs) + gapMs;
+      dueAt = Math.max(dueAt, clock()) + gapMs;
     }
     try {
       journal.begin(batch, clock());

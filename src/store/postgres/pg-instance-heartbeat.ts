@@ -44,7 +44,10 @@ export function startInstanceHeartbeat(pool: pg.Pool, instanceId: string, ttlMs:
   let beatAt = -Infinity;
   // The row, and the leases of this instance's claims with it: a build before heartbeats (during a
   // rolling upgrade) goes by the lease alone, so a live claim must never let it run out.
-  const beat = async () => {
+  // One beat at a time: a tick or a claim while one is in flight waits for that one.
+  let inFlight: Promise<void> | null = null;
+  const beat = (): Promise<void> => (inFlight ??= beatOnce().finally(() => (inFlight = null)));
+  const beatOnce = async () => {
     const at = performance.now();
     await pool.query(
       `WITH alive AS (
