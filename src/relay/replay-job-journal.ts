@@ -14,9 +14,10 @@
  * Every byte read back is checked: a damaged file is refused with its name and line, never guessed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../runtime/atomic-file.js';
+import { heldElsewhere, tryKernelLock } from '../store/sqlite/kernel-lock.js';
 
 export const JOB_FOLDER = 'replay-jobs';
 const JOB_ID = /^rj_[0-9a-z]{12}$/;
@@ -71,58 +72,38 @@ export class JournalError extends Error {
 }
 
 /**
- * One runner per job: a `lock` file in its folder naming the process that runs it, made with
- * O_EXCL. A lock whose process is gone (killed) is taken over; one whose process lives is refused.
+ * One runner per job: a kernel lock (`run.lock`, store/sqlite/kernel-lock.ts) that the kernel drops
+ * when the runner dies, so a killed job is taken over at once and a live one is refused, with no pid
+ * trusted. `run.pid` names the runner for the refusal message only.
  */
 function takeLock(dir: string, jobId: string): () => void {
-  const file = join(dir, 'lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return () => {
-        try {
-          unlinkSync(file);
-        } catch {
-          /* gone already */
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = lockHolder(file);
-      if (holder !== null) throw new JournalError(`replay job ${jobId} is running in process ${holder}; stop it there first`, 'busy');
-      try {
-        unlinkSync(file);
-      } catch {
-        /* another process took it over first: the next attempt says so */
-      }
-    }
+  const lock = tryKernelLock(join(dir, LOCK_FILE));
+  if (!lock) {
+    const pid = runnerPid(dir);
+    throw new JournalError(`replay job ${jobId} is running in ${pid === null ? 'another process' : `process ${pid}`}; stop it there first`, 'busy');
   }
-  throw new JournalError(`replay job ${jobId} is being taken over by another process`, 'busy');
+  writeFileSync(join(dir, PID_FILE), String(process.pid), { mode: 0o600 });
+  return () => {
+    rmSync(join(dir, PID_FILE), { force: true });
+    lock.release();
+  };
 }
 
-/** The pid of a live process holding the lock, or null (no lock, or its process is gone). */
-function lockHolder(file: string): number | null {
-  let pid: number;
+const LOCK_FILE = 'run.lock';
+const PID_FILE = 'run.pid';
+
+/** The pid `run.pid` names, read only for a message: anything odd reads as unknown. */
+function runnerPid(dir: string): number | null {
   try {
-    pid = Number(readFileSync(file, 'utf8'));
+    const pid = Number(readFileSync(join(dir, PID_FILE), 'utf8'));
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
-  }
-  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
-  if (pid === process.pid) return pid;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
   }
 }
 
 /** Whether another live process runs the job in this folder. */
-export const runningElsewhere = (dir: string): boolean => {
-  const holder = lockHolder(join(dir, 'lock'));
-  return holder !== null && holder !== process.pid;
-};
+export const runningElsewhere = (dir: string): boolean => heldElsewhere(join(dir, LOCK_FILE));
 
 export const newJobId = (): string => `rj_${BigInt(`0x${randomBytes(8).toString('hex')}`).toString(36).padStart(12, '0').slice(-12)}`;
 

@@ -1,8 +1,10 @@
 /** The bulk replay journal: one runner per job, a torn last line cut, no write after close, damage refused. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createJournal, JournalError, newJobId, openJournal, type ReplayPlan } from '../../src/relay/replay-job-journal.js';
+import { createJournal, JournalError, newJobId, openJournal, runningElsewhere, type ReplayPlan } from '../../src/relay/replay-job-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function plan(n: number): ReplayPlan {
@@ -32,13 +34,31 @@ describe('the replay job journal', () => {
     second.close();
   });
 
-  it('takes over the lock of a process that is gone', () => {
+  it('refuses a job another process runs, and takes it over the moment that process is killed, whatever pid file it left', async () => {
     const dir = folder();
     const p = plan(1);
     createJournal(dir, p).close();
-    // A lock left by a killed process: its pid no longer runs.
-    writeFileSync(join(dir, 'replay-jobs', p.id, 'lock'), '999999999');
+    const jobDir = join(dir, 'replay-jobs', p.id);
+    // Another process holding the job's kernel lock, as a runner does.
+    const holder = spawn(process.execPath, ['-e', `const D=require('better-sqlite3');const db=new D(${JSON.stringify(join(jobDir, 'run.lock'))},{timeout:0});db.pragma('journal_mode = DELETE');db.exec('BEGIN EXCLUSIVE');require('fs').writeFileSync(${JSON.stringify(join(jobDir, 'run.pid'))},String(process.pid));console.log('held');setInterval(()=>{},1000)`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    onTestFinished(() => void holder.kill('SIGKILL'));
+    await once(holder.stdout!, 'data');
+    expect(runningElsewhere(jobDir)).toBe(true);
+    expect(() => openJournal(dir, p.id)).toThrow(new RegExp(`running in process ${holder.pid}`));
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+    // Its pid file stays, naming a pid that may be reused (a container's pid 1): the kernel lock alone decides.
+    writeFileSync(join(jobDir, 'run.pid'), '1');
+    expect(runningElsewhere(jobDir)).toBe(false);
     openJournal(dir, p.id).close();
+  });
+
+  it('does not count its own run as running elsewhere', () => {
+    const dir = folder();
+    const p = plan(1);
+    const journal = createJournal(dir, p);
+    expect(runningElsewhere(join(dir, 'replay-jobs', p.id))).toBe(false);
+    journal.close();
   });
 
   it('cuts a torn last line, so lines written after it read back whole', () => {

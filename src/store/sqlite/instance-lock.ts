@@ -2,15 +2,14 @@
  * One `listen` per SQLite file. Two would each run a relay over the same outbox and hand the
  * same deliveries on twice (several instances need PostgreSQL, whose relay claims jobs).
  *
- * The lock is a kernel lock, not a pid file: a small SQLite file beside the database
- * (`<db>.lock`, rollback journal) held in an open `BEGIN EXCLUSIVE`. The kernel drops it when the
- * process dies, `kill -9` included, so a stale lock never blocks the next start. Read-only
+ * The lock is a kernel lock (kernel-lock.ts), not a pid file: `<db>.lock` beside the database,
+ * dropped by the kernel when the process dies, `kill -9` included. Read-only
  * commands never take it. Who holds it (pid, listeners) is written to `<db>.owner.json` once the
  * listeners are bound, for the refusal message only: the lock alone decides.
  */
 import { asciiOnly } from '../../core/printable-text.js';
 import { displayUrl } from '../../core/url-secrets.js';
-import Database from 'better-sqlite3';
+import { tryKernelLock } from './kernel-lock.js';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -39,15 +38,8 @@ const ownerPathOf = (dbPath: string) => `${dbPath}.owner.json`;
 /** Takes the lock, or throws InstanceLockedError naming the `listen` that holds it. */
 export function acquireInstanceLock(dbPath: string): InstanceLock {
   mkdirSync(dirname(dbPath), { recursive: true });
-  const db = new Database(lockPathOf(dbPath), { timeout: 0 });
-  try {
-    db.pragma('journal_mode = DELETE');
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new InstanceLockedError(refusal(dbPath));
-    throw err;
-  }
+  const lock = tryKernelLock(lockPathOf(dbPath));
+  if (!lock) throw new InstanceLockedError(refusal(dbPath));
   const startedAt = new Date().toISOString();
   let released = false;
   return {
@@ -61,8 +53,7 @@ export function acquireInstanceLock(dbPath: string): InstanceLock {
       if (released) return;
       released = true;
       rmSync(ownerPathOf(dbPath), { force: true });
-      db.exec('ROLLBACK');
-      db.close();
+      lock.release();
     },
   };
 }
