@@ -104,7 +104,7 @@ export function proxySource(given: { value: string; from: string }, problems: st
     return null;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    problems.push(`${given.from}: ${url.protocol}// proxies are not supported, only HTTP proxies (http:// or https://); set --proxy to one, or unset ${given.from} for this command`);
+    problems.push(`${given.from}: ${url.protocol}// proxies are not supported, only HTTP proxies (http:// or https://); give ${given.from} one${given.from.startsWith('--') ? '' : `, or unset it for this command`}`);
     return null;
   }
   if (url.hostname === '' || (url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {

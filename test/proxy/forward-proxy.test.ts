@@ -93,7 +93,7 @@ describe('--forward-proxy', () => {
       const resolved = resolveListenConfig({ flags: { port: 0, secret: [TEST_SECRET], db: join(dir, 'x.db'), ...flags }, env, configFile: join(dir, 'none.json') });
       return resolved.ok ? [] : resolved.problems;
     };
-    expect(problems({ forwardTo: 'http://127.0.0.1:3000/h', forwardProxy: 'socks5://u:hunter2secret@proxy:1080' }).join('\n')).toMatch(/--forward-proxy: socks5:\/\/ proxies are not supported/);
+    expect(problems({ forwardTo: 'http://127.0.0.1:3000/h', forwardProxy: 'socks5://u:hunter2secret@proxy:1080' }).join('\n')).toMatch(/--forward-proxy: socks5:\/\/ proxies are not supported, only HTTP proxies \(http:\/\/ or https:\/\/\); give --forward-proxy one$/m);
     expect(problems({ forwardProxy: 'http://proxy:3128' }).join('\n')).toMatch(/--forward-proxy has no effect without --forward-to/);
     const fromEnv = problems({ forwardTo: 'http://127.0.0.1:3000/h' }, { HOOKRELAY_FORWARD_PROXY: 'http://u:hunter2secret@proxy:3128/path' }).join('\n');
     expect(fromEnv).toMatch(/HOOKRELAY_FORWARD_PROXY: .* must be http:\/\/\[user:password@\]host:port/);

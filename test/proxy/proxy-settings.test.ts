@@ -101,7 +101,7 @@ describe('resolveProxySettings', () => {
   it('refuses what cannot be a proxy, naming where it was set and never its password', () => {
     const { problems } = resolve(null, { HTTPS_PROXY: 'socks5://ana:pw-one@proxy:1080', HTTP_PROXY: 'http://ana:pw-two@proxy:3128/some/path' });
     expect(problems).toEqual([
-      'HTTPS_PROXY: socks5:// proxies are not supported, only HTTP proxies (http:// or https://); set --proxy to one, or unset HTTPS_PROXY for this command',
+      'HTTPS_PROXY: socks5:// proxies are not supported, only HTTP proxies (http:// or https://); give HTTPS_PROXY one, or unset it for this command',
       'HTTP_PROXY: "http://[redacted]@proxy:3128/some/path" must be http://[user:password@]host:port, without a path or query',
     ]);
     const bad = resolve({ value: 'http://ana:pw-three@', from: '--proxy' }, {});
@@ -154,7 +154,7 @@ describe('where each command takes its proxy from', () => {
     expect(fromFile?.from).toMatch(/hookrelay\.config\.json "proxy"$/);
     expect(proxyOf(connect({}, { HTTPS_PROXY: 'http://standard:4' }))).toEqual({ explicit: null, https: P('http://standard:4', 'HTTPS_PROXY'), http: null, noProxy: [] });
     const refused = connect({ proxy: 'socks5://proxy:1080' }, {});
-    expect(refused.ok ? [] : refused.problems).toContain('--proxy: socks5:// proxies are not supported, only HTTP proxies (http:// or https://); set --proxy to one, or unset --proxy for this command');
+    expect(refused.ok ? [] : refused.problems).toContain('--proxy: socks5:// proxies are not supported, only HTTP proxies (http:// or https://); give --proxy one');
   });
 
   it('the service commands: --proxy > HOOKRELAY_PROXY > the variables', () => {
@@ -166,7 +166,7 @@ describe('where each command takes its proxy from', () => {
     const fromEnv = resolveServiceSettings(base, { ...key, HOOKRELAY_PROXY: 'http://from-env:2', HTTPS_PROXY: 'http://standard:4' });
     expect(fromEnv.ok && fromEnv.settings.proxy.explicit).toEqual(P('http://from-env:2', 'HOOKRELAY_PROXY'));
     const bad = resolveServiceSettings(base, { ...key, HTTPS_PROXY: 'ftp://proxy:21' });
-    expect(bad.ok ? [] : bad.problems).toEqual(['HTTPS_PROXY: ftp:// proxies are not supported, only HTTP proxies (http:// or https://); set --proxy to one, or unset HTTPS_PROXY for this command']);
+    expect(bad.ok ? [] : bad.problems).toEqual(['HTTPS_PROXY: ftp:// proxies are not supported, only HTTP proxies (http:// or https://); give HTTPS_PROXY one, or unset it for this command']);
   });
 
   it('send and emulate read the same flag and variable', () => {
@@ -174,7 +174,7 @@ describe('where each command takes its proxy from', () => {
     const sent = resolveSendSettings({ ...flags, proxy: 'http://from-flag:1' } as never, Date.now, { HOOKRELAY_PROXY: 'http://from-env:2' });
     expect(sent.ok && sent.settings.proxy.explicit).toEqual(P('http://from-flag:1', '--proxy'));
     const refused = resolveSendSettings(flags as never, Date.now, { http_proxy: 'socks://proxy:1080' });
-    expect(refused).toEqual({ ok: false, message: 'http_proxy: socks:// proxies are not supported, only HTTP proxies (http:// or https://); set --proxy to one, or unset http_proxy for this command' });
+    expect(refused).toEqual({ ok: false, message: 'http_proxy: socks:// proxies are not supported, only HTTP proxies (http:// or https://); give http_proxy one, or unset it for this command' });
     const emulated = resolveEmulateConfig({}, { HOOKRELAY_PROXY: 'http://from-env:2', no_proxy: 'hooks.internal' });
     expect(emulated.ok && emulated.config.proxy).toEqual({ explicit: P('http://from-env:2', 'HOOKRELAY_PROXY'), https: null, http: null, noProxy: ['hooks.internal'] });
   });
