@@ -5,84 +5,44 @@
  * all where there is no bridge.
  */
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app/build-app.js';
 import { buildConnect } from '../../../src/app/build-connect.js';
 import type { ConsoleServerOptions } from '../../../src/console/console-options.js';
 import { testListenConfig } from '../../helpers/listen-config.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { useBrowser } from '../helpers/browser.js';
 import { startConsole } from '../helpers/console-fixture.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const TOKEN = 'bridge-browser-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const HOSTILE = `laptop/\u202Egnp.exe<img src=x onerror=alert(1)>${'A'.repeat(120)}`;
 
-let browser: Browser;
-let webRoot: string;
-let context: BrowserContext | undefined;
-const cleanups: Array<() => unknown> = [];
-
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([
-    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function folder(): string {
-  const { dir, remove } = tempDir();
-  cleanups.push(remove);
-  return dir;
-}
-
-async function openPage(url: string): Promise<{ page: Page; errors: string[] }> {
-  context ??= await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(url);
-  return { page, errors };
-}
+const suite = useBrowser();
 
 async function consoleWith(overrides: Partial<ConsoleServerOptions>) {
-  const fx = await startConsole({ webRoot, ...overrides });
-  cleanups.push(() => fx.close());
+  const fx = await startConsole({ webRoot: suite.webRoot, ...overrides });
+  suite.cleanup(() => fx.close());
   return fx;
 }
 
 describe('the bridge line', () => {
   it("shows the laptop's connection, then that it was lost, never the token", async () => {
     const app = await buildApp(
-      testListenConfig(join(folder(), 'public.db'), {
+      testListenConfig(join(suite.folder(), 'public.db'), {
         bridge: { port: 0, host: '127.0.0.1', retainMs: 86_400_000, tokens: [{ name: 'laptop', token: TOKEN, triggers: [] }] },
       }),
     );
     let appOpen = true;
-    cleanups.push(() => appOpen && app.close());
+    suite.cleanup(() => appOpen && app.close());
     const laptop = await buildConnect(
       {
-        url: app.bridgeUrl!, token: TOKEN, name: 'laptop-ana', dbPath: join(folder(), 'laptop.db'),
+        url: app.bridgeUrl!, token: TOKEN, name: 'laptop-ana', dbPath: join(suite.folder(), 'laptop.db'),
         forward: null, console: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null }, logFormat: 'silent', retainMs: null, devSecret: null,
       },
-      { webRoot },
+      { webRoot: suite.webRoot },
     );
-    cleanups.push(() => laptop.close());
+    suite.cleanup(() => laptop.close());
 
-    const { page, errors } = await openPage(laptop.consoleUrl!.replace('//localhost:', '//127.0.0.1:'));
+    const { page, errors } = await suite.open(laptop.consoleUrl!.replace('//localhost:', '//127.0.0.1:'));
     const line = page.getByTestId('bridge');
     await page.locator('[data-testid=bridge][data-state=live]').waitFor();
     const text = await line.innerText();
@@ -111,7 +71,7 @@ describe('the bridge line', () => {
         ],
       }),
     });
-    const { page, errors } = await openPage(fx.base);
+    const { page, errors } = await suite.open(fx.base);
     await page.getByTestId('bridge-subscriber').first().waitFor();
     const line = page.getByTestId('bridge');
     const text = await line.innerText();
@@ -127,7 +87,7 @@ describe('the bridge line', () => {
 
   it('is not shown without a bridge', async () => {
     const fx = await consoleWith({});
-    const { page } = await openPage(fx.base);
+    const { page } = await suite.open(fx.base);
     await page.locator('[data-testid=feed-state][data-state=live]').waitFor();
     expect(await page.getByTestId('bridge').count()).toBe(0);
   }, 30_000);

@@ -4,48 +4,28 @@
  * list filtered by a trigger makes one of every delivery of that trigger. The jobs strip shows
  * each job to its end, its texts as text.
  */
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signedRequest, TEST_SECRET } from '../../helpers/signed-delivery.js';
 import { join } from 'node:path';
 import { buildApp } from '../../../src/app/build-app.js';
 import { testListenConfig } from '../../helpers/listen-config.js';
 import { TEST_CONSOLE } from '../../helpers/start-app.js';
-import { tempDir } from '../../helpers/temp-dir.js';
 import { startTarget } from '../../helpers/target-server.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
+import { useBrowser } from '../helpers/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-
-let browser: Browser;
-let webRoot: string;
-const cleanups: Array<() => unknown> = [];
-
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([
-    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const suite = useBrowser();
 
 describe('bulk replay in the console', () => {
   it('replays the ticked rows, then everything the trigger filter matches, as jobs shown to their end', async () => {
     const target = await startTarget();
-    cleanups.push(() => target.close());
+    suite.cleanup(() => target.close());
     // The relay hands each delivery on once; the console's jobs replay them again.
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
+    const dir = suite.folder();
     const app = await buildApp(
       testListenConfig(join(dir, 'app.db'), { console: TEST_CONSOLE, forward: { to: target.url, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 1 } }),
-      { webRoot },
+      { webRoot: suite.webRoot },
     );
-    cleanups.push(() => app.close());
+    suite.cleanup(() => app.close());
     const triggers = ['vendor.rating_dropped', 'trustcenter.access_requested', 'vendor.rating_dropped', 'trustcenter.access_requested', 'vendor.rating_dropped'];
     for (const trigger of triggers) {
       const sent = signedRequest({ t: Math.floor(Date.now() / 1000), trigger });
@@ -54,14 +34,7 @@ describe('bulk replay in the console', () => {
     await target.waitFor(5);
     const live = target.received.length;
 
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    cleanups.push(() => context.close());
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(app.consoleUrl!.replace('//localhost:', '//127.0.0.1:'));
+    const { page, errors } = await suite.open(app.consoleUrl!.replace('//localhost:', '//127.0.0.1:'), { width: 1400, dialogs: 'accept', consoleErrors: false });
 
     const boxes = page.locator('[data-testid=row-choose]');
     await expect.poll(() => boxes.count()).toBe(5);

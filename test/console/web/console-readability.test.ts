@@ -11,13 +11,12 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServerOptions } from '../../../src/console/console-options.js';
 import { envelopeBody, receive, refuse, startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
+import { useBrowser } from '../helpers/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const TRIGGERS = [
   'trustcenter.access_requested',
   'trustcenter.access_approved',
@@ -28,47 +27,26 @@ const TRIGGERS = [
   'sod.violation_detected',
 ];
 
-let browser: Browser;
-let webRoot: string;
+const suite = useBrowser();
 let fx: ConsoleFixture | undefined;
-let context: BrowserContext | undefined;
 /** Screenshots go here (never into the repository); kept when HOOKRELAY_KEEP_SCREENSHOTS is set. */
 const shots = mkdtempSync(join(tmpdir(), 'hookrelay-console-shots-'));
 
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([
-    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
+afterAll(() => {
   if (!process.env.HOOKRELAY_KEEP_SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
 });
 afterEach(async () => {
-  await context?.close();
   await fx?.close();
-  context = undefined;
   fx = undefined;
 });
 
 async function start(overrides: Partial<ConsoleServerOptions> = {}) {
-  fx = await startConsole({ webRoot, ...overrides });
+  fx = await startConsole({ webRoot: suite.webRoot, ...overrides });
   return fx;
 }
 
-async function openPage(options: { path?: string; width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<{ page: Page; errors: string[] }> {
-  context ??= await browser.newContext({ viewport: { width: options.width ?? 1440, height: options.height ?? 900 }, colorScheme: options.colorScheme ?? 'light' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${fx!.base}${options.path ?? '/'}`);
-  return { page, errors };
-}
+const openPage = (options: { path?: string; width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}) =>
+  suite.open(`${fx!.base}${options.path ?? '/'}`, { timeoutMs: 10_000, ...options });
 
 const row = (page: Page, id: string) => page.locator('tbody tr.row', { hasText: id });
 const liveFeed = (page: Page) => page.locator('[data-testid=feed-state][data-state=live]').waitFor();
@@ -359,8 +337,7 @@ describe('smaller console items (issue 13, item 14)', () => {
       await page.locator('[data-testid=relay]').waitFor();
       await page.screenshot({ path: join(shots, `detail-${width}.png`), fullPage: true });
       expect(await brokenWords(page), `at ${width} px`).toEqual([]);
-      await context!.close();
-      context = undefined;
+      await suite.closeContext();
     }
   });
 
@@ -420,8 +397,7 @@ describe('smaller console items (issue 13, item 14)', () => {
         if (scheme === 'dark') expect({ selector, dark: background < 0.2 && ink > 0.6 }).toEqual({ selector, dark: true });
         else expect({ selector, light: background > 0.8 && ink < 0.3 }).toEqual({ selector, light: true });
       }
-      await context!.close();
-      context = undefined;
+      await suite.closeContext();
     }
   });
 });

@@ -5,8 +5,8 @@
  * the line follows the backlog when a relay try is announced.
  */
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createConsoleServer } from '../../../src/console/console-server.js';
 import { createMetrics, type BridgeSubscriberSample } from '../../../src/metrics/metrics.js';
 import { createEventHub } from '../../../src/runtime/event-hub.js';
@@ -14,58 +14,24 @@ import { createMemoryStore } from '../../../src/store/memory-store.js';
 import type { RelayBacklog } from '../../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../../helpers/fixtures.js';
 import { cleanStatus } from '../helpers/console-fixture.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
+import { useBrowser } from '../helpers/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const APP = 'http://127.0.0.1:3000/hooks';
 const HOSTILE = `evil<img src=x onerror=alert(1)>\u202Egnp.exe`;
 const T0 = 1_763_719_200_000;
 const MIN = 60_000;
 
-let browser: Browser;
-let webRoot: string;
-let context: BrowserContext | undefined;
-const cleanups: Array<() => unknown> = [];
+const suite = useBrowser();
 
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([
-    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function openPage(url: string): Promise<{ page: Page; errors: string[]; dialogs: string[] }> {
-  context ??= await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  const dialogs: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  // The page reads /metrics where the status says the listener serves it (features.metrics). Until
-  // the console server sends that flag itself, this test adds it to the status it answers.
+/** The page reads /metrics where the status says the listener serves it (features.metrics). Until
+ * the console server sends that flag itself, this test adds it to the status it answers. */
+async function metricsServed(page: Page): Promise<void> {
   await page.route('**/api/status', async (route) => {
     const response = await route.fetch();
     const json = await response.json();
     json.data.features.metrics ??= true;
     await route.fulfill({ response, json });
   });
-  await page.goto(url);
-  return { page, errors, dialogs };
 }
 
 describe('the lag and backlog line', () => {
@@ -91,17 +57,17 @@ describe('the lag and backlog line', () => {
     const now = T0 + 10 * MIN;
     const metrics = createMetrics({ hub, processMetrics: false, lagReads, now: () => now });
     metrics.setBridgeSubscribers(async () => subscribers);
-    cleanups.push(() => metrics.close());
+    suite.cleanup(() => metrics.close());
     const app: FastifyInstance = await createConsoleServer({
-      store, hub, metrics, webRoot, status: cleanStatus, listenHost: '127.0.0.1', listenPort: 0, allowedHosts: [], token: null,
+      store, hub, metrics, webRoot: suite.webRoot, status: cleanStatus, listenHost: '127.0.0.1', listenPort: 0, allowedHosts: [], token: null,
       bridge: () => ({ side: 'public', subscribers }),
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => app.close());
+    suite.cleanup(() => app.close());
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
 
-    const { page, errors, dialogs } = await openPage(`http://127.0.0.1:${address.port}/`);
+    const { page, errors, dialogs } = await suite.open(`http://127.0.0.1:${address.port}/`, { beforeGoto: metricsServed });
     const line = page.getByTestId('backlog');
     await line.getByTestId('backlog-target').first().waitFor();
     const text = await line.innerText();
@@ -128,21 +94,16 @@ describe('the lag and backlog line', () => {
   it('is not shown where the status does not say /metrics is served', async () => {
     const hub = createEventHub();
     const app = await createConsoleServer({
-      store: createMemoryStore(), hub, webRoot, status: cleanStatus, listenHost: '127.0.0.1', listenPort: 0, allowedHosts: [], token: null,
+      store: createMemoryStore(), hub, webRoot: suite.webRoot, status: cleanStatus, listenHost: '127.0.0.1', listenPort: 0, allowedHosts: [], token: null,
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => app.close());
+    suite.cleanup(() => app.close());
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');
-    context ??= await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
     const asked: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
+    const { page, errors } = await suite.open(`http://127.0.0.1:${address.port}/`, {
+      beforeGoto: async (p) => void p.on('request', (request) => asked.push(new URL(request.url()).pathname)),
     });
-    page.on('request', (request) => asked.push(new URL(request.url()).pathname));
-    await page.goto(`http://127.0.0.1:${address.port}/`);
     await page.locator('[data-testid=feed-state][data-state=live]').waitFor();
     expect(await page.getByTestId('backlog').isHidden()).toBe(true);
     expect(asked).not.toContain('/metrics');

@@ -3,29 +3,16 @@
  * its headers and its hostile body as text (nothing runs), and the conformance verdict of an id
  * that was never stored (issue 13, items 8, 13 and 14).
  */
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { attemptFor, makeDelivery } from '../../helpers/fixtures.js';
+import { useBrowser } from '../helpers/browser.js';
 import { startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-
-let browser: Browser;
-let webRoot: string;
+const suite = useBrowser();
 let fx: ConsoleFixture | undefined;
-let context: BrowserContext | undefined;
 
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([ensureWebBuild(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
-  await context?.close();
   await fx?.close();
-  context = undefined;
   fx = undefined;
 });
 
@@ -34,7 +21,7 @@ const PAYLOAD = '<img src=x onerror="alert(1);window.__xss=1">';
 
 describe('console page: refused attempts', () => {
   it('shows the hints, the headers and the hostile body of a never-stored delivery as text, with its conformance verdict', async () => {
-    fx = await startConsole({ webRoot, conformance: async () => ({ status: 'fail', delivery: 'never', rules: [] }) });
+    fx = await startConsole({ webRoot: suite.webRoot, conformance: async () => ({ status: 'fail', delivery: 'never', rules: [] }) });
     const d = makeDelivery({ id: 'never-stored-1' });
     const body = Buffer.from(JSON.stringify({ id: 'never-stored-1', evil: PAYLOAD, script: '<script>alert(2)</script>' }));
     await fx.store.recordAttempt(attemptFor(d, {
@@ -43,13 +30,7 @@ describe('console page: refused attempts', () => {
     }));
     await fx.store.recordAttempt(attemptFor(d, { outcome: 'faulted', status: 503, reason: 'fault:503', receivedAt: d.receivedAt + 60_000, request: { headers: [['X-Second', 'yes']], body: Buffer.from('{}') } }));
 
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('dialog', (dialog) => (problems.push(`dialog: ${dialog.message()}`), void dialog.dismiss()));
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${fx.base}/#/d/never-stored-1`);
+    const { page, errors, dialogs } = await suite.open(`${fx.base}/#/d/never-stored-1`, { width: 1280, height: 800, bypassCSP: true, consoleErrors: false });
 
     await page.locator('.notice', { hasText: 'Not stored' }).waitFor();
     const hints = page.locator('[data-testid=attempt-hints]');
@@ -71,6 +52,6 @@ describe('console page: refused attempts', () => {
       scripts: document.querySelectorAll('script').length,
     }));
     expect(injected).toEqual({ xss: null, elements: 0, scripts: 1 });
-    expect(problems).toEqual([]);
+    expect([...errors, ...dialogs.map((d) => `dialog: ${d}`)]).toEqual([]);
   }, 60_000);
 });

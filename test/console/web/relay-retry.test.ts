@@ -7,33 +7,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app/build-app.js';
 import { startConsole } from '../../../src/app/start-console.js';
 import { testListenConfig } from '../../helpers/listen-config.js';
 import { signedRequest, TEST_SECRET } from '../../helpers/signed-delivery.js';
-import { tempDir } from '../../helpers/temp-dir.js';
-import { ensureWebBuild } from '../helpers/web-build.js';
+import { useBrowser } from '../helpers/browser.js';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-
-let browser: Browser;
-let webRoot: string;
-const cleanups: Array<() => unknown> = [];
-
-beforeAll(async () => {
-  [webRoot, browser] = await Promise.all([
-    process.env.HOOKRELAY_TEST_WEB_ROOT ?? ensureWebBuild(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const suite = useBrowser();
 
 /** The app's target: answers 503 until `healthy`, then 204; counts what it was sent. */
 async function target(): Promise<{ url: string; healthy: boolean; received: number }> {
@@ -46,7 +27,7 @@ async function target(): Promise<{ url: string; healthy: boolean; received: numb
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  suite.cleanup(() => new Promise((resolve) => server.close(resolve)));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   return state;
 }
@@ -54,14 +35,13 @@ async function target(): Promise<{ url: string; healthy: boolean; received: numb
 describe('a dead relay job in the detail', () => {
   it('says the job is dead, replays it (the job stays dead) and retries it (the relay hands it on)', async () => {
     const to = await target();
-    const { dir, remove } = tempDir();
-    cleanups.push(remove);
+    const dir = suite.folder();
     const app = await buildApp(
       testListenConfig(join(dir, 'hookrelay.db'), {
         forward: { to: to.url, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 1 },
       }),
     );
-    cleanups.push(() => app.close());
+    suite.cleanup(() => app.close());
     const console_ = await startConsole({
       settings: { port: 0, host: '127.0.0.1', allowedHosts: [], token: null },
       store: app.store,
@@ -76,10 +56,10 @@ describe('a dead relay job in the detail', () => {
       replay: (id, url) => app.replay(id, url),
       forget: () => undefined,
       clock: Date.now,
-      webRoot,
+      webRoot: suite.webRoot,
     });
-    cleanups.push(() => console_.server.close());
-    cleanups.push(() => console_.metrics.close());
+    suite.cleanup(() => console_.server.close());
+    suite.cleanup(() => console_.metrics.close());
 
     // One delivery; its only relay try fails, so its job is dead.
     const dead = new Promise<void>((resolve) => {
@@ -96,16 +76,7 @@ describe('a dead relay job in the detail', () => {
     await dead;
     expect((await app.store.relayHistory(sent.id)).job?.state).toBe('dead');
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    cleanups.push(() => context.close());
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const errors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${console_.url.replace('//localhost:', '//127.0.0.1:')}#/d/${sent.id}`);
+    const { page, errors } = await suite.open(`${console_.url.replace('//localhost:', '//127.0.0.1:')}#/d/${sent.id}`);
 
     const notice = page.locator('[data-testid=relay-dead]');
     await notice.waitFor();
