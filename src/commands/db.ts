@@ -14,6 +14,8 @@ import { SCHEMA_VERSION } from '../store/sqlite/schema.js';
 import { describeStoreLocation, openExistingStore, openStoreReader, type StoreLocation } from '../store/open-store.js';
 import { DEFAULT_RETAIN, parseRetainDuration } from '../store/retention.js';
 import type { PruneResult, StoreStats } from '../store/store.js';
+import { EXIT } from '../core/exit-codes.js';
+import { createProgressLine, type ProgressLine } from '../reporter/progress-line.js';
 import { reportProblems } from './shared-options.js';
 
 type DbFlags = StoreFlags;
@@ -47,16 +49,19 @@ function existingDb(flags: DbFlags): string | null {
   return file;
 }
 
-/** Opens the store or reports why not (exit 2 for a missing file, 1 for a store that fails). */
+/** Opens the store or reports why not (exit 2 for a missing file, 3 for a store that fails: docs/exit-codes.md). */
 async function opened<S>(open: () => Promise<S>): Promise<S | null> {
   try {
     return await open();
   } catch (err) {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
-    process.exitCode = (err as { code?: string }).code === 'NO_STORE' ? 2 : 1;
+    process.exitCode = (err as { code?: string }).code === 'NO_STORE' ? EXIT.usage : EXIT.couldNotRun;
     return null;
   }
 }
+
+/** Pages copied between two yields to the event loop: better-sqlite3's own default, said here because a progress callback must return it. */
+const BACKUP_PAGES_A_STEP = 100;
 
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -105,7 +110,17 @@ export function registerDbCommand(program: Command): void {
     }
     const source = openDatabase(file, { readonly: true });
     try {
-      const progress = await source.backup(destination);
+      // The total is known from the first step on.
+      let line: ProgressLine | undefined;
+      const progress = await source.backup(destination, {
+        progress: ({ totalPages, remainingPages }) => {
+          line ??= createProgressLine({ label: 'backup (pages)', total: totalPages, stream: process.stderr });
+          line.update(totalPages - remainingPages, totalPages - remainingPages);
+          return BACKUP_PAGES_A_STEP;
+        },
+      });
+      line?.update(progress.totalPages, progress.totalPages);
+      line?.end();
       const copy = new Database(destination, { readonly: true, fileMustExist: true });
       let check: string;
       try {
@@ -115,13 +130,13 @@ export function registerDbCommand(program: Command): void {
       }
       if (check !== 'ok') {
         process.stderr.write(`hookrelay: the backup at ${destination} does not pass quick_check: ${check}\n`);
-        process.exitCode = 1;
+        process.exitCode = EXIT.couldNotRun;
         return;
       }
       process.stdout.write(`backed up ${file}\n      to ${destination} (${progress.totalPages} pages, ${bytes(sizeOf(destination))}; quick_check ok)\n`);
     } catch (err) {
       process.stderr.write(`hookrelay: backup failed: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.couldNotRun;
     } finally {
       source.close();
     }
@@ -184,10 +199,12 @@ export function registerDbCommand(program: Command): void {
     const store = await opened(() => openExistingStore(location));
     if (!store) return;
     try {
-      result = await store.prune(Date.now() - window.ms, { dryRun: flags.dryRun ?? false });
+      const line = createProgressLine({ label: flags.dryRun ? 'would remove (deliveries)' : 'removed (deliveries)', total: null, stream: process.stderr });
+      result = await store.prune(Date.now() - window.ms, { dryRun: flags.dryRun ?? false, onBatch: (sofar) => line.update(sofar.deliveries, sofar.deliveries) });
+      line.end();
     } catch (err) {
       process.stderr.write(`hookrelay: prune failed: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.couldNotRun;
       return;
     } finally {
       await store.close();

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { printable } from '../reporter/printable.js';
+import { createProgressLine } from '../reporter/progress-line.js';
 import { openStoreReader, type StoreReader } from '../store/open-store.js';
 import type { StoredDelivery } from '../store/store.js';
 import { attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, formatExport, type ExportFormat, type ExportItem } from './events-export.js';
@@ -61,13 +62,16 @@ against it, so the verdict is the receiver's.`)
           items = [item.item];
         } else {
           const deliveries: StoredDelivery[] = [];
+          const progress = createProgressLine({ label: 'read (deliveries)', total: null, stream: process.stderr });
           let before: number | undefined;
           while (deliveries.length < limit) {
             const page = await reader.listDeliveries({ limit: Math.min(500, limit - deliveries.length), trigger: flags.trigger, before });
             deliveries.push(...page.items);
+            progress.update(deliveries.length, deliveries.length);
             if (page.nextCursor === null) break;
             before = page.nextCursor;
           }
+          progress.end();
           items = deliveries.map(deliveryItem);
         }
         try {

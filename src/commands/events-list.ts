@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
+import { createProgressLine } from '../reporter/progress-line.js';
 import { openStoreReader } from '../store/open-store.js';
 import type { AttemptOutcome } from '../store/store.js';
 import { asJson, attemptRow, deliveryRow } from './events-rows.js';
@@ -50,11 +51,16 @@ export function registerEventsListCommand(events: Command): void {
         }
         const query = { trigger: flags.trigger, duplicatesOnly: status === 'duplicate' };
         if (flags.all) {
+          // Into a file or a pipe, the count goes to stderr; on a terminal the rows are the progress.
+          const progress = process.stdout.isTTY ? null : createProgressLine({ label: 'listed (deliveries)', total: null, stream: process.stderr });
+          let listed = 0;
           let before = cursor;
           for (;;) {
             const page = await reader.listDeliveries({ ...query, limit: 500, before });
             if (page.items.length > 0) process.stdout.write(`${page.items.map((d) => JSON.stringify(asJson(d))).join('\n')}\n`);
-            if (page.nextCursor === null) return;
+            listed += page.items.length;
+            progress?.update(listed, listed);
+            if (page.nextCursor === null) return progress?.end();
             before = page.nextCursor;
           }
         }

@@ -2,6 +2,8 @@
  * Progress of a long job on stderr: on a terminal one line redrawn in place (count, percent, rate,
  * time left), at most ten times a second; elsewhere (a pipe, a CI log) a plain line every few
  * seconds. The rate and the time left count only what this run did (a resumed job starts part done).
+ * A job that cannot know its total (a stream of whatever matches) shows its count and rate only.
+ * One place for every command's long job: bulk replay, db backup and prune, events export and list.
  */
 export interface ProgressLine {
   /** `done` of `total` finished; `thisRun` of them by this run. */
@@ -12,7 +14,8 @@ export interface ProgressLine {
 
 export interface ProgressOptions {
   label: string;
-  total: number;
+  /** null: not known beforehand. */
+  total: number | null;
   stream: NodeJS.WritableStream & { isTTY?: boolean };
   clock?: () => number;
   /** A plain line at most this often when not a terminal (default 5 s). */
@@ -34,16 +37,18 @@ export function createProgressLine(options: ProgressOptions): ProgressLine {
   const text = ({ done, thisRun }: { done: number; thisRun: number }): string => {
     const seconds = (clock() - started) / 1000;
     const rate = seconds > 0 ? thisRun / seconds : 0;
+    const rateText = `${rate.toFixed(rate < 10 ? 1 : 0)}/s`;
+    if (total === null) return `${label}: ${done.toLocaleString('en-US')}  ${rateText}`;
     const left = rate > 0 ? (total - done) / rate : null;
     const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-    return `${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)  ${rate.toFixed(rate < 10 ? 1 : 0)}/s  ${left === null ? '' : `${clockText(left)} left`}`.trimEnd();
+    return `${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)  ${rateText}  ${left === null ? '' : `${clockText(left)} left`}`.trimEnd();
   };
 
   return {
     update(done, thisRun) {
       last = { done, thisRun };
       const now = clock();
-      if (now - shownAt < every && done < total) return;
+      if (now - shownAt < every && (total === null || done < total)) return;
       shownAt = now;
       if (tty) {
         stream.write(`\r\x1b[2K${text(last)}`);

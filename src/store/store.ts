@@ -105,6 +105,8 @@ export interface PruneOptions {
    * far (a stopping node does not wait for a long prune; the next one carries on).
    */
   signal?: AbortSignal;
+  /** After each of its transactions, with what the prune removed so far (progress; tests). */
+  onBatch?: (sofar: PruneResult) => void | Promise<void>;
 }
 
 /** A bridge subscriber's durable cursor: the last delivery seq it acknowledged (0 before any). */

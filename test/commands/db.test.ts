@@ -78,6 +78,28 @@ describe('hookrelay db', () => {
     expect((await runCli(['db', 'backup', target, '--db', db, '--force'])).code).toBe(0);
   });
 
+  it('backup and prune show their progress on stderr, never among what stdout prints', async () => {
+    const old = Date.now() - 40 * DAY;
+    // No relay: nothing is kept for a pending job. About 600 pages: a backup of several steps.
+    const plainDb = join(dir, 'plain.db');
+    const plain = await createSqliteStore(plainDb);
+    for (let i = 0; i < 300; i++) {
+      const d = makeDelivery({ receivedAt: old + i, rawBody: Buffer.from(JSON.stringify({ pad: 'x'.repeat(8_000), n: i })) });
+      await plain.accept(d, attemptFor(d, { receivedAt: d.receivedAt }));
+    }
+    await plain.close();
+    const backup = await runCli(['db', 'backup', join(dir, 'copy.db'), '--db', plainDb]);
+    expect(backup.code).toBe(0);
+    const pages = /backup \(pages\): ([\d,]+)\/([\d,]+) \(100%\)/.exec(backup.stderr);
+    expect(pages?.[1]).toBe(pages?.[2]);
+    expect(Number(pages![2]!.replace(/,/g, ''))).toBeGreaterThan(100);
+    expect(backup.stdout).not.toContain('pages):');
+    const prune = await runCli(['db', 'prune', '--db', plainDb, '--older-than', '30d', '--json']);
+    expect(prune.code).toBe(0);
+    expect(prune.stderr).toMatch(/^removed \(deliveries\): [\d,]+  [\d.]+\/s$/m);
+    expect(JSON.parse(prune.stdout)).toMatchObject({ deliveries: 300 });
+  });
+
   it('prune: a dry run counts, the real one removes old deliveries but never one whose relay is pending', async () => {
     const ids = await seed();
     const dry = await runCli(['db', 'prune', '--db', db, '--older-than', '30d', '--dry-run']);

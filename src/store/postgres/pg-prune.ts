@@ -41,8 +41,6 @@ export interface PgPruneOptions extends PruneOptions {
    * pause (still one transaction a batch), for a prune with no intake beside it.
    */
   pauseFactor?: number;
-  /** After each batch, with what the prune removed so far (tests: a copy accepted between batches). */
-  onBatch?: (sofar: PruneResult) => void | Promise<void>;
 }
 
 interface BatchRow {

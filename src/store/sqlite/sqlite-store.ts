@@ -288,7 +288,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       return (await op('deleteDelivery', id)) > 0;
     },
 
-    async prune(before, { dryRun = false, keepAfterSeq, signal } = {}): Promise<PruneResult> {
+    async prune(before, { dryRun = false, keepAfterSeq, signal, onBatch } = {}): Promise<PruneResult> {
       const total: PruneResult = { before, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0, dryRun };
       for (const phase of [1, 2] as const) {
         for (let after = 0, done = false; !done && !signal?.aborted; ) {
@@ -299,6 +299,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
           total.attempts += chunk.attempts;
           total.relayAttempts += chunk.relayAttempts;
           total.keptPending += chunk.keptPending;
+          if (onBatch) await onBatch({ ...total });
           ({ after, done } = chunk);
         }
       }

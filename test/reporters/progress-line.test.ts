@@ -1,0 +1,67 @@
+/** The progress line of long jobs: redrawn in place on a terminal, plain lines in a pipe, with or without a known total. */
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createProgressLine } from '../../src/reporter/progress-line.js';
+
+function stream(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
+  const chunks: string[] = [];
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  }) as Writable & { isTTY: boolean; text: () => string };
+  out.isTTY = isTTY;
+  out.text = () => chunks.join('');
+  return out;
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('the progress line', () => {
+  it('redraws one line on a terminal, at most ten times a second, with rate and time left, and ends it with a newline', () => {
+    vi.stubEnv('CI', '');
+    const out = stream(true);
+    let now = 0;
+    const line = createProgressLine({ label: 'replay', total: 1000, stream: out, clock: () => now });
+    now = 50;
+    line.update(10, 10); // the first draw
+    now = 80;
+    line.update(20, 20); // within 100 ms of it: not drawn
+    now = 2_000;
+    line.update(500, 500);
+    line.end();
+    const draws = out.text().split('\r\x1b[2K').filter(Boolean);
+    expect(draws).toEqual(['replay: 10/1,000 (1%)  200/s  0:05 left', 'replay: 500/1,000 (50%)  250/s  0:02 left', 'replay: 500/1,000 (50%)  250/s  0:02 left\n']);
+  });
+
+  it('writes plain lines in a pipe (or on a CI terminal), one every few seconds and the last always', () => {
+    for (const [isTTY, ci] of [[false, ''], [true, 'true']] as const) {
+      vi.stubEnv('CI', ci);
+      const out = stream(isTTY);
+      let now = 0;
+      const line = createProgressLine({ label: 'backup', total: 3, stream: out, clock: () => now, plainEveryMs: 5_000 });
+      now = 1_000;
+      line.update(1, 1);
+      now = 2_000;
+      line.update(2, 2); // within 5 s of the last line
+      now = 3_000;
+      line.update(3, 3); // the last: always written
+      line.end();
+      expect(out.text()).toBe('backup: 1/3 (33%)  1.0/s  0:02 left\nbackup: 3/3 (100%)  1.0/s  0:00 left\n');
+    }
+  });
+
+  it('counts and rates a job whose total is not known, with no percent or time left', () => {
+    vi.stubEnv('CI', '');
+    const out = stream(false);
+    let now = 0;
+    const line = createProgressLine({ label: 'listed', total: null, stream: out, clock: () => now, plainEveryMs: 1_000 });
+    now = 2_000;
+    line.update(12_345, 12_345);
+    line.end();
+    expect(out.text()).toBe('listed: 12,345  6173/s\n');
+  });
+});
