@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { EXIT } from '../core/exit-codes.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation } from '../config/db-path.js';
-import { resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
+import { NO_REPLAY_TARGET, resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
 import { createJournal, JournalError, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
 import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
@@ -196,7 +196,7 @@ function printJobs(dataDir: string): void {
 async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal): Promise<void> {
   const [{ createReplayer }, { runReplayJob, jobSettings }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
   const { plan } = journal;
-  const replayer = createReplayer({ store, settings: jobSettings(settings.settings, plan.id), clock: Date.now, advice: { noTarget: 'no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)', noSecret: 'no secret: pass --secret' } });
+  const replayer = createReplayer({ store, settings: jobSettings(settings.settings, plan.id), clock: Date.now, advice: { noTarget: NO_REPLAY_TARGET, noSecret: 'no secret: pass --secret' } });
   const progress = createProgressLine({ label: `replay ${plan.id}`, total: plan.items.length, stream: process.stderr });
   const stop = new AbortController();
   const onSignal = () => {

@@ -31,6 +31,10 @@ export interface CliReplaySettings {
   settings: ReplaySettings;
 }
 
+/** Said when a replay has nowhere to go: a running listen's own --forward-to flag is not something a replay can read. */
+export const NO_REPLAY_TARGET =
+  'no target: pass --to URL, or set "forwardTo" in hookrelay.config.json (or HOOKRELAY_FORWARD_TO), which listen and replays both read (a --forward-to flag given to listen is its own)';
+
 /** The relay settings a replay reads as listen does; `--to` and `--secret` are replay's own. */
 const RELAY_KEYS = new Set(['forwardTo', 'route', 'forwardHeader', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'forwardSecret', 'secret']);
 const RELAY_SPECS = LISTEN_OPTIONS.filter((s) => RELAY_KEYS.has(s.key));
@@ -57,7 +61,7 @@ export function resolveReplaySettings(
   const { routes, trust } = resolveForwardExtras(resolved, configFile, problems, warnings);
   const headers = forwardHeadersOf(resolved.values, problems);
 
-  if (!forwardTo) problems.push('no target: pass --to URL (or set HOOKRELAY_FORWARD_TO)');
+  if (!forwardTo) problems.push(NO_REPLAY_TARGET);
   else if (flags.to !== undefined) problems.push(...targetProblems('--to', flags.to, flags.allowRemote ?? false));
   else {
     // Where the relay's settings send it: on this machine too, unless the user says otherwise.
