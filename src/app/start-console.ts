@@ -59,6 +59,8 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
   ]);
   // The lag and backlog series (issue 39) read the store at scrape time, aged by the node's clock.
   const metrics = createMetrics({ hub, relayCounts: () => store.relayCounts(), lagReads: store, now: wiring.clock });
+  const jobs = wiring.bulkReplays;
+  if (jobs) metrics.setReplayJobs(() => jobs.list());
   // The secrets are fixed for the process's life; every accepted delivery's feed summary reads these.
   const secretHints = wiring.secrets.map(secretHint);
   let server: FastifyInstance | null = null;

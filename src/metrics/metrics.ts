@@ -56,9 +56,26 @@ export interface Metrics {
   setBridgeSubscribers(read: () => Promise<BridgeSubscriberSample[]>): void;
   /** The laptop side's bridge client, read at scrape time (`connect`). */
   setBridgeClient(read: () => BridgeClientSample): void;
+  /** The data folder's bulk replay jobs, read at scrape time (the node's console runs and lists them). */
+  setReplayJobs(read: () => readonly ReplayJobSample[]): void;
   /** Unsubscribes from the hub. */
   close(): void;
 }
+
+/** Jobs pile up in the data folder: the series stop at this many, those not finished first, then the newest. */
+export const MAX_REPLAY_JOB_SERIES = 20;
+
+/** One bulk replay job as the metrics read it (relay/bulk-replays.ts lists them). */
+export interface ReplayJobSample {
+  id: string;
+  createdAt: number;
+  total: number;
+  ok: number;
+  failed: number;
+  state: 'running' | 'finished' | 'stopped' | 'failed';
+}
+
+const REPLAY_JOB_STATES = ['running', 'stopped', 'finished', 'failed'] as const;
 
 export const METRICS_PATH = '/metrics';
 
@@ -290,6 +307,34 @@ export function createMetrics(options: MetricsOptions): Metrics {
         },
       });
       clientGauge('hookrelay_bridge_connected', '1 when the bridge connection is up (hello received), else 0', read, (s) => (s.connected ? 1 : 0));
+    },
+    setReplayJobs(read) {
+      const shown = () =>
+        [...read()].sort((a, b) => Number(a.state === 'finished') - Number(b.state === 'finished') || b.createdAt - a.createdAt).slice(0, MAX_REPLAY_JOB_SERIES);
+      new Gauge({
+        name: 'hookrelay_replay_job_copies',
+        help: 'Bulk replay jobs of the data folder: copies handed on (outcome="ok"), failed, and not yet sent ("left")',
+        labelNames: ['job', 'outcome'] as const,
+        registers,
+        collect() {
+          this.reset(); // a job no longer listed has no series
+          for (const job of shown()) {
+            this.labels(job.id, 'ok').set(job.ok);
+            this.labels(job.id, 'failed').set(job.failed);
+            this.labels(job.id, 'left').set(Math.max(0, job.total - job.ok - job.failed));
+          }
+        },
+      });
+      new Gauge({
+        name: 'hookrelay_replay_job_state',
+        help: 'Bulk replay jobs: 1 for the state each is in (running, stopped, finished, failed), 0 for the others',
+        labelNames: ['job', 'state'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const job of shown()) for (const state of REPLAY_JOB_STATES) this.labels(job.id, state).set(job.state === state ? 1 : 0);
+        },
+      });
     },
     close() {
       offs.forEach((off) => off());

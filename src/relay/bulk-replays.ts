@@ -8,7 +8,7 @@
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
 import { join } from 'node:path';
-import { createJournal, JOB_FOLDER, JournalError, listJobs, newJobId, openJournal, runningElsewhere, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
+import { createJournal, JOB_FOLDER, JournalError, listJobs, newJobId, openJournal, runningElsewhere, type JobListing, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
 import { jobSettings, runReplayJob } from './replay-job.js';
 import { createReplayer, type ReplaySettings } from './replay.js';
 
@@ -43,6 +43,7 @@ const CONSOLE_CONCURRENCY = 4;
 export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
   const { dataDir, store, hub, clock } = options;
   const running = new Map<string, { view: ReplayJobView; stop: AbortController; done: Promise<void> }>();
+  const finished = new Map<string, JobListing>();
 
   function run(journal: ReplayJournal): ReplayJobView {
     const { plan } = journal;
@@ -115,7 +116,10 @@ export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
       return true;
     },
     list() {
-      const views = listJobs(dataDir).map((job): ReplayJobView | null => {
+      const listed = listJobs(dataDir, finished);
+      // A finished job never changes: its journal is read once (the console and every /metrics scrape list jobs).
+      for (const job of listed) if (job.plan && job.sent === job.plan.items.length) finished.set(job.id, job);
+      const views = listed.map((job): ReplayJobView | null => {
         const live = running.get(job.id);
         if (live) return { ...live.view };
         if (!job.plan) return null;

@@ -135,13 +135,27 @@ export function openJournal(dataDir: string, jobId: string): ReplayJournal {
   }
 }
 
-/** Every job in the data folder with its counts, newest first; a damaged one is listed with its error. */
-export function listJobs(dataDir: string): Array<{ id: string; plan?: ReplayPlan; sent?: number; failed?: number; error?: string }> {
+/** A job of the data folder with its counts, or the error that kept it from being read. */
+export interface JobListing {
+  id: string;
+  plan?: ReplayPlan;
+  sent?: number;
+  failed?: number;
+  error?: string;
+}
+
+/**
+ * Every job in the data folder with its counts, newest first; a damaged one is listed with its error.
+ * `settled` holds listings read before of jobs that cannot change any more (finished): they are not read again.
+ */
+export function listJobs(dataDir: string, settled: ReadonlyMap<string, JobListing> = new Map()): JobListing[] {
   const root = join(dataDir, JOB_FOLDER);
   if (!existsSync(root)) return [];
   const jobs = readdirSync(root)
     .filter((name) => JOB_ID.test(name))
-    .map((id) => {
+    .map((id): JobListing => {
+      const known = settled.get(id);
+      if (known) return known;
       try {
         const dir = join(root, id);
         const plan = readPlan(dir, id);
