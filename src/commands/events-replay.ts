@@ -9,7 +9,7 @@ import { EXIT } from '../core/exit-codes.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation } from '../config/db-path.js';
 import { NO_REPLAY_TARGET, resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
-import { createJournal, JournalError, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
+import { createJournal, JournalError, listedJobState, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
 import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
 import { openExistingStore } from '../store/open-store.js';
@@ -188,8 +188,9 @@ function printJobs(dataDir: string): void {
       continue;
     }
     const total = job.plan.items.length;
-    const state = job.sent === total ? 'finished' : `interrupted at ${job.sent}/${total}`;
-    process.stdout.write(`${job.id}  ${time(job.plan.createdAt)}  ${state}${job.failed ? `, ${job.failed} failed` : ''}  ${printable(job.plan.selection)}\n`);
+    const state = listedJobState(dataDir, { ...job, plan: job.plan });
+    const where = state === 'finished' ? 'finished' : `${state === 'running' ? 'running in another process' : 'stopped'} at ${job.sent}/${total}`;
+    process.stdout.write(`${job.id}  ${time(job.plan.createdAt)}  ${where}${job.failed ? `, ${job.failed} failed` : ''}  ${printable(job.plan.selection)}\n`);
   }
 }
 

@@ -7,6 +7,7 @@
  * or a store no node runs on. `--json` prints one object.
  */
 import type { Command } from 'commander';
+import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { EXIT } from '../core/exit-codes.js';
 import { formatDuration } from '../core/retry-policy/format-duration.js';
@@ -15,6 +16,7 @@ import { MAX_SUBSCRIBER_SERIES } from '../metrics/metrics.js';
 import { printable } from '../reporter/printable.js';
 import { describeStoreLocation, NoStoreError, type StoreLocation } from '../store/open-store.js';
 import type { BridgeCursors, RelayOutbox } from '../store/store.js';
+import { listedJobState, listJobs } from '../relay/replay-job-journal.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
 
@@ -55,6 +57,25 @@ export interface StatusReport {
     behind: number;
     subscribers: SubscriberStatus[];
   };
+  /** Bulk replay jobs journaled in the SQLite store's data folder; null for a PostgreSQL store (its jobs live in each node's folder). */
+  replay: {
+    folder: string;
+    finished: number;
+    damaged: number;
+    /** Those not finished, newest first. */
+    jobs: ReplayJobStatus[];
+  } | null;
+}
+
+export interface ReplayJobStatus {
+  id: string;
+  createdAt: string;
+  selection: string;
+  state: 'running' | 'stopped';
+  total: number;
+  ok: number;
+  failed: number;
+  left: number;
 }
 
 export function registerStatusCommand(program: Command): Command {
@@ -83,7 +104,7 @@ export function registerStatusCommand(program: Command): Command {
       }
       let report: StatusReport;
       try {
-        report = await readStatus(reader, describeStoreLocation(where.location), Date.now());
+        report = await readStatus(reader, describeStoreLocation(where.location), Date.now(), where.location.kind === 'sqlite' ? dataDirOf(where.location.path) : null);
       } catch (err) {
         process.stderr.write(`hookrelay: could not read the store at ${describeStoreLocation(where.location)}: ${(err as Error).message}\n`);
         process.exitCode = EXIT.couldNotRun;
@@ -125,7 +146,7 @@ async function openStatusReader(location: StoreLocation): Promise<StatusReader> 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the store owes and how far behind its subscribers are, at `now`. */
-export async function readStatus(reader: Omit<StatusReader, 'close'>, store: string, now: number): Promise<StatusReport> {
+export async function readStatus(reader: Omit<StatusReader, 'close'>, store: string, now: number, dataDir: string | null = null): Promise<StatusReport> {
   const [rows, cursors, latestSeq] = await Promise.all([reader.relayBacklog(), reader.bridgeCursors(), reader.latestDeliverySeq()]);
   const all = targetBacklog(rows, now, Infinity).targets;
   const subscribers = cursors
@@ -150,7 +171,29 @@ export async function readStatus(reader: Omit<StatusReader, 'close'>, store: str
       behind: cursors.filter((c) => c.ackedSeq < latestSeq).length,
       subscribers: subscribers.map((s) => ({ ...s, lagSeconds: s.lag === 0 ? 0 : (ages.get(s.ackedSeq) ?? null), updatedAt: iso(s.updatedAt) })),
     },
+    replay: dataDir === null ? null : replayStatus(dataDir),
   };
+}
+
+/** The data folder's bulk replay jobs: those not finished in full, the rest counted. */
+function replayStatus(folder: string): NonNullable<StatusReport['replay']> {
+  const report: NonNullable<StatusReport['replay']> = { folder, finished: 0, damaged: 0, jobs: [] };
+  for (const job of listJobs(folder)) {
+    if (!job.plan) {
+      report.damaged++;
+      continue;
+    }
+    const state = listedJobState(folder, { ...job, plan: job.plan });
+    if (state === 'finished') {
+      report.finished++;
+      continue;
+    }
+    const total = job.plan.items.length;
+    const failed = job.failed ?? 0;
+    const ok = (job.sent ?? 0) - failed;
+    report.jobs.push({ id: job.id, createdAt: iso(job.plan.createdAt), selection: job.plan.selection, state, total, ok, failed, left: total - ok - failed });
+  }
+  return report;
 }
 
 const sum = <T>(items: readonly T[], value: (item: T) => number) => items.reduce((n, item) => n + value(item), 0);
@@ -191,6 +234,23 @@ export function statusText(report: StatusReport): string {
       ),
     );
     if (bridge.total > SCREEN_ROWS) lines.push(`  … and ${bridge.total - SCREEN_ROWS} more subscribers (--json lists ${Math.min(bridge.total, MAX_SUBSCRIBER_SERIES)})`);
+  }
+  const { replay } = report;
+  if (replay) {
+    const counts = [`${replay.finished} finished`, ...(replay.damaged > 0 ? [`${replay.damaged} damaged (hookrelay events replay --jobs)`] : [])].join(', ');
+    if (replay.jobs.length === 0) lines.push(`replay   no job running or stopped; ${counts}`);
+    else {
+      const running = replay.jobs.filter((j) => j.state === 'running').length;
+      lines.push(
+        `replay   ${running} running, ${replay.jobs.length - running} stopped; ${counts}`,
+        ...table(
+          ['job', 'state', 'handed on', 'failed', 'left', 'selection'],
+          replay.jobs.slice(0, SCREEN_ROWS).map((j) => [j.id, j.state, String(j.ok), String(j.failed), String(j.left), printable(j.selection, 60)]),
+        ),
+      );
+      if (replay.jobs.length > SCREEN_ROWS) lines.push(`  … and ${replay.jobs.length - SCREEN_ROWS} more (--json lists them all)`);
+      if (running < replay.jobs.length) lines.push('  stopped: `hookrelay events replay --resume JOB` goes on where it stopped');
+    }
   }
   return `${lines.join('\n')}\n`;
 }

@@ -8,7 +8,7 @@
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
 import { join } from 'node:path';
-import { createJournal, JOB_FOLDER, JournalError, listJobs, newJobId, openJournal, runningElsewhere, type JobListing, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
+import { createJournal, JOB_FOLDER, JournalError, listedJobState, listJobs, newJobId, openJournal, type JobListing, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
 import { jobSettings, runReplayJob } from './replay-job.js';
 import { createReplayer, type ReplaySettings } from './replay.js';
 
@@ -125,9 +125,7 @@ export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
         if (!job.plan) return null;
         const total = job.plan.items.length;
         const sent = job.sent ?? 0;
-        // Run by another process (the CLI's --resume, another node on this data folder): not stopped.
-        const state = sent === total ? 'finished' : runningElsewhere(join(dataDir, JOB_FOLDER, job.id)) ? 'running' : 'stopped';
-        return { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state };
+        return { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state: listedJobState(dataDir, { ...job, plan: job.plan }) };
       });
       return views.filter((v): v is ReplayJobView => v !== null);
     },

@@ -168,6 +168,16 @@ export function listJobs(dataDir: string, settled: ReadonlyMap<string, JobListin
   return jobs.sort((a, b) => (b.plan?.createdAt ?? 0) - (a.plan?.createdAt ?? 0));
 }
 
+/**
+ * Where a listed job stands when no process of this one runs it: finished (every copy's outcome
+ * recorded), running (another process holds its lock: the CLI's run, or a node's console), or stopped.
+ * The one reading for the console's list, `events replay --jobs` and `status`.
+ */
+export function listedJobState(dataDir: string, job: JobListing & { plan: ReplayPlan }): 'finished' | 'running' | 'stopped' {
+  if (job.sent === job.plan.items.length) return 'finished';
+  return runningElsewhere(join(dataDir, JOB_FOLDER, job.id)) ? 'running' : 'stopped';
+}
+
 function readPlan(dir: string, jobId: string): ReplayPlan {
   const file = join(dir, 'plan.json');
   let text: string;

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStatus, statusText } from '../../src/commands/status.js';
+import { createJournal, newJobId } from '../../src/relay/replay-job-journal.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -123,6 +124,30 @@ describe('hookrelay status (the command)', () => {
     expect(text.stdout).toMatch(/^relay {4}3 owed to 2 targets, the oldest for 1 h 5\d min; 1 retrying; 1 dead$/m);
     expect(text.stdout).toMatch(/^bridge {3}2 subscribers, 1 behind/m);
     expect(text.stdout).not.toContain('hunter2');
+  });
+
+  it("lists the data folder's replay jobs not finished, with a stopped one's way on, and counts the rest", async () => {
+    const none = await runCli(['status', '--db', db, '--json']);
+    expect(JSON.parse(none.stdout).replay).toEqual({ folder: dir, finished: 0, damaged: 0, jobs: [] });
+    const plan = (items: number) => ({ version: 1 as const, id: newJobId(), createdAt: Date.now(), selection: 'trigger "vendor.*"', to: null, ratePerSecond: null, concurrency: 2, items: Array.from({ length: items }, (_, i) => ({ seq: i + 1, id: `evt-${i}` })) });
+    // One stopped after 2 of 5 (one failed), one finished.
+    const stopped = plan(5);
+    const journal = createJournal(dir, stopped);
+    journal.begin([0, 1], Date.now());
+    journal.finish(0, 204, true);
+    journal.finish(1, 503, false);
+    journal.close();
+    const done = createJournal(dir, plan(1));
+    done.begin([0], Date.now());
+    done.finish(0, 204, true);
+    done.close();
+    const json = await runCli(['status', '--db', db, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).replay).toMatchObject({ finished: 1, damaged: 0, jobs: [{ id: stopped.id, state: 'stopped', total: 5, ok: 1, failed: 1, left: 3 }] });
+    const text = await runCli(['status', '--db', db]);
+    expect(text.stdout).toMatch(/^replay {3}0 running, 1 stopped; 1 finished$/m);
+    expect(text.stdout).toMatch(new RegExp(`^  ${stopped.id} +stopped +1 +1 +3  trigger "vendor\\.\\*"$`, 'm'));
+    expect(text.stdout).toContain('hookrelay events replay --resume JOB');
   });
 
   it('refuses bad input with the cause and the usual codes: unknown flag 2, no store 2, a bad --store 2, an unreadable store 3', async () => {
