@@ -2,6 +2,7 @@
 /** The command line: turns arguments into calls. Each command lives in src/commands/. */
 import { VERSION } from './runtime/version.js';
 import { mistypedEnvWarnings } from './config/known-env.js';
+import { watchFailures } from './reporter/json-failure.js';
 import { Command, CommanderError, Help, type Option } from 'commander';
 type Register = (program: Command) => Promise<unknown>;
 
@@ -28,6 +29,9 @@ const COMMANDS: Array<[name: string, register: Register]> = [
   ['secrets', async (p) => (await import('./commands/secrets.js')).registerSecretsCommand(p)],
   ['reconcile', async (p) => (await import('./commands/reconcile.js')).registerReconcileCommand(p)],
 ];
+
+/** Commands whose first argument is a subcommand. */
+const GROUPS = new Set(['events', 'db', 'bridge', 'webhooks', 'secrets']);
 
 export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = new Command('hookrelay')
@@ -58,6 +62,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 for (const warning of mistypedEnvWarnings(process.env)) process.stderr.write(`${warning}\n`);
 
+// With --json, a failure also ends with one JSON object on stderr (reporter/json-failure.ts).
+const failures = process.argv.includes('--json') ? watchFailures() : null;
 try {
   // Usage errors (unknown flag, missing value) exit 2, like every other refused input; help and
   // --version exit 0.
@@ -68,4 +74,12 @@ try {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
     process.exitCode = 1;
   }
+}
+failures?.finish(Number(process.exitCode ?? 0), commandWords(process.argv));
+
+/** `events list`, `db backup`, `status`: the command a run named, for the hint of a usage error. */
+function commandWords(argv: readonly string[]): string | undefined {
+  const [first, second] = argv.slice(2);
+  if (!first || !COMMANDS.some(([name]) => name === first)) return undefined;
+  return second && /^[a-z][a-z-]*$/.test(second) && GROUPS.has(first) ? `${first} ${second}` : first;
 }
