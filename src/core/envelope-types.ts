@@ -1,40 +1,22 @@
-/** The delivery envelope and trigger payload types (spec 6.1, 6.2): no Buffer, no Node module. */
+/**
+ * The delivery envelope and trigger payload types (spec 6.1, 6.2): no Buffer, no Node module. The
+ * fields of each trigger's `data` and of the envelope are generated from the JSON Schemas
+ * (schemas/payload-types.ts, by scripts/gen-trigger-types.mjs).
+ */
+import type { EnvelopeFields, TriggerPayloads } from './schemas/payload-types.js';
 
-/** Who decided a Trust Center access request (spec 6.2). */
-export type DecidedBy = 'reviewer' | 'access_rule' | 'api_client';
-
-/** Channel of a document access event (spec 2.10). */
-export type AccessChannel = 'detail' | 'viewer' | 'download' | 'bulk_zip' | 'external_link';
-
-/** `data` of each trigger named in spec 6.2. Triggers whose data the spec does not show carry an open object. */
-export interface TriggerPayloads {
-  'trustcenter.access_requested': { accessRequestId: string };
-  'trustcenter.access_approved': { accessRequestId: string; visitorTokenId: string; decidedBy: DecidedBy };
-  'trustcenter.access_rejected': { accessRequestId: string; decidedBy: DecidedBy };
-  'trustcenter.resource_downloaded': {
-    accessEventId: string;
-    resourceId: string;
-    visitorTokenId: string;
-    channel: AccessChannel;
-    watermarked: boolean;
-    occurredAt: string;
-  };
-  'control.drift_detected': Record<string, unknown>;
-  'vendor.rating_dropped': Record<string, unknown>;
-  'sod.violation_detected': Record<string, unknown>;
-}
+export type { AccessChannel, DecidedBy, EnvelopeFields, TriggerPayloads } from './schemas/payload-types.js';
 
 export type TriggerName = keyof TriggerPayloads;
 
 /** The body of a delivery (spec 6.1). `type` is the trigger that fired. */
-export interface DeliveryEnvelope<T extends string = string> {
-  id: string;
+export interface DeliveryEnvelope<T extends string = string> extends EnvelopeFields {
   type: T;
-  apiVersion: string;
-  createdAt: string;
-  organizationId: string;
   data: T extends TriggerName ? TriggerPayloads[T] : Record<string, unknown>;
 }
+
+/** The envelope of each trigger of spec 6.2, discriminated on `type`: `switch (e.type)` narrows `data`. */
+export type KnownEnvelope = { [T in TriggerName]: DeliveryEnvelope<T> }[TriggerName];
 
 export type EnvelopeProblem =
   | 'invalid_json'
