@@ -5,10 +5,8 @@
  */
 import { EXIT } from '../core/exit-codes.js';
 import { CommanderError, Option, type Command } from 'commander';
-import { checkExitCode, formatReport, judgeRun, safeText, type RunVerdict, type TimeScaleMarks } from '../core/conformance/index.js';
-import { readAttempts, readWholeDeliveriesSince } from '../conformance/read-attempts.js';
-import { readTimeScaleMarks } from '../conformance/read-marks.js';
-import { scopeToDelivery } from '../conformance/scope-verdict.js';
+import { checkExitCode, formatReport, safeText, type RunVerdict } from '../core/conformance/index.js';
+import { checkRun } from '../conformance/check-run.js';
 import { EXIT_USAGE, outputOf, type CommandOutput } from '../sender/cli-output.js';
 import { addPolicyOptions } from '../sender/policy-options.js';
 import { NoStoreError, describeStoreLocation, openStoreReader } from '../store/open-store.js';
@@ -62,9 +60,9 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
   if (!checked.ok) return usage(output, checked.problems);
   const settings = checked.settings;
   let records: AttemptRecord[];
-  let marks: TimeScaleMarks;
+  let judged: RunVerdict | null;
   try {
-    ({ records, marks } = await readRecords(settings));
+    ({ records, verdict: judged } = await readAndJudge(settings));
   } catch (err) {
     if (err instanceof NoStoreError) return usage(output, [err.message]);
     // Could not run (a busy or damaged store), not a finding: exit 3 (core/exit-codes.ts).
@@ -73,16 +71,11 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
     return;
   }
 
-  const run = judgeRun(records, settings.options, marks);
-  let verdict: RunVerdict = run;
-  if (settings.deliveryId !== null) {
-    const scoped = scopeToDelivery(run, settings.deliveryId);
-    if (scoped === null) {
-      const where = settings.since === null ? '' : ` since ${new Date(settings.since).toISOString()}`;
-      return usage(output, [`--delivery: no recorded attempt${where} carries delivery id ${safeText(settings.deliveryId, 200)}`]);
-    }
-    verdict = scoped;
+  if (judged === null) {
+    const where = settings.since === null ? '' : ` since ${new Date(settings.since).toISOString()}`;
+    return usage(output, [`--delivery: no recorded attempt${where} carries delivery id ${safeText(settings.deliveryId!, 200)}`]);
   }
+  const verdict = judged;
 
   if (settings.json) {
     output.out(JSON.stringify(verdict, null, 2));
@@ -92,15 +85,11 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
   process.exitCode = checkExitCode(verdict);
 }
 
-/**
- * Every recorded attempt, or the whole deliveries of the `--since` window, and the time-scale marks
- * their stored deliveries carry (a scaled `hookrelay send` marks its deliveries).
- */
-async function readRecords(settings: CheckSettings): Promise<{ records: AttemptRecord[]; marks: TimeScaleMarks }> {
+/** The run judged from the store (conformance/check-run.ts: every attempt, or the `--since` window, with time-scale marks). */
+async function readAndJudge(settings: CheckSettings): Promise<{ records: AttemptRecord[]; verdict: RunVerdict | null }> {
   const reader = await openStoreReader(settings.location);
   try {
-    const records = settings.since === null ? await readAttempts(reader) : await readWholeDeliveriesSince(reader, settings.since);
-    return { records, marks: await readTimeScaleMarks(reader, records.map((r) => r.deliveryId)) };
+    return await checkRun(reader, { options: settings.options, since: settings.since, deliveryId: settings.deliveryId });
   } finally {
     await reader.close();
   }

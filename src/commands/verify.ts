@@ -8,14 +8,11 @@ import { readFileSync } from 'node:fs';
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
-import { decodeBodyLeniently } from '../core/envelope.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
-import { hintTexts } from '../core/signature/signature-hint.js';
-import { inWords, UPPERCASE_HEX_NOTE, type ExplainedResult } from '../core/signature/verify-verdict.js';
+import { UPPERCASE_HEX_NOTE } from '../core/signature/verify-verdict.js';
 import type { Arrival } from '../ingest/arrival.js';
 import { capturedArrival } from '../ingest/captured-arrival.js';
-import { explainSignature, refusalHints } from '../ingest/rejection-hints.js';
-import { judgeArrival, type RequestVerdict } from '../ingest/request-verdict.js';
+import { explainedJson, explainRedacted, explainRequest, redactedJson, type ExplainedRequest } from '../ingest/explain-request.js';
 import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
 import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, SIGNATURE_HEADER, type CapturedRequest } from './captured-request.js';
@@ -119,20 +116,10 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         judgeRedacted(arrival, { toleranceSeconds, bodyLimitBytes, flagMode: capture === undefined, json: flags.json === true }, output);
         return;
       }
-      const verdict = judgeArrival(arrival, { secrets, toleranceSeconds, skipVerify: false, bodyLimitBytes });
-      // The receiver's signature check again, with explanations (extra HMACs the receiver spends only on a refusal).
-      const signature = explainSignature(arrival, { secrets, toleranceSeconds, skipVerify: false });
-      const report: Report = { verdict, signature, hints: hintsFor(verdict, signature, arrival, { flagMode: capture === undefined, bodyLimitBytes }) };
-      output.out(flags.json ? JSON.stringify(asJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length, flags.at === undefined ? recordedAt : null));
-      process.exitCode = verdict.ok ? 0 : 1;
+      const report = explainRequest(arrival, { secrets, toleranceSeconds, bodyLimitBytes }, capture === undefined ? 'flags' : 'capture');
+      output.out(flags.json ? JSON.stringify(explainedJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length, flags.at === undefined ? recordedAt : null));
+      process.exitCode = report.verdict.ok ? 0 : 1;
     });
-}
-
-interface Report {
-  verdict: RequestVerdict;
-  /** The signature check with its explanation; null when the receiver would not get that far. */
-  signature: ExplainedResult | null;
-  hints: string[];
 }
 
 function readRequest(capture: string | undefined, flags: VerifyFlags, problems: string[]): CapturedRequest | null {
@@ -194,29 +181,6 @@ function headerProblems(name: string, value: string, where: string): string[] {
   return [];
 }
 
-/**
- * Hints on a refusal: the receiver's own (ingest/rejection-hints.ts, which every rejected attempt
- * keeps too), with what only a verify user can do: judge with another --body-limit, and give the
- * headers the envelope check needs in the capture file or as flags.
- */
-function hintsFor(verdict: RequestVerdict, signature: ExplainedResult | null, arrival: Arrival, context: { flagMode: boolean; bodyLimitBytes: number }): string[] {
-  if (verdict.ok) return [];
-  const refusal = refusalHints(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes: context.bodyLimitBytes });
-  const { missing } = refusal;
-  const hints = hintTexts(refusal.hints);
-  if (verdict.check === 'size') return hints.map((hint) => `${hint} (judged with listen's setting; pass --body-limit to judge with another)`);
-  if (missing.length === 0) return hints;
-  if (!context.flagMode) {
-    return [...hints, `the capture has no ${missing.map((m) => m.header).join(' or ')} line: capture the request with all its headers (the service sends x-service-delivery, x-service-event, x-service-delivery-attempt and x-service-signature)`];
-  }
-  // checkEnvelope parsed this body before it compared the headers.
-  const body = JSON.parse(decodeBodyLeniently(arrival.rawBody)) as Record<string, string>;
-  const flags = missing.map(({ header, field }) => `--header '${header}: ${SHELL_SAFE.test(body[field] ?? '') ? body[field] : `<the body's "${field}">`}'`);
-  return [...hints, `the headers are part of the receiver's check: add ${flags.join(' ')}`];
-}
-
-const SHELL_SAFE = /^[\w.:@/+=-]+$/;
-
 /** What a note means for the sender under test; the note itself is what attempt records carry. */
 const NOTE_DETAILS: Record<string, string> = {
   [UPPERCASE_HEX_NOTE]: ' (the same MAC, so hookrelay accepts it; the service sends lowercase, and receivers that compare hex strings, such as stripe-node, reject it)',
@@ -237,16 +201,10 @@ function judgeRedacted(
   context: { toleranceSeconds: number; bodyLimitBytes: number; flagMode: boolean; json: boolean },
   output: ReturnType<typeof outputOf>,
 ): void {
-  const verdict = judgeArrival(arrival, { secrets: [], toleranceSeconds: context.toleranceSeconds, skipVerify: true, bodyLimitBytes: context.bodyLimitBytes });
-  const hints = hintsFor(verdict, null, arrival, { flagMode: context.flagMode, bodyLimitBytes: context.bodyLimitBytes });
+  const judged = explainRedacted(arrival, context, context.flagMode ? 'flags' : 'capture');
+  const { verdict, hints } = judged;
   if (context.json) {
-    output.out(JSON.stringify({
-      verdict: verdict.ok
-        ? { accepted: null, status: null, signatureRedacted: true }
-        : { accepted: false, status: verdict.rejection.status, code: verdict.rejection.code, message: verdict.rejection.message, check: verdict.check, hints, signatureRedacted: true },
-      signature: { redacted: true },
-      envelope: verdict.ok ? { ok: true, id: verdict.envelope.envelope.id, type: verdict.envelope.envelope.type } : verdict.check === 'envelope' ? { ok: false, code: verdict.rejection.code } : null,
-    }, null, 2));
+    output.out(JSON.stringify(redactedJson(judged), null, 2));
   } else {
     const lines = verdict.ok
       ? ['unverified: the signature was redacted; every other check passes, so the receiver would accept it only if the signature is right']
@@ -259,7 +217,7 @@ function judgeRedacted(
   process.exitCode = verdict.ok ? EXIT_SIGNATURE_REDACTED : 1;
 }
 
-function describe({ verdict, signature, hints }: Report, tolerance: number, secretCount: number, recordedAt: number | null): string {
+function describe({ verdict, signature, hints }: ExplainedRequest, tolerance: number, secretCount: number, recordedAt: number | null): string {
   const lines = verdict.ok
     ? ['valid: the receiver would accept it (200)']
     : [`invalid: the receiver would answer ${verdict.rejection.status} ${verdict.rejection.code}: ${printable(verdict.rejection.message, 400)}`];
@@ -274,18 +232,4 @@ function describe({ verdict, signature, hints }: Report, tolerance: number, secr
   if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
   for (const hint of hints) lines.push(`  hint: ${printable(hint, 600)}`);
   return lines.join('\n');
-}
-
-function asJson({ verdict, signature: explained, hints }: Report) {
-  const signature = explained && inWords(explained);
-  const rounded = signature && signature.skewSeconds !== undefined ? { ...signature, skewSeconds: roundSeconds(signature.skewSeconds) } : signature;
-  return {
-    verdict: verdict.ok
-      ? { accepted: true, status: 200 }
-      : { accepted: false, status: verdict.rejection.status, code: verdict.rejection.code, message: verdict.rejection.message, check: verdict.check, hints },
-    signature: rounded,
-    envelope: verdict.ok
-      ? { ok: true, id: verdict.envelope.envelope.id, type: verdict.envelope.envelope.type, apiVersionKnown: verdict.envelope.apiVersionKnown }
-      : verdict.check === 'envelope' ? { ok: false, code: verdict.rejection.code, message: verdict.rejection.message } : null,
-  };
 }
