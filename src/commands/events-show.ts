@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
+import type { SchemaDrift } from '../core/schemas/drift.js';
 import { shellQuote } from '../core/shell-command.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { printable, RELAY_ERROR_CHARS } from '../reporter/printable.js';
@@ -140,9 +141,11 @@ export function registerEventsShowCommand(events: Command): void {
         }
         const relay = await reader.relayHistory(id, { withAnswers: true });
         const senderAttempts = splitSenderAttempts(attempts);
+        // Read here, not at intake: ajv loads with this module, only when a record is shown.
+        const drift = delivery ? (await import('../runtime/trigger-drift.js')).driftOfBody(delivery.rawBody) : null;
         if (flags.json) {
           const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, attempts: attemptsJson, relay: { job: relay.job && { ...relay.job, target: relay.job.target === null ? null : displayUrl(relay.job.target) }, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { job: relay.job && { ...relay.job, target: relay.job.target === null ? null : displayUrl(relay.job.target) }, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
@@ -151,6 +154,7 @@ export function registerEventsShowCommand(events: Command): void {
             `delivery  ${printable(delivery.id, 200)}`,
             `trigger   ${printable(delivery.trigger, 200)}`,
             `api       ${printable(delivery.apiVersion)}${delivery.apiVersionKnown ? '' : '  (unknown version: accepted, marked)'}`,
+            ...driftLines(drift),
             `received  ${time(delivery.receivedAt)}   duplicates: ${delivery.duplicateCount}`,
             `signature ${delivery.signature === 'valid' ? `valid (secret #${(delivery.secretIndex ?? 0) + 1}, t=${delivery.signatureTimestamp})` : 'NOT VERIFIED (--skip-verify)'}`,
             'headers',
@@ -173,6 +177,17 @@ export function registerEventsShowCommand(events: Command): void {
         process.stdout.write(`${lines.join('\n')}\n`);
       });
     });
+}
+
+/** The schema drift of `events show`: a warning under the trigger, one line per finding (hostile text made printable). */
+function driftLines(drift: SchemaDrift | null): string[] {
+  if (drift === null) return [];
+  const count = drift.problems.length + drift.more;
+  return [
+    `schema    WARNING: ${count} known field${count === 1 ? '' : 's'} missing or of another type than the ${printable(drift.trigger, 200)} schema says (accepted all the same: hookrelay schema ${shellQuote(drift.trigger)})`,
+    ...drift.problems.map((p) => `  ${printable(p, 300)}`),
+    ...(drift.more > 0 ? [`  … and ${drift.more} more`] : []),
+  ];
 }
 
 /** The relay job of `events show`: its state, tries, when it is due, and the target it was queued for. */

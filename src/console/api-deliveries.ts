@@ -163,9 +163,13 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS })));
     const job = await optional(async () => relayJobView((await store.relayHistory(d.id)).job));
     const verdict = await optional(conformance && (() => conformance(d.id)));
+    // Computed on read, never at intake; ajv loads with the module on the first detail shown.
+    const drift = await optional(async () => (await import('../runtime/trigger-drift.js')).driftOfBody(d.rawBody));
     return success(
       {
         delivery: deliverySummary({ ...d, bodyBytes: d.rawBody.length }, status.secretHints),
+        // A known field missing or of another type than its trigger's schema says: a warning, the delivery was accepted.
+        drift,
         headers: d.headers.map(([name, value]) => [name, value]),
         body: bodyView(d.rawBody),
         signature: signatureView(d, status),

@@ -158,8 +158,19 @@ export interface RelayJobView {
   target: string | null;
 }
 
+/** Known fields of a delivery missing or of another type than its trigger's schema says (`hookrelay schema`). */
+export interface SchemaDriftView {
+  trigger: string;
+  /** At most five, each `<JSON pointer>: <what was there> (<what> expected)`: hostile text, shown as text. */
+  problems: string[];
+  /** Findings not listed. */
+  more: number;
+}
+
 export interface DeliveryDetail {
   delivery: DeliverySummary;
+  /** Null when the body matches its schema or its trigger has none; absent from an older server. */
+  drift?: SchemaDriftView | null;
   headers: Array<[string, string]>;
   body: BodyView;
   signature: {

@@ -35,13 +35,6 @@ export function describeDrift(trigger: string, findings: readonly SchemaFinding[
   return { trigger, problems: lines.slice(0, MAX_DRIFT_LINES), more: Math.max(0, lines.length - MAX_DRIFT_LINES) };
 }
 
-/** The drift as one line of text: `2 fields drifted from the schema: …; …`. */
-export function driftSummary(drift: SchemaDrift): string {
-  const count = drift.problems.length + drift.more;
-  const rest = drift.more > 0 ? `; and ${drift.more} more` : '';
-  return `${count} field${count === 1 ? '' : 's'} drifted from the ${drift.trigger} schema: ${drift.problems.join('; ')}${rest}`;
-}
-
 function describeFinding(f: SchemaFinding): string {
   const parent = f.parentSchema;
   switch (f.keyword) {

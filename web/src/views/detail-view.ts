@@ -9,6 +9,7 @@ import { shorten, visibleString } from '../visible.js';
 import { detailActions } from './detail-actions.js';
 import { bodySection } from './body-section.js';
 import { deadJobNotice } from './dead-job.js';
+import { driftSection } from './drift-section.js';
 import { headerTable } from './header-table.js';
 import { dateTime } from './when.js';
 import { attemptsTimeline } from './attempts-timeline.js';
@@ -95,6 +96,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
         ...field('Body', `${s.bodyBytes} bytes`),
         ...field('Duplicates', s.duplicateCount === 0 ? 'none' : `received ${s.duplicateCount} more time${s.duplicateCount === 1 ? '' : 's'}, not handed on again`),
       ),
+      driftSection(d.drift),
       // What was sent comes first (as in ngrok's inspector and webhook.site); the verdicts about it follow.
       kept.headers,
       kept.body,
