@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { verify } from '../../src/index.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { envelopeBody } from '../helpers/signed-delivery.js';
+import { startTarget } from '../helpers/target-server.js';
+import { connect, seededStore } from './harness.js';
+
+const SECRET = 'whsec_mcp_write_secret_0a1b2c3d4e5f';
+const PASSWORD = 's3cretpw_9931';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('hookrelay mcp --allow-write: the write tools', () => {
+  it('replays one delivery to a local target once, signed, and records it without the credentials of its URL', async () => {
+    const body = envelopeBody('evt-w');
+    const { db, remove } = await seededStore(async (store) => {
+      const d = makeDelivery({ id: 'evt-w', rawBody: body });
+      await store.accept(d, attemptFor(d));
+    });
+    cleanups.push(remove);
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const h = await connect(db, { allowWrite: true, env: { HOOKRELAY_SECRET: SECRET } });
+    cleanups.push(() => h.close());
+
+    const to = target.url.replace('http://', `http://relay:${PASSWORD}@`);
+    const replayed = await h.call('replay_delivery', { id: 'evt-w', to });
+    expect(replayed.result.isError).toBeFalsy();
+    expect(replayed.json).toMatchObject({ replayed: true, status: 200 });
+    expect(target.received).toHaveLength(1);
+    const [got] = target.received;
+    expect(got!.body.equals(body)).toBe(true);
+    expect(got!.headers['x-service-delivery']).toBe('evt-w');
+    expect(verify(got!.body, String(got!.headers['x-service-signature']), { secrets: SECRET }).ok).toBe(true);
+
+    const shown = await h.call('show_delivery', { id: 'evt-w' });
+    expect(shown.json.relay.tries).toMatchObject([{ replay: true, status: 200, try: 1 }]);
+    expect(shown.json.relay.tries[0].untrustedContent.answerBody.text).toBe('{"ok":true}');
+    for (const text of h.answers) expect(text).not.toContain(PASSWORD);
+    // Nothing else was sent.
+    expect(target.received).toHaveLength(1);
+
+    const remote = await h.call('replay_delivery', { id: 'evt-w', to: 'http://example.com/hook' });
+    expect(remote.result.isError).toBe(true);
+    expect(remote.text).toMatch(/example\.com is not on this machine/);
+    const unknown = await h.call('replay_delivery', { id: 'evt-nope', to: target.url });
+    expect(unknown.result.isError).toBe(true);
+    expect(unknown.text).toMatch(/no stored delivery with id "evt-nope"/);
+    expect(target.received).toHaveLength(1);
+  });
+
+  it('queues a dead relay job again, and refuses any other with why', async () => {
+    const { db, remove } = await seededStore(async (store) => {
+      const dead = makeDelivery({ id: 'evt-dead' });
+      const { deliverySeq } = await store.accept(dead, attemptFor(dead));
+      await store.recordRelay({ deliverySeq, startedAt: 1, finishedAt: 2, status: null, error: 'down', replay: false, target: 'http://127.0.0.1:9/hook', try: 1, next: { state: 'dead' } });
+      const pending = makeDelivery({ id: 'evt-pending' });
+      await store.accept(pending, attemptFor(pending));
+    }, { outbox: true });
+    cleanups.push(remove);
+    const h = await connect(db, { allowWrite: true });
+    cleanups.push(() => h.close());
+    const retried = await h.call('retry_relay', { id: 'evt-dead' });
+    expect(retried.json).toMatchObject({ queued: true });
+    expect((await h.call('show_delivery', { id: 'evt-dead' })).json.relay.job.state).toBe('pending');
+    const pending = await h.call('retry_relay', { id: 'evt-pending' });
+    expect(pending.result.isError).toBe(true);
+    expect(pending.text).toMatch(/still queued for the relay/);
+    const none = await h.call('retry_relay', { id: 'evt-none' });
+    expect(none.text).toMatch(/has no relay job/);
+  });
+});
