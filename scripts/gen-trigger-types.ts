@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DATA_SCHEMAS } from '../src/core/schemas/data-schemas.js';
 import { ENVELOPE_FIELDS } from '../src/core/schemas/envelope-schema.js';
 import type { JsonSchema } from '../src/core/schemas/json-schema.js';
+import { typeNameOf } from '../src/core/schemas/type-names.js';
 
 export const OUTPUT = fileURLToPath(new URL('../src/core/schemas/payload-types.ts', import.meta.url));
 
@@ -31,14 +32,14 @@ export function generateTriggerTypes(dataSchemas: Readonly<Record<string, JsonSc
   ];
   const blocks: string[] = [];
   for (const [trigger, schema] of Object.entries(dataSchemas)) {
-    const name = `${pascal(trigger)}Data`;
+    const name = `${typeNameOf(trigger)}Data`;
     blocks.push(`${doc(`\`data\` of ${trigger}.${schema.description ? ` ${schema.description}` : ''}`, '')}export interface ${name} ${objectBody(schema, '', named)}`);
   }
   blocks.push(
     [
       '/** `data` of each trigger of spec 6.2, by trigger: the map a discriminated union on `type` is built from. */',
       'export interface TriggerPayloads {',
-      ...Object.keys(dataSchemas).map((trigger) => `  '${trigger}': ${pascal(trigger)}Data;`),
+      ...Object.keys(dataSchemas).map((trigger) => `  '${trigger}': ${typeNameOf(trigger)}Data;`),
       '}',
     ].join('\n'),
   );
@@ -89,7 +90,6 @@ function doc(text: string | undefined, indent: string): string {
 
 const literal = (value: unknown): string => `'${String(value).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const identifier = (key: string): string => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : literal(key));
-const pascal = (trigger: string): string => trigger.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 /** The file the checked-in schemas give. */
 export const generatedTypes = (): string => generateTriggerTypes(DATA_SCHEMAS, ENVELOPE_FIELDS);
