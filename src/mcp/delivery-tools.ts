@@ -99,16 +99,13 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
         if (!delivery && attempts.length === 0) throw new ToolFailure(`no delivery or attempt with id ${JSON.stringify(input.id)} in ${ctx.storeName} (list_deliveries lists them)`);
         const relay = await ctx.store.relayHistory(input.id, { withAnswers: true });
         const limit = input.bodyBytes;
+        // Numbered as the conformance judge counts the sender's attempts, each redirect hop apart (as `events show --json`).
         const senderAttempts = splitSenderAttempts(attempts).flatMap((hops, i) =>
-          hops.map((a, hop) => ({
-            senderAttempt: i + 1,
-            hop,
-            ...attemptSummary(a),
-            untrustedContent: {
-              ...attemptSummary(a).untrustedContent,
-              request: a.request ? { headers: shownHeaders(a.request.headers), body: a.request.body === null ? null : shownBody(a.request.body, limit, { bodyBytes: a.bodyBytes, complete: true }) } : null,
-            },
-          })),
+          hops.map((a, hop) => {
+            const summary = attemptSummary(a);
+            const request = a.request ? { headers: shownHeaders(a.request.headers), body: a.request.body === null ? null : shownBody(a.request.body, limit, { bodyBytes: a.bodyBytes, complete: true }) } : null;
+            return { senderAttempt: i + 1, hop, ...summary, untrustedContent: { ...summary.untrustedContent, request } };
+          }),
         );
         const tries = relay.attempts.slice(-MAX_TRIES_SHOWN).map((r) => relayTry(r, limit));
         return answer(ctx.redact, {

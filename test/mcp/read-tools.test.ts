@@ -46,6 +46,7 @@ describe('hookrelay mcp: the read tools', () => {
     const h = await open(async (store) => {
       await threeDeliveries(store);
       await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: 5_000 }));
+      await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'TIMESTAMP_TOO_OLD', receivedAt: 6_000 }));
     });
     const first = await h.call('list_deliveries', { limit: 2 });
     expect(first.json.deliveries.map((d: any) => d.untrustedContent.id)).toEqual(['evt-c', 'evt-b']);
@@ -61,7 +62,11 @@ describe('hookrelay mcp: the read tools', () => {
     expect(found.json.deliveries.map((d: any) => d.untrustedContent.id)).toEqual(['evt-b']);
     const rejected = await h.call('list_deliveries', { status: 'rejected' });
     expect(rejected.json.kind).toBe('attempts');
-    expect(rejected.json.attempts).toMatchObject([{ outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }]);
+    expect(rejected.json.attempts).toMatchObject([{ reason: 'TIMESTAMP_TOO_OLD' }, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }]);
+    const newest = await h.call('list_deliveries', { status: 'rejected', limit: 1 });
+    expect(newest.json.attempts).toMatchObject([{ reason: 'TIMESTAMP_TOO_OLD' }]);
+    const older = await h.call('list_deliveries', { status: 'rejected', limit: 1, cursor: newest.json.nextCursor });
+    expect(older.json.attempts).toMatchObject([{ reason: 'SIGNATURE_MISMATCH' }]);
   });
 
   it('answers a bad filter and an unknown id with a tool error naming the cause', async () => {
