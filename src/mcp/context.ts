@@ -47,7 +47,9 @@ export async function openMcpContext(flags: McpFlags, env: NodeJS.ProcessEnv = p
     if (flags.allowWrite) store = writable = await openExistingStore(where.location);
     else store = await openStoreReader(where.location);
   } catch (err) {
-    throw new StartFailure(err instanceof NoStoreError ? 'usage' : 'couldNotRun', redact(`cannot open the store ${describeStoreLocation(where.location)}: ${(err as Error).message}`));
+    // No store at the path given (its message names the path): usage. One there that cannot be read: could not run.
+    if (err instanceof NoStoreError) throw new StartFailure('usage', redact(err.message));
+    throw new StartFailure('couldNotRun', redact(`cannot open the store ${describeStoreLocation(where.location)}: ${(err as Error).message}`));
   }
   return { store, writable, location: where.location, storeName: describeStoreLocation(where.location), dbPath: where.dbPath, configFile: flags.config, env, now: Date.now, redact };
 }
