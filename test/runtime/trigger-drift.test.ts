@@ -1,5 +1,9 @@
 /** Drift of a stored body against its trigger's schema: a warning's lines, or null. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DATA_SCHEMAS } from '../../src/core/schemas/data-schemas.js';
+import { mulberry32 } from '../../src/core/seeded-random.js';
+import { sampleData, TRIGGER_CATALOGUE } from '../../src/core/triggers.js';
 import { driftOf, driftOfBody } from '../../src/runtime/trigger-drift.js';
 
 const ID = '3f1c5a2e-8b7d-4c6e-9f0a-1b2c3d4e5f60';
@@ -35,5 +39,26 @@ describe('driftOf', () => {
   it('reads stored bytes, a BOM included, and flags a retyped field of an open trigger it knows', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(envelope('sod.violation_detected', { sodViolationId: 12 })))]);
     expect(driftOfBody(bytes)?.problems).toEqual(['/data/sodViolationId: integer (uuid string expected)']);
+  });
+});
+
+describe('driftOf, against every sample of every trigger (seeded)', () => {
+  const triggers = TRIGGER_CATALOGUE.map((e) => e.trigger);
+
+  it('finds none in a sample, and names exactly the required field taken out or retyped', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...triggers), fc.integer({ min: 1, max: 2 ** 31 }), fc.nat(), fc.constantFrom<unknown>(null, 7, true, [], {}), (trigger, seed, pick, wrong) => {
+        const data = sampleData(trigger, { random: mulberry32(seed), now: () => 1_780_000_000_000 }) as Record<string, unknown>;
+        expect(driftOf(envelope(trigger, data))).toBeNull();
+        const required: readonly string[] = (DATA_SCHEMAS[trigger] as { required?: readonly string[] }).required ?? [];
+        if (required.length === 0) return;
+        const field = required[pick % required.length]!;
+        const { [field]: _, ...without } = data;
+        expect(driftOf(envelope(trigger, without))?.problems).toEqual([expect.stringMatching(new RegExp(`^/data/${field}: missing \\(.+ expected\\)$`))]);
+        if (typeof wrong === typeof data[field] && wrong !== null) return;
+        expect(driftOf(envelope(trigger, { ...data, [field]: wrong }))?.problems).toEqual([expect.stringMatching(new RegExp(`^/data/${field}: \\S+ \\(.+ expected\\)$`))]);
+      }),
+      { seed: 40, numRuns: 300 },
+    );
   });
 });
