@@ -13,6 +13,8 @@ export interface Harness {
   client: Client;
   dir: string;
   db: string;
+  /** The server's store, for a test that breaks it under the server. */
+  store: { close(): Promise<void> };
   /** Every answer's text, for tests that search all of them. */
   answers: string[];
   call(name: string, args?: Record<string, unknown>): Promise<{ result: CallToolResult; text: string; json: any }>;
@@ -46,6 +48,7 @@ export async function connect(db: string, options: { env?: NodeJS.ProcessEnv; al
     client,
     dir: join(db, '..'),
     db,
+    store: ctx.store,
     answers,
     async call(name, args = {}) {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -58,7 +61,7 @@ export async function connect(db: string, options: { env?: NodeJS.ProcessEnv; al
     async close() {
       await client.close();
       await server.close();
-      await ctx.store.close();
+      await ctx.store.close().catch(() => undefined);
     },
   };
 }

@@ -91,6 +91,12 @@ describe('hookrelay mcp: the read tools', () => {
     expect(check.text).toMatch(/no recorded attempt carries delivery id/);
     // The server still answers after every error.
     expect((await h.call('list_deliveries')).json.count).toBe(3);
+    // A store that cannot be read any more: a tool error saying so, not a crash.
+    await h.store.close();
+    const closed = await h.call('list_deliveries');
+    expect(closed.result.isError).toBe(true);
+    expect(closed.text).toMatch(/^could not run: /);
+    expect((await h.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('shows a delivery with its headers (signature redacted as exports redact it), body and attempts', async () => {
@@ -143,6 +149,7 @@ describe('hookrelay mcp: the read tools', () => {
       await store.recordAttempt(attemptFor({ id: 'evt-r', trigger: 'trustcenter.access_requested', rawBody: body }, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: T0 * 1000, request: { headers, body } }));
       const ok = makeDelivery({ id: 'evt-ok', rawBody: envelopeBody('evt-ok'), receivedAt: T0 * 1000, rawHeaders: ['x-service-delivery', 'evt-ok', 'x-service-event', 'trustcenter.access_requested', 'x-service-signature', sign(SECRET, envelopeBody('evt-ok'), T0)] });
       await store.accept(ok, attemptFor(ok));
+      await store.recordAttempt(attemptFor({ id: 'evt-big', trigger: 'trustcenter.access_requested', rawBody: Buffer.alloc(2_000_000) }, { outcome: 'rejected', status: 413, reason: 'PAYLOAD_TOO_LARGE', request: { headers: [['content-length', '2000000']], body: null } }));
     }, { env: ENV });
     const explained = await h.call('explain_rejection', { id: 'evt-r' });
     expect(explained.result.isError).toBeFalsy();
@@ -154,6 +161,9 @@ describe('hookrelay mcp: the read tools', () => {
     expect(bySeq.json.verdict.code).toBe('SIGNATURE_MISMATCH');
     const accepted = await h.call('explain_rejection', { id: 'evt-ok' });
     expect(accepted.json.verdict).toEqual({ accepted: true, status: 200 });
+    const tooLarge = await h.call('explain_rejection', { id: 'evt-big' });
+    expect(tooLarge.json).toMatchObject({ attempt: { reason: 'PAYLOAD_TOO_LARGE', status: 413 }, judged: null });
+    expect(tooLarge.json.note).toMatch(/cannot be judged again: its body was never read/);
     const nothing = await h.call('explain_rejection', {});
     expect(nothing.result.isError).toBe(true);
   });
