@@ -1,6 +1,7 @@
 /** The kit's types are what the schemas give: the checked-in file is the generator's output. */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { AccessChannel, DecidedBy, DeliveryEnvelope, EnvelopeFields, KnownEnvelope, TriggerPayloads } from '../../../src/core/envelope-types.js';
 import { OUTPUT, generateTriggerTypes, generatedTypes } from '../../../scripts/gen-trigger-types.js';
 import { DATA_SCHEMAS } from '../../../src/core/schemas/data-schemas.js';
 import { ENVELOPE_FIELDS } from '../../../src/core/schemas/envelope-schema.js';
@@ -29,5 +30,26 @@ describe('src/core/schemas/payload-types.ts', () => {
     const text = generateTriggerTypes({ odd: { type: 'object', required: ['a-b'], properties: { 'a-b': { type: 'boolean', description: 'ends */ here' } } } }, {});
     expect(text).toContain("'a-b': boolean;");
     expect(text).toContain('/** ends *\\/ here */');
+  });
+});
+
+describe('the envelope types built on them', () => {
+  it('KnownEnvelope is discriminated on type: a switch narrows data; DeliveryEnvelope keeps its shape', () => {
+    const read = (e: KnownEnvelope): string => {
+      switch (e.type) {
+        case 'trustcenter.resource_downloaded':
+          expectTypeOf(e.data.channel).toEqualTypeOf<AccessChannel>();
+          return e.data.occurredAt;
+        case 'trustcenter.access_approved':
+          expectTypeOf(e.data.decidedBy).toEqualTypeOf<DecidedBy>();
+          return e.data.visitorTokenId;
+        default:
+          return e.id;
+      }
+    };
+    expect(read({ id: 'd', type: 'control.drift_detected', apiVersion: 'v', createdAt: 'c', organizationId: 'o', data: {} })).toBe('d');
+    expectTypeOf<DeliveryEnvelope<'trustcenter.access_requested'>['data']>().toEqualTypeOf<TriggerPayloads['trustcenter.access_requested']>();
+    expectTypeOf<DeliveryEnvelope<'later.trigger'>['data']>().toEqualTypeOf<Record<string, unknown>>();
+    expectTypeOf<keyof EnvelopeFields>().toEqualTypeOf<'id' | 'apiVersion' | 'createdAt' | 'organizationId'>();
   });
 });
