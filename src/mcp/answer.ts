@@ -11,9 +11,12 @@ export type Redact = (text: string) => string;
 /** A failure a tool reports as it is: bad input, an unknown id, nothing to do. */
 export class ToolFailure extends Error {}
 
-/** `value` as the tool's answer, redacted. */
+/**
+ * `value` as the tool's answer, redacted: each string before it is written as JSON (a secret holding
+ * a quote or a backslash would not be found in its escaped form), then the text as a whole.
+ */
 export function answer(redact: Redact, value: Record<string, unknown>): CallToolResult {
-  const text = redact(JSON.stringify(value, null, 2));
+  const text = redact(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v), 2));
   return { content: [{ type: 'text', text }] };
 }
 

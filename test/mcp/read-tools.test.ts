@@ -21,7 +21,9 @@ async function open(seed: Parameters<typeof seededStore>[0], options: { env?: No
   return h;
 }
 
-const ENV = { HOOKRELAY_SECRET: SECRET, HOOKRELAY_API_KEY: API_KEY, HOOKRELAY_FORWARD_TO: `http://relay:${FORWARD_PASSWORD}@127.0.0.1:9/hook` };
+/** A second secret JSON must escape: found only before the answer is written as JSON. */
+const QUOTED_SECRET = 'whsec_q"uo\\ted_secret_5e6f7a8b';
+const ENV = { HOOKRELAY_SECRET: `${SECRET},${QUOTED_SECRET}`, HOOKRELAY_API_KEY: API_KEY, HOOKRELAY_FORWARD_TO: `http://relay:${FORWARD_PASSWORD}@127.0.0.1:9/hook` };
 
 /** Three deliveries (one received twice), signed with SECRET, and one rejected attempt that kept its request. */
 async function threeDeliveries(store: Parameters<Parameters<typeof seededStore>[0]>[0]) {
@@ -156,7 +158,7 @@ describe('hookrelay mcp: the read tools', () => {
     expect(explained.json.verdict).toMatchObject({ accepted: false, status: 400, code: 'SIGNATURE_MISMATCH', check: 'signature' });
     expect(explained.json.judgedAt).toBe(new Date(T0 * 1000).toISOString());
     expect(explained.json.attempt).toMatchObject({ outcome: 'rejected', reason: 'SIGNATURE_MISMATCH' });
-    expect(explained.json.settings).toEqual({ secrets: 1, toleranceSeconds: 300, bodyLimitBytes: 1024 * 1024 });
+    expect(explained.json.settings).toEqual({ secrets: 2, toleranceSeconds: 300, bodyLimitBytes: 1024 * 1024 });
     const bySeq = await h.call('explain_rejection', { attemptSeq: explained.json.attempt.seq });
     expect(bySeq.json.verdict.code).toBe('SIGNATURE_MISMATCH');
     const accepted = await h.call('explain_rejection', { id: 'evt-ok' });
@@ -189,7 +191,7 @@ describe('hookrelay mcp: the read tools', () => {
     // Delivery content that holds them (a sender echoing a secret), a rejected attempt, a rejection to explain.
     const leaky = envelopeBody('evt-leak', 'trustcenter.access_requested', { echo: `${SECRET} ${API_KEY} http://relay:${FORWARD_PASSWORD}@127.0.0.1:9/hook` });
     const h = await open(async (store) => {
-      const d = makeDelivery({ id: 'evt-leak', rawBody: leaky, rawHeaders: ['X-Echo', SECRET, 'x-service-signature', sign(SECRET, leaky, T0)] });
+      const d = makeDelivery({ id: 'evt-leak', rawBody: leaky, rawHeaders: ['X-Echo', SECRET, 'X-Echo-Quoted', QUOTED_SECRET, 'x-service-signature', sign(SECRET, leaky, T0)] });
       await store.accept(d, attemptFor(d));
       await store.recordAttempt(attemptFor(d, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', request: { headers: [['X-Key', API_KEY]], body: leaky } }));
     }, { env: ENV });
@@ -204,7 +206,7 @@ describe('hookrelay mcp: the read tools', () => {
     const all = h.answers.join('\n');
     expect(h.answers).toHaveLength(8);
     expect(all).toContain('evt-leak');
-    for (const secret of [SECRET, API_KEY, FORWARD_PASSWORD]) expect(all).not.toContain(secret);
+    for (const secret of [SECRET, API_KEY, FORWARD_PASSWORD, QUOTED_SECRET, JSON.stringify(QUOTED_SECRET).slice(1, -1)]) expect(all).not.toContain(secret);
     // Where the secret was, its hint (core/secret-hint.ts) stands.
     expect(all).toContain('whsec_…b7e0');
   });
