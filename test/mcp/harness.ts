@@ -34,10 +34,14 @@ export async function seededStore(seed: (store: DeliveryStore) => Promise<void>,
   return { dir, db, remove };
 }
 
-/** A client and a server on `db`, with `env` as the server's environment (no HOOKRELAY_* of the test's own). */
+/**
+ * A client and a server on `db` (a SQLite path, or a postgres:// URL), with `env` as the server's
+ * environment (no HOOKRELAY_* of the test's own).
+ */
 export async function connect(db: string, options: { env?: NodeJS.ProcessEnv; allowWrite?: boolean } = {}): Promise<Harness> {
   const env = { ...options.env };
-  const ctx = await openMcpContext({ db, allowWrite: options.allowWrite }, env);
+  const where = /^postgres(ql)?:\/\//.test(db) ? { store: db } : { db };
+  const ctx = await openMcpContext({ ...where, allowWrite: options.allowWrite }, env);
   const server = createMcpServer(ctx);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
