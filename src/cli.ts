@@ -19,6 +19,7 @@ const COMMANDS: Array<[name: string, register: Register]> = [
   ['send', async (p) => (await import('./commands/send.js')).registerSendCommand(p)],
   ['schedule', async (p) => (await import('./commands/schedule.js')).registerScheduleCommand(p)],
   ['triggers', async (p) => (await import('./commands/triggers.js')).registerTriggersCommand(p)],
+  ['schema', async (p) => (await import('./commands/schema.js')).registerSchemaCommand(p)],
   ['check', async (p) => (await import('./commands/check.js')).registerCheckCommand(p)],
   ['db', async (p) => (await import('./commands/db.js')).registerDbCommand(p)],
   ['status', async (p) => (await import('./commands/status.js')).registerStatusCommand(p)],
