@@ -9,6 +9,7 @@ import { registerCheckTools } from './check-tools.js';
 import type { McpContext } from './context.js';
 import { registerDeliveryTools } from './delivery-tools.js';
 import { registerExplainTools } from './explain-tools.js';
+import { registerFaultReadTools, registerFaultWriteTools } from './fault-tools.js';
 import { registerReconcileTools } from './reconcile-tools.js';
 import { registerStatsTools } from './stats-tools.js';
 import { UNTRUSTED_NOTE } from './untrusted.js';
@@ -24,6 +25,10 @@ export function createMcpServer(ctx: McpContext): McpServer {
   registerCheckTools(server, ctx);
   registerStatsTools(server, ctx);
   registerReconcileTools(server, ctx);
-  if (ctx.writable) registerWriteTools(server, ctx, ctx.writable);
+  registerFaultReadTools(server, ctx);
+  if (ctx.writable) {
+    registerWriteTools(server, ctx, ctx.writable);
+    registerFaultWriteTools(server, ctx);
+  }
   return server;
 }

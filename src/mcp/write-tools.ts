@@ -1,8 +1,8 @@
 /**
  * The write tools, listed only with `--allow-write`: `replay_delivery` (the one replayer,
  * relay/replay.ts, with the settings `events replay` reads) and `retry_relay` (what `events retry`
- * does: a dead relay job back in the queue). Fault rules live in a running `listen` and are changed
- * through its console, not through the store: they are not tools here.
+ * does: a dead relay job back in the queue). The fault rule tools, which reach a running `listen`'s
+ * console rather than the store, are in fault-tools.ts.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
