@@ -25,11 +25,11 @@ const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 export function registerMcpCommand(program: Command): Command {
   return program
     .command('mcp')
-    .description('a Model Context Protocol server over stdio for an agent: list, search and show deliveries, explain rejections, check, stats, reconcile (replay and retry with --allow-write)')
+    .description("a Model Context Protocol server over stdio for an agent: list, search and show deliveries, explain rejections, check, stats, reconcile, a running listen's fault rules (replay, retry and fault rule changes with --allow-write)")
     .option('--data-dir <dir>', `the data folder whose store to serve (its ${basename(DEFAULT_DB_PATH)})`)
     .option('--db <file-or-url>', 'the SQLite file, or a postgres:// URL (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB, HOOKRELAY_STORE]')
-    .option('--config <file>', 'config file to read db, store, secrets and relay settings from (default: ./hookrelay.config.json when present)')
-    .option('--allow-write', 'also offer the write tools: replay_delivery and retry_relay (without it they are not listed)')
+    .option('--config <file>', 'config file to read db, store, secrets, relay and console settings from (default: ./hookrelay.config.json when present)')
+    .option('--allow-write', 'also offer the write tools: replay_delivery, retry_relay, add_fault_rule, remove_fault_rule (without it they are not listed)')
     .addHelpText(
       'after',
       `
