@@ -57,9 +57,12 @@ export function registerExplainTools(server: McpServer, ctx: McpContext): void {
     (input) =>
       guarded(ctx.redact, async () => {
         if (input.id === undefined && input.attemptSeq === undefined) throw new ToolFailure('give id (a delivery id) or attemptSeq (an attempt from list_deliveries)');
-        const attempt = await findAttempt(ctx, input.id, input.attemptSeq);
+        const found = await findAttempt(ctx, input.id, input.attemptSeq);
+        // An accepted attempt kept no request of its own: its stored delivery holds it.
+        const attempt = found?.outcome === 'accepted' ? null : found;
+        const id = found?.outcome === 'accepted' ? (found.deliveryId ?? undefined) : input.id;
         let request: { headers: ReadonlyArray<readonly [string, string]>; body: Buffer; receivedAt: number };
-        let judged: Record<string, unknown>;
+        let subject: Record<string, unknown>;
         if (attempt) {
           const recorded = { seq: attempt.seq, outcome: attempt.outcome, status: attempt.status, reason: attempt.reason, receivedAt: new Date(attempt.receivedAt).toISOString(), untrustedContent: { hints: (attempt.hints ?? []).map((h) => untrustedText(h)) } };
           const kept = attempt.request;
@@ -68,19 +71,19 @@ export function registerExplainTools(server: McpServer, ctx: McpContext): void {
             return answer(ctx.redact, { store: ctx.storeName, attempt: recorded, judged: null, note: `cannot be judged again: ${why}; the receiver's recorded answer and hints are above` });
           }
           request = { headers: kept.headers, body: Buffer.from(kept.body), receivedAt: attempt.receivedAt };
-          judged = { attempt: recorded };
+          subject = { attempt: recorded };
         } else {
-          const delivery = input.id === undefined ? undefined : await ctx.store.getDelivery(input.id);
-          if (!delivery) throw new ToolFailure(`no rejected attempt and no stored delivery with id ${JSON.stringify(input.id)} in ${ctx.storeName} (list_deliveries with status rejected lists refused attempts)`);
+          const delivery = id === undefined ? undefined : await ctx.store.getDelivery(id);
+          if (!delivery) throw new ToolFailure(`no rejected attempt and no stored delivery with id ${JSON.stringify(id ?? null)} in ${ctx.storeName} (list_deliveries with status rejected lists refused attempts)`);
           request = { headers: delivery.headers, body: Buffer.from(delivery.rawBody), receivedAt: delivery.receivedAt };
-          judged = { delivery: { seq: delivery.seq, receivedAt: new Date(delivery.receivedAt).toISOString(), note: 'a stored delivery: the receiver accepted it; judged again with the settings of now' } };
+          subject = { delivery: { seq: delivery.seq, receivedAt: new Date(delivery.receivedAt).toISOString(), note: 'a stored delivery: the receiver accepted it; judged again with the settings of now' } };
         }
         const settings = receiverSettings(ctx);
         const arrival = capturedArrival({ headers: request.headers, body: request.body, receivedAt: request.receivedAt, bodyLimitBytes: settings.bodyLimitBytes });
         const report = explainRequest(arrival, settings, 'stored');
         return answer(ctx.redact, {
           store: ctx.storeName,
-          ...judged,
+          ...subject,
           judgedAt: new Date(request.receivedAt).toISOString(),
           settings: { secrets: settings.secrets.length, toleranceSeconds: settings.toleranceSeconds, bodyLimitBytes: settings.bodyLimitBytes },
           // hookrelay's words, which quote what the sender sent (a header value, the body's id): escaped as untrusted text.

@@ -163,6 +163,11 @@ describe('hookrelay mcp: the read tools', () => {
     expect(bySeq.json.verdict.code).toBe('SIGNATURE_MISMATCH');
     const accepted = await h.call('explain_rejection', { id: 'evt-ok' });
     expect(accepted.json.verdict).toEqual({ accepted: true, status: 200 });
+    // An accepted attempt asked by its seq: its stored delivery is judged.
+    const shownOk = await h.call('show_delivery', { id: 'evt-ok' });
+    const bySeqAccepted = await h.call('explain_rejection', { attemptSeq: shownOk.json.attempts[0].seq });
+    expect(bySeqAccepted.json.delivery).toMatchObject({ seq: shownOk.json.delivery.seq });
+    expect(bySeqAccepted.json.verdict).toEqual({ accepted: true, status: 200 });
     const tooLarge = await h.call('explain_rejection', { id: 'evt-big' });
     expect(tooLarge.json).toMatchObject({ attempt: { reason: 'PAYLOAD_TOO_LARGE', status: 413 }, judged: null });
     expect(tooLarge.json.note).toMatch(/cannot be judged again: its body was never read/);
