@@ -141,6 +141,12 @@ describe('hookrelay mcp: the read tools', () => {
     expect(bigger.json.delivery.untrustedContent.body.shownBytes).toBe(256 * 1024);
     const tooBig = await h.call('show_delivery', { id: 'evt-big', bodyBytes: 10 * 1024 * 1024 });
     expect(tooBig.result.isError).toBe(true);
+    // Every other tool that names the delivery escapes it too.
+    const listed = await h.call('list_deliveries');
+    expect(listed.json.deliveries[0].untrustedContent.trigger).toBe('x.\\u001b[2Jtrigger');
+    await h.call('check');
+    await h.call('explain_rejection', { id: 'evt-big' });
+    for (const text of h.answers) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
   });
 
   it('explains a rejection as verify does, judged when the receiver got it', async () => {
