@@ -15,7 +15,8 @@ const LAYERS = [
   ['config'],
   ['app'],
   ['testing'],
-  ['commands'],
+  // The commands and the MCP server's tools (src/mcp/) are one front end: the tools call what the commands call.
+  ['commands|mcp'],
 ];
 
 const folder = (names) => `^src/(${names.join('|')})/`;

@@ -29,6 +29,7 @@ const COMMANDS: Array<[name: string, register: Register]> = [
   ['webhooks', async (p) => (await import('./commands/webhooks.js')).registerWebhooksCommand(p)],
   ['secrets', async (p) => (await import('./commands/secrets.js')).registerSecretsCommand(p)],
   ['reconcile', async (p) => (await import('./commands/reconcile.js')).registerReconcileCommand(p)],
+  ['mcp', async (p) => (await import('./commands/mcp.js')).registerMcpCommand(p)],
 ];
 
 /** Commands whose first argument is a subcommand. */

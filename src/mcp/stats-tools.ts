@@ -2,7 +2,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { readStatus } from '../commands/status.js';
 import { dataDirOf } from '../config/data-dir.js';
-import type { RelayOutbox } from '../store/store.js';
 import { answer, guarded } from './answer.js';
 import type { McpContext } from './context.js';
 import { escapedStrings, UNTRUSTED_NOTE } from './untrusted.js';
@@ -21,15 +20,12 @@ export function registerStatsTools(server: McpServer, ctx: McpContext): void {
     () =>
       guarded(ctx.redact, async () => {
         const stats = await ctx.store.stats();
-        // The relay's backlog per target is read where the store's reader offers it (PostgreSQL, or a store opened to write).
-        const backlog = ctx.writable ?? (typeof (ctx.store as Partial<RelayOutbox>).relayBacklog === 'function' ? (ctx.store as typeof ctx.store & Pick<RelayOutbox, 'relayBacklog'>) : null);
-        const status = backlog ? await readStatus(backlog, ctx.storeName, ctx.now(), ctx.location.kind === 'sqlite' ? dataDirOf(ctx.dbPath) : null) : null;
+        const status = await readStatus(ctx.store, ctx.storeName, ctx.now(), ctx.location.kind === 'sqlite' ? dataDirOf(ctx.dbPath) : null);
         return answer(ctx.redact, {
           store: ctx.storeName,
           stats: { ...stats, oldestReceivedAt: iso(stats.oldestReceivedAt), newestReceivedAt: iso(stats.newestReceivedAt) },
           // Targets are shown without credentials (as stored); subscriber names and replay selections are escaped.
-          status: status && escapedStrings(status),
-          ...(status ? {} : { note: 'relay backlog per target, bridge lag and replay jobs: run `hookrelay status` (this read-only SQLite reader does not read them)' }),
+          status: escapedStrings(status),
         });
       }),
   );

@@ -23,7 +23,7 @@ export interface OpenStoreOptions {
 /** What reading commands use: every read of the contract, and close. */
 export type StoreReader = Pick<
   DeliveryStore,
-  'getDelivery' | 'listDeliveries' | 'listAttempts' | 'countArrivals' | 'relayHistory' | 'stats' | 'deliveriesAfter' | 'bridgeCursors' | 'latestDeliverySeq' | 'close'
+  'getDelivery' | 'listDeliveries' | 'listAttempts' | 'countArrivals' | 'relayHistory' | 'relayBacklog' | 'stats' | 'deliveriesAfter' | 'bridgeCursors' | 'latestDeliverySeq' | 'close'
 >;
 
 /** The location for messages: a path made absolute, a URL without its password. */
@@ -69,6 +69,7 @@ export async function openStoreReader(location: StoreLocation): Promise<StoreRea
     listAttempts: async (query) => reader.listAttempts(query),
     countArrivals: async (id) => reader.countArrivals(id),
     relayHistory: async (id, options) => reader.relayHistory(id, options),
+    relayBacklog: async () => reader.relayBacklog(),
     stats: async () => readStoreStats(db),
     deliveriesAfter: async (afterSeq, limit, triggers) => reader.deliveriesAfter(afterSeq, limit, triggers),
     bridgeCursors: async () => reader.bridgeCursors(),

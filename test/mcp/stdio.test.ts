@@ -10,9 +10,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { seededStore } from './harness.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = ['--import', 'tsx', join(ROOT, 'test/mcp/mcp-cli-entry.ts')];
+// The real CLI (the build when it is fresh, else the source).
+const ENTRY = cliEntry();
 const SECRET = 'whsec_stdio_known_secret_77c1a0e9d2';
 
 const cleanups: Array<() => unknown> = [];
