@@ -110,8 +110,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     })));
   const key = options.apiKey;
   const scrub = (text: string) => (key.length > 0 && text.includes(key) ? text.split(key).join('[API key]') : text);
-  const fail = (code: ConstructorParameters<typeof ServiceError>[0], message: string, status: number | null = null, envelope: ErrorEnvelope | null = null): never => {
-    throw new ServiceError(code, scrub(message), status, envelope === null ? null : scrubEnvelope(envelope, scrub));
+  const fail = (code: ConstructorParameters<typeof ServiceError>[0], message: string, status: number | null = null, envelope: ErrorEnvelope | null = null, hint = ''): never => {
+    const hintText = hint.replace(/^; /, '');
+    throw new ServiceError(code, scrub(message), status, envelope === null ? null : scrubEnvelope(envelope, scrub), hintText === '' ? null : scrub(hintText));
   };
 
   async function wait(notice: WaitNotice): Promise<void> {
@@ -193,8 +194,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             : got.status === 401
               ? unauthorizedHint(key, base)
               : '';
-        if (parsed.envelope) return fail('API_ERROR', `${describeEnvelope(got.status, parsed.envelope)}${after}${hint}`, got.status, parsed.envelope);
-        return fail('BAD_RESPONSE', `${what}: the service answered ${got.status} ${parsed.problem ?? 'without the API\'s error envelope (spec 7)'}${after}${hint}`, got.status);
+        if (parsed.envelope) return fail('API_ERROR', `${describeEnvelope(got.status, parsed.envelope)}${after}${hint}`, got.status, parsed.envelope, hint);
+        return fail('BAD_RESPONSE', `${what}: the service answered ${got.status} ${parsed.problem ?? 'without the API\'s error envelope (spec 7)'}${after}${hint}`, got.status, null, hint);
       }
       if (parsed.json === undefined) return fail('BAD_RESPONSE', `${what}: the service answered ${got.status} ${parsed.problem ?? 'with no body'}`, got.status);
       const envelope = parsed.json;

@@ -147,6 +147,16 @@ export function readTrigger(value: unknown): TriggerEntry {
   };
 }
 
+/**
+ * A record whose shape this client does not read field by field (spec 2.10): an object whose
+ * `required` fields are non-empty strings, kept whole otherwise, so a missing id is a BAD_RESPONSE here.
+ */
+export function readRecord<T>(value: unknown, what: string, required: readonly string[]): T {
+  const o = objectOf(value, what);
+  for (const field of required) str(o, field, what);
+  return o as T;
+}
+
 export function listOf<T>(value: unknown, what: string, read: (v: unknown) => T): T[] {
   if (!Array.isArray(value)) return bad(what, `"data" must be an array, got ${kind(value)}`);
   return value.map(read);

@@ -27,9 +27,21 @@ export class ServiceError extends Error {
     message: string,
     readonly status: number | null = null,
     readonly envelope: ErrorEnvelope | null = null,
+    /** What likely went wrong on our side (a base URL without /v1, which key was sent): hookrelay's words, not the service's. */
+    readonly hint: string | null = null,
   ) {
     super(message);
     this.name = 'ServiceError';
+  }
+
+  /** The service's own code (spec 7), such as `ACCESS_REQUEST_ALREADY_DECIDED`; null when it sent no envelope. */
+  get apiCode(): string | null {
+    return this.envelope?.code ?? null;
+  }
+
+  /** The `requestId` of the service's error envelope, for its support. */
+  get requestId(): string | null {
+    return this.envelope?.requestId ?? null;
   }
 }
 
