@@ -49,8 +49,8 @@ export function parseSelection(flags: SelectionFlags, nowMs: number): { ok: true
   const where: WhereCondition[] = [];
   for (const text of flags.where ?? []) {
     const parsed = parseWhere(text);
-    if (parsed.ok) where.push(parsed.value);
-    else problems.push(`--where: ${parsed.message}`);
+    if (parsed.ok) where.push(...parsed.value);
+    else problems.push(parsed.message);
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: { since, until, trigger: flags.trigger, status, where } };

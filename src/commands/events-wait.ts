@@ -57,7 +57,7 @@ Exit code: 0 a matching delivery was stored (JSON on stdout), 1 none within --ti
       const where: WhereCondition[] = [];
       for (const text of flags.where ?? []) {
         const parsed = parseWhere(text);
-        if (parsed.ok) where.push(parsed.value);
+        if (parsed.ok) where.push(...parsed.value);
         else problems.push(parsed.message);
       }
       if (flags.trigger === '') problems.push('--trigger: must not be empty');

@@ -1,8 +1,10 @@
 /**
- * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route GLOB=URL`
- * (repeatable; HOOKRELAY_ROUTE one per line; config key "route", an array) and the trust of https
+ * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route GLOB=URL` or
+ * `--route 'GLOB where COND and … = URL'` (repeatable; HOOKRELAY_ROUTE one per line; config key
+ * "route", an array of the same texts) and the trust of https
  * targets (`--forward-insecure` or `--forward-ca FILE`) and how they are reached (`--forward-proxy URL`).
  */
+import { contradictionOf } from '../core/conditions/contradiction.js';
 import { matchesCatalogue, parseRoute, type Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 import { parseForwardHeader } from '../handoff/forward-request.js';
@@ -66,8 +68,11 @@ export function parseRoutes(texts: readonly string[], where: string, problems: s
     const { glob } = parsed.route;
     // Kept, with a warning: the service may add triggers this build does not know yet.
     if (!matchesCatalogue(glob)) warnings.push(`${label}: the glob ${JSON.stringify(glob)} matches no trigger of the catalogue (\`hookrelay triggers\` lists them); kept for triggers this build does not know`);
-    const earlier = routes.find((r) => r.glob === glob || /^\*+$/.test(r.glob));
-    if (earlier) warnings.push(`${label}: ${JSON.stringify(glob)} never applies: the earlier route ${JSON.stringify(earlier.glob)} matches first (the first matching route wins)`);
+    // Only an earlier route with no filter takes every delivery its glob matches.
+    const earlier = routes.find((r) => r.where === undefined && (r.glob === glob || /^\*+$/.test(r.glob)));
+    if (earlier) warnings.push(`${label}: ${JSON.stringify(glob)} never applies: the earlier route ${JSON.stringify(earlier.glob)} (with no filter) matches first (the first matching route wins)`);
+    const never = parsed.route.where === undefined ? null : contradictionOf(parsed.route.where);
+    if (never !== null) warnings.push(`${label}: its filter never matches: ${never}`);
     routes.push(parsed.route);
   });
   return routes;

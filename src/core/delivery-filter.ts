@@ -1,8 +1,12 @@
 /**
- * What `events wait` (and a test) waits for: a trigger glob, a delivery id, and `PATH=VALUE`
- * conditions on the body. Pure: it reads a delivery, never the store.
+ * What `events wait` and `events replay` select: a trigger glob, a delivery id, and `--where`
+ * conditions (the condition language of route filters: ./conditions/parse-conditions.ts).
+ * Pure: it reads a delivery, never the store.
  */
-import { decodeBodyLeniently } from './envelope.js';
+import type { Condition } from './conditions/condition.js';
+import { factsOf, meetsAll } from './conditions/judge-conditions.js';
+import { describeProblems, parseConditions } from './conditions/parse-conditions.js';
+import { parseOperand } from './conditions/parse-operand.js';
 import { globMatch } from './faults/glob.js';
 
 export interface DeliveryFilter {
@@ -13,79 +17,49 @@ export interface DeliveryFilter {
   where: WhereCondition[];
 }
 
-export interface WhereCondition {
-  /** As written, for messages. */
-  text: string;
-  path: Array<string | number>;
-  value: string;
-}
+export type WhereCondition = Condition;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
-const SEGMENT = /^([^.[\]]+)|^\[(\d{1,9})\]|^\["((?:[^"\\]|\\.)*)"\]/;
+/**
+ * `PATH=VALUE`, the form `--where` has always read: a path with no space (outside `["…"]`)
+ * and no `!`, `<` or `>` right before the first `=`.
+ */
+function classicOf(text: string): { path: string; value: string } | null {
+  const eq = text.indexOf('=');
+  if (eq <= 0) return null;
+  const path = text.slice(0, eq);
+  if (/[!<>]$/.test(path) || /\s/u.test(path.replace(/\["(?:[^"\\]|\\.)*"\]/g, ''))) return null;
+  return { path, value: text.slice(eq + 1) };
+}
 
 /**
- * Reads `PATH=VALUE`. PATH is a JSONPath-like path into the body: `$.data.accessRequestId`,
- * `data.items[0].id`, `data["odd.key"]` (the leading `$.` is optional). VALUE is compared with a
- * string as it is, and with anything else as its compact JSON (`true`, `3`, `null`, `{"a":1}`).
+ * Reads one `--where`: either `PATH=VALUE` as always (PATH a dotted path such as
+ * `data.items[0].id` or a JSON pointer such as `/data/id`; VALUE everything after the `=`,
+ * spaces included), or conditions of the route filter language (`/data/risk >= 70 and
+ * header:x-kind prefix a`). Every problem is in the message, with its column.
  */
-export function parseWhere(text: string): Parsed<WhereCondition> {
-  const eq = text.indexOf('=');
-  if (eq <= 0) return { ok: false, message: `--where: expected PATH=VALUE (e.g. data.accessRequestId=ar_1), got ${JSON.stringify(text.slice(0, 80))}` };
-  let rest = text.slice(0, eq).trim();
-  const value = text.slice(eq + 1);
-  if (rest.startsWith('$')) rest = rest.slice(1);
-  const path: Array<string | number> = [];
-  while (rest.length > 0) {
-    if (rest.startsWith('.')) rest = rest.slice(1);
-    const m = SEGMENT.exec(rest);
-    if (!m) return { ok: false, message: `--where: cannot read the path ${JSON.stringify(text.slice(0, eq).slice(0, 80))} at ${JSON.stringify(rest.slice(0, 20))}: use names joined by dots, [n] for an index, ["name"] for a name with dots` };
-    if (m[1] !== undefined) path.push(m[1]);
-    else if (m[2] !== undefined) path.push(Number(m[2]));
-    else {
-      const name = quotedName(m[3]!);
-      if (name === undefined) return { ok: false, message: `--where: cannot read the name in ${JSON.stringify(m[0].slice(0, 40))}: inside ["…"] use JSON string escapes (\\" \\\\ \\n \\uXXXX)` };
-      path.push(name);
-    }
-    rest = rest.slice(m[0].length);
+export function parseWhere(text: string): Parsed<WhereCondition[]> {
+  const classic = classicOf(text);
+  if (classic) {
+    const operand = parseOperand(classic.path);
+    if (!operand.ok) return { ok: false, message: `--where: ${operand.reason} at column 1` };
+    return { ok: true, value: [{ text, column: 1, operand: operand.operand, operandText: classic.path, op: '=', values: [classic.value] }] };
   }
-  if (path.length === 0) return { ok: false, message: `--where: the path before "=" is empty in ${JSON.stringify(text.slice(0, 80))}` };
-  return { ok: true, value: { text, path, value } };
+  const parsed = parseConditions(text);
+  if (!parsed.ok) return { ok: false, message: `--where ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}: ${describeProblems(parsed.problems)}` };
+  return { ok: true, value: parsed.conditions };
 }
 
-/** The name inside `["…"]`, read as a JSON string; undefined for an escape JSON does not have (`\x`). */
-function quotedName(inner: string): string | undefined {
-  try {
-    return JSON.parse(`"${inner}"`) as string;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a delivery (its trigger, id and raw body) passes every part of the filter. */
-export function matchesFilter(filter: DeliveryFilter, delivery: { id: string; trigger: string; rawBody: Buffer }): boolean {
+/** Whether a delivery (its trigger, id, raw body and headers) passes every part of the filter. */
+export function matchesFilter(
+  filter: DeliveryFilter,
+  delivery: { id: string; trigger: string; rawBody: Uint8Array; headers?: ReadonlyArray<readonly [string, string]> },
+): boolean {
   if (filter.trigger !== undefined && !globMatch(filter.trigger, delivery.trigger)) return false;
   if (filter.deliveryId !== undefined && filter.deliveryId !== delivery.id) return false;
   if (filter.where.length === 0) return true;
-  let body: unknown;
-  try {
-    body = JSON.parse(decodeBodyLeniently(delivery.rawBody));
-  } catch {
-    return false;
-  }
-  return filter.where.every((condition) => holds(condition, body));
-}
-
-function holds({ path, value }: WhereCondition, body: unknown): boolean {
-  let at: unknown = body;
-  for (const segment of path) {
-    if (at === null || typeof at !== 'object') return false;
-    if (typeof segment === 'number' ? !Array.isArray(at) : Array.isArray(at)) return false;
-    if (!Object.prototype.hasOwnProperty.call(at, segment)) return false;
-    at = (at as Record<string | number, unknown>)[segment];
-  }
-  if (at === undefined) return false;
-  return typeof at === 'string' ? at === value : JSON.stringify(at) === value;
+  return meetsAll(filter.where, factsOf({ rawBody: delivery.rawBody, headers: () => delivery.headers ?? [] }));
 }
 
 /** The filter in words, for a timeout message. */

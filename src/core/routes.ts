@@ -1,9 +1,14 @@
 /**
- * `--route 'GLOB=URL'`: which target a delivery is handed to, by its trigger. Routes are tried in
- * the order given and the first whose glob matches wins; a delivery no route matches goes to the
- * fallback (`--forward-to`). Globs are the trigger globs of fault rules and bridge tokens
- * (`*` any run, `?` one character: ./faults/glob.ts).
+ * `--route 'GLOB=URL'` and `--route 'GLOB where COND and COND … = URL'`: which target a delivery
+ * is handed to, by its trigger and, with `where`, by conditions on its body and headers
+ * (./conditions/parse-conditions.ts). Routes are tried in the order given and the first that
+ * matches (glob and every condition) wins; a delivery no route matches goes to the fallback
+ * (`--forward-to`). Globs are the trigger globs of fault rules and bridge tokens (`*` any run,
+ * `?` one character: ./faults/glob.ts).
  */
+import type { Condition, ConditionProblem } from './conditions/condition.js';
+import { factsOf, meetsAll, type DeliveryFacts, type DeliverySubject } from './conditions/judge-conditions.js';
+import { describeProblems, parseConditions } from './conditions/parse-conditions.js';
 import { globMatch } from './faults/glob.js';
 import { displayUrl } from './url-secrets.js';
 import { TRIGGER_CATALOGUE } from './triggers.js';
@@ -13,6 +18,8 @@ export interface Route {
   glob: string;
   /** An http or https URL, normalised (`new URL(…).href`). */
   url: string;
+  /** `where …`: every condition must hold too; absent for a route on the trigger alone. */
+  where?: Condition[];
 }
 
 /** What a trigger glob may hold: the characters of trigger names, `*` and `?`; at most 256. */
@@ -25,6 +32,11 @@ export function isTriggerGlob(text: string): boolean {
 
 export type ParsedRoute = { ok: true; route: Route } | { ok: false; message: string };
 
+/** `GLOB where …`: the word `where` after the glob, spaces around it. */
+const WITH_FILTER = /^(\s*)(\S+)(\s+where\s)/i;
+/** The target of a filtered route: ` = URL` at the end (a URL holds no space; a condition may hold "="). */
+const FILTER_TARGET = /\s=\s*(\S+)\s*$/;
+
 /**
  * Parses one `GLOB=URL`. The glob ends at the first `=` (a glob holds none; a URL's query may).
  * Refuses a missing `=`, a glob that is not a trigger glob, and a URL that is not http(s). The
@@ -34,10 +46,29 @@ export function parseRoute(text: string): ParsedRoute {
   // Credentials in a route's URL are never echoed (url-secrets.ts).
   const safe = displayUrl(text);
   const shown = JSON.stringify(safe.length > 200 ? `${safe.slice(0, 200)}…` : safe);
+  const filtered = WITH_FILTER.exec(text);
+  if (filtered) return parseFilteredRoute(text, filtered, shown);
   const eq = text.indexOf('=');
   if (eq < 0) return { ok: false, message: `${shown} has no "=": write GLOB=URL, e.g. 'vendor.*=http://127.0.0.1:3001/webhooks'` };
-  const glob = text.slice(0, eq).trim();
-  const target = text.slice(eq + 1).trim();
+  return routeOf(shown, text.slice(0, eq).trim(), text.slice(eq + 1).trim(), undefined);
+}
+
+/**
+ * `GLOB where COND and COND … = URL`: every problem of the conditions at once, each with its
+ * column in the whole route text.
+ */
+function parseFilteredRoute(text: string, head: RegExpExecArray, shown: string): ParsedRoute {
+  const target = FILTER_TARGET.exec(text);
+  const condStart = head[0].length;
+  const condEnd = target ? target.index : text.length;
+  const conditions = parseConditions(text.slice(condStart, condEnd), Array.from(text.slice(0, condStart)).length);
+  const problems: ConditionProblem[] = conditions.ok ? [] : [...conditions.problems];
+  if (!target || target.index < condStart) problems.push({ column: Array.from(text).length + 1, reason: "a route with a filter ends in ' = URL' (spaces before the =)" });
+  if (problems.length > 0) return { ok: false, message: `${shown}: ${describeProblems(problems)}` };
+  return routeOf(shown, head[2]!, target![1]!, conditions.ok ? conditions.conditions : undefined);
+}
+
+function routeOf(shown: string, glob: string, target: string, where: Condition[] | undefined): ParsedRoute {
   if (glob === '') return { ok: false, message: `${shown} has no glob before "=": write GLOB=URL, e.g. 'vendor.*=http://127.0.0.1:3001/webhooks' ('*=URL' matches every trigger)` };
   if (!isTriggerGlob(glob)) {
     return { ok: false, message: `${shown}: the glob ${JSON.stringify(glob.slice(0, 64))} is not a trigger glob (letters, digits, ".", "_", "-", "*" any run, "?" one character)` };
@@ -51,7 +82,7 @@ export function parseRoute(text: string): ParsedRoute {
     return { ok: false, message: `${shown}: ${JSON.stringify(displayUrl(target).slice(0, 200))} is not a URL${noScheme || ' (e.g. http://127.0.0.1:3001/webhooks)'}` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${shown}: the target must be an http or https URL${noScheme || `, got ${url.protocol}`}` };
-  return { ok: true, route: { glob, url: url.href } };
+  return { ok: true, route: where === undefined ? { glob, url: url.href } : { glob, url: url.href, where } };
 }
 
 /** True when the glob matches at least one trigger of the catalogue (spec 6.2). */
@@ -65,13 +96,24 @@ export interface RelayTargets {
   routes: readonly Route[];
 }
 
+/** What the choice reads of a delivery: its trigger, and for filters its body and headers. */
+export interface RouteSubject extends DeliverySubject {
+  trigger: string;
+}
+
 /**
- * The target of a delivery with this trigger: the first route whose glob matches, else the
- * fallback. The one choice: the store queues each job for it, the relay hands on to it, a replay
- * with no URL and the sync passthrough go there.
+ * The target of a delivery: the first route whose glob matches and whose conditions all hold,
+ * else the fallback. The one choice: the store queues each job for it, the relay hands on to it,
+ * a replay with no URL and the sync passthrough go there. The body is parsed only when a route
+ * whose glob matches has a condition on it, and then once.
  */
-export function relayTargetOf(targets: RelayTargets, trigger: string): string {
-  for (const route of targets.routes) if (globMatch(route.glob, trigger)) return route.url;
+export function relayTargetOf(targets: RelayTargets, delivery: RouteSubject): string {
+  let facts: DeliveryFacts | undefined;
+  for (const route of targets.routes) {
+    if (!globMatch(route.glob, delivery.trigger)) continue;
+    if (route.where === undefined) return route.url;
+    if (meetsAll(route.where, (facts ??= factsOf(delivery)))) return route.url;
+  }
   return targets.to;
 }
 

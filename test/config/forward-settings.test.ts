@@ -76,7 +76,7 @@ describe('--route', () => {
     const result = listen({ forwardTo: APP, route: ['vendr.*=http://127.0.0.1:3001/', '*=http://127.0.0.1:3002/', 'vendor.*=http://127.0.0.1:3003/'] });
     expect(result.ok && result.warnings).toEqual([
       expect.stringMatching(/^--route #1: the glob "vendr\.\*" matches no trigger of the catalogue/),
-      expect.stringMatching(/^--route #3: "vendor\.\*" never applies: the earlier route "\*" matches first/),
+      expect.stringMatching(/^--route #3: "vendor\.\*" never applies: the earlier route "\*" \(with no filter\) matches first/),
     ]);
   });
 
@@ -92,6 +92,70 @@ describe('--route', () => {
     const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/', HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN, HOOKRELAY_FORWARD_SECRET: 'whsec_l' });
     expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', url: 'http://127.0.0.1:3001/' }]);
     expect(ok.ok && ok.warnings).toEqual([expect.stringMatching(/matches no trigger of the catalogue/)]);
+  });
+});
+
+describe('--route with a filter', () => {
+  const RISKY = "vendor.* where /data/risk >= 70 and header:x-service-event prefix vendor. = http://127.0.0.1:3001/risky";
+
+  it('reads GLOB where COND and COND = URL the same from a flag, HOOKRELAY_ROUTE and the config file', () => {
+    const expected = [
+      {
+        glob: 'vendor.*',
+        url: 'http://127.0.0.1:3001/risky',
+        where: [
+          expect.objectContaining({ text: '/data/risk >= 70', op: '>=', operand: { kind: 'body', path: ['data', 'risk'], pointer: true } }),
+          expect.objectContaining({ text: 'header:x-service-event prefix vendor.', op: 'prefix', operand: { kind: 'header', name: 'x-service-event' } }),
+        ],
+      },
+    ];
+    for (const result of [listen({ forwardTo: APP, route: [RISKY] }), listen({ forwardTo: APP }, { HOOKRELAY_ROUTE: RISKY }), listen({ forwardTo: APP }, {}, { route: [RISKY] })]) {
+      expect(result.ok && result.config.forward?.routes).toEqual(expected);
+      expect(result.ok && result.warnings).toEqual([]);
+    }
+  });
+
+  it('lists every problem of a filter at once, each with its column in the route', () => {
+    const text = 'vendor.* where /data/risk >= high and /data/kind ~ a and = http://127.0.0.1:3001/';
+    const result = listen({ forwardTo: APP, route: [text] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toHaveLength(1);
+    const message = result.problems[0]!;
+    expect(message).toMatch(/^--route: /);
+    expect(message).toContain(`compares with a number (e.g. 70, -1.5, 1e3) or an RFC 3339 time (e.g. 2026-01-01T00:00:00Z), not "high" at column ${text.indexOf('high') + 1}`);
+    expect(message).toContain(`unknown operator "~": use =, !=, in, prefix, exists, not-exists, <, <=, >, >= (spaces around it) at column ${text.indexOf('~') + 1}`);
+    expect(message).toContain(`expected a condition after "and" at column`);
+  });
+
+  it('refuses a filtered route with no " = URL" at its end, and never shows the password of its URL', () => {
+    const none = listen({ forwardTo: APP, route: ['vendor.* where /data/x exists'] });
+    expect(!none.ok && none.problems[0]).toMatch(/ends in ' = URL'/);
+    const secret = listen({ forwardTo: APP, route: ['vendor.* where /data/x >= oops = http://user:hunter2secret@127.0.0.1:3001/'] });
+    expect(!secret.ok && secret.problems[0]).toMatch(/column/);
+    expect(JSON.stringify(secret)).not.toContain('hunter2secret');
+  });
+
+  it('warns about a filter that never matches, and a route shadowed by an earlier one with the same glob and no filter', () => {
+    const result = listen({
+      forwardTo: APP,
+      route: [
+        'vendor.* where /data/x = 1 and /data/x = 2 = http://127.0.0.1:3001/',
+        'vendor.* where /data/x >= 10 and /data/x < 5 = http://127.0.0.1:3002/',
+        'vendor.*=http://127.0.0.1:3003/',
+        'vendor.* where /data/y exists = http://127.0.0.1:3004/',
+      ],
+    });
+    expect(result.ok && result.warnings).toEqual([
+      "--route #1: its filter never matches: '/data/x = 1' and '/data/x = 2' never both hold",
+      "--route #2: its filter never matches: '/data/x >= 10' and '/data/x < 5' never both hold",
+      expect.stringMatching(/^--route #4: "vendor\.\*" never applies: the earlier route "vendor\.\*" \(with no filter\) matches first/),
+    ]);
+  });
+
+  it('does not call a route shadowed by an earlier filtered route with the same glob', () => {
+    const result = listen({ forwardTo: APP, route: ['vendor.* where /data/y exists = http://127.0.0.1:3001/', 'vendor.*=http://127.0.0.1:3002/'] });
+    expect(result.ok && result.warnings).toEqual([]);
   });
 });
 

@@ -10,14 +10,14 @@ describe('parseWhere', () => {
     ['data["say \\"hi\\""]=1', ['data', 'say "hi"'], '1'],
     ['data["\\u00e9"]=1', ['data', 'é'], '1'],
   ])('reads %s', (text, path, value) => {
-    expect(parseWhere(text)).toEqual({ ok: true, value: { text, path, value } });
+    expect(parseWhere(text)).toMatchObject({ ok: true, value: [{ text, operand: { kind: 'body', path }, op: '=', values: [value] }] });
   });
 
   it.each([
     ['data["\\x"]=1', /cannot read the name in .*\\\\x.*JSON string escapes/],
     ['data["\\u12"]=1', /cannot read the name in .*\\\\u12/],
     ['data["tab\there"]=1', /cannot read the name in /],
-    ['noequals', /expected PATH=VALUE/],
+    ['noequals', /needs an operator .* at column 1/],
     ['a..b=1', /cannot read the path "a\.\.b"/],
   ])('refuses %s with a usage message, never a throw', (text, message) => {
     const parsed = parseWhere(text);
@@ -31,6 +31,6 @@ describe('matchesFilter', () => {
     const where = parseWhere('data["say \\"hi\\""]=yes');
     if (!where.ok) throw new Error(where.message);
     const rawBody = Buffer.from(JSON.stringify({ data: { 'say "hi"': 'yes' } }));
-    expect(matchesFilter({ where: [where.value] }, { id: 'd1', trigger: 't', rawBody })).toBe(true);
+    expect(matchesFilter({ where: where.value }, { id: 'd1', trigger: 't', rawBody })).toBe(true);
   });
 });

@@ -51,21 +51,21 @@ describe('relayTargetOf: the one choice of a target', () => {
     ['trustcenter.resource_downloaded', 'http://fallback/'],
     ['', 'http://fallback/'],
   ])('sends %j to %s: the first matching route, else the fallback', (trigger, target) => {
-    expect(relayTargetOf({ to: 'http://fallback/', routes }, trigger)).toBe(target);
+    expect(relayTargetOf({ to: 'http://fallback/', routes }, { trigger })).toBe(target);
   });
 
   it('sends everything to the fallback when there are no routes', () => {
-    expect(relayTargetOf({ to: 'http://fallback/', routes: [] }, 'vendor.x')).toBe('http://fallback/');
+    expect(relayTargetOf({ to: 'http://fallback/', routes: [] }, { trigger: 'vendor.x' })).toBe('http://fallback/');
   });
 
   it('always picks the first route whose glob matches (property)', () => {
     const glob = fc.stringMatching(/^[a-c.*?]{1,6}$/);
     const FALLBACK = 'http://fallback/';
-    const matches = (route: Route, trigger: string) => relayTargetOf({ to: FALLBACK, routes: [route] }, trigger) !== FALLBACK;
+    const matches = (route: Route, trigger: string) => relayTargetOf({ to: FALLBACK, routes: [route] }, { trigger }) !== FALLBACK;
     fc.assert(
       fc.property(fc.array(glob, { maxLength: 6 }), fc.stringMatching(/^[a-c.]{0,6}$/), (globs, trigger) => {
         const table = globs.map((g, i) => ({ glob: g, url: `http://t${i}/` }));
-        const chosen = relayTargetOf({ to: FALLBACK, routes: table }, trigger);
+        const chosen = relayTargetOf({ to: FALLBACK, routes: table }, { trigger });
         const index = table.findIndex((r) => r.url === chosen);
         if (index < 0) return chosen === FALLBACK && table.every((r) => !matches(r, trigger));
         // Matching is the trigger-glob matcher: a route is chosen only if it matches, and none before it did.
