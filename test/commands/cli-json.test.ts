@@ -1,0 +1,243 @@
+/**
+ * One JSON contract (issue 42, item 1): every command docs/cli-json.md documents is run here as a
+ * process with `--json`, and its real stdout is validated against the schema the page gives for it
+ * (read from the page, test/helpers/cli-json-schemas.ts). Each also gets a usage error (exit 2, the
+ * error object last on stderr), and a command that cannot reach its server exits 3 with one.
+ * Commands that share no state run at once.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../src/emulator/delivery-engine.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { startEmulator, type Harness } from '../emulate/helpers.js';
+import { cliEntry } from '../helpers/cli-entry.js';
+import { CLI_JSON_DOC, compileDocSchemas, problemsOf, schemasOfDoc } from '../helpers/cli-json-schemas.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/run-cli.js';
+import { startTarget, type Target } from '../helpers/target-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+type Ran = Awaited<ReturnType<typeof runCli>>;
+const ERROR = 'The error object on stderr';
+const FOLLOW = 'hookrelay webhooks deliveries ID --follow --json';
+const APP = 'http://127.0.0.1:3000/hooks';
+
+let validators: Map<string, ValidateFunction>;
+let h: Harness;
+let target: Target;
+let dir: string;
+let db: string;
+let env: Record<string, string>;
+let webhookId: string;
+let serviceDeliveryId: string;
+let created: Ran;
+const cleanups: Array<() => unknown> = [];
+
+/** Two stored deliveries (one received twice, one relayed with an answer kept), a refused attempt with its request, a bridge subscriber. */
+async function seedStore(): Promise<void> {
+  const store = await createSqliteStore(db, { outbox: { to: APP, routes: [] } });
+  const a = makeDelivery({ id: 'evt-a', trigger: 'vendor.rating_dropped', receivedAt: 1_763_719_200_000 });
+  const b = makeDelivery({ id: 'evt-b', receivedAt: 1_763_719_260_000 });
+  for (const d of [a, b]) await store.accept(d, attemptFor(d, { receivedAt: d.receivedAt }));
+  await store.accept(a, attemptFor(a, { receivedAt: 1_763_719_270_000, attemptHeader: 2 }));
+  await store.recordAttempt(
+    attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt: 1_763_719_300_000, request: { headers: [['content-type', 'application/json']], body: Buffer.from('{"id":"x"}') } }),
+  );
+  const seq = (await store.getDelivery('evt-a'))!.seq;
+  await store.recordRelay({
+    deliverySeq: seq, startedAt: 1_763_719_201_000, finishedAt: 1_763_719_201_012, status: 204, error: null, replay: false, target: APP, try: 1, next: { state: 'done' },
+    answer: { headers: [['content-length', '0']], headerLines: 1, body: Buffer.alloc(0), bodyBytes: 0, complete: true },
+  });
+  await store.ackBridge('laptop', seq, 1_763_719_400_000);
+  await store.close();
+}
+
+const closed = (id: string) => (e: EngineEvent) => e.type === 'attempt' && e.delivery.id === id && (e.delivery.status === 'succeeded' || e.delivery.status === 'failed');
+
+beforeAll(async () => {
+  validators = compileDocSchemas();
+  const temp = tempDir('hookrelay-cli-json-');
+  cleanups.push(temp.remove);
+  dir = temp.dir;
+  db = join(dir, 'hookrelay.db');
+  await seedStore();
+  writeFileSync(join(dir, 'capture.txt'), 'x-service-signature: t=1,v1=00\nx-service-delivery: d\n\n{"id":"d"}');
+  h = await startEmulator({ timeScale: 0.001 });
+  cleanups.push(() => h.close());
+  target = await startTarget(() => 204);
+  cleanups.push(() => target.close());
+  env = { HOOKRELAY_API_URL: h.app.baseUrl, HOOKRELAY_API_KEY: h.keys.aFull };
+  // One attempt to a port nothing listens on: the delivery fails at once, and reconcile finds it missed.
+  created = await runCli(['webhooks', 'create', '--name', 'contract', '--endpoint', 'http://127.0.0.1:9/x', '--trigger', 'sod.violation_detected', '--max-attempts', '1', '--signing', '--db', db, '--json'], { env });
+  if (created.code !== 0) throw new Error(created.stderr);
+  webhookId = (JSON.parse(created.stdout) as { webhook: { id: string } }).webhook.id;
+  const fired = await h.api('POST', '/v1/_emulator/events', { body: { type: 'sod.violation_detected', count: 1 } });
+  serviceDeliveryId = fired.body.data.deliveries[0].deliveryId as string;
+  await h.waitFor(closed(serviceDeliveryId));
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Validates `value` against the documented schema `name`; a failed validation names the field. */
+function expectValid(name: string, value: unknown): void {
+  const validate = validators.get(name);
+  expect(validate, `docs/cli-json.md documents "${name}"`).toBeDefined();
+  expect(validate!(value), `${name}:\n${problemsOf(validate!)}\n${JSON.stringify(value).slice(0, 400)}`).toBe(true);
+}
+
+const ndjson = (stdout: string): unknown[] => stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
+
+/** The error object: the last line of stderr, validated, with its exit code. */
+function expectErrorObject(ran: Ran, code: 'usage' | 'could_not_run', exitCode: number, label: string): void {
+  expect(ran.code, `${label}: ${ran.stderr}`).toBe(exitCode);
+  expect(ran.stdout, label).toBe('');
+  const last = ran.stderr.trimEnd().split('\n').at(-1)!;
+  const object = JSON.parse(last) as { error: { code: string; exitCode: number } };
+  expectValid(ERROR, object);
+  expect(object.error, label).toMatchObject({ code, exitCode });
+}
+
+/** For each documented command: its run, the exit code its run gives, whether stdout is NDJSON, and a usage error. */
+interface Case {
+  args: () => string[];
+  exit: number;
+  ndjson?: boolean;
+  usage: () => string[];
+}
+
+const missingDb = () => join(dir, 'none', 'hookrelay.db');
+
+const storeCases: Record<string, Case> = {
+  'hookrelay status --json': { args: () => ['status', '--db', db, '--json'], exit: 0, usage: () => ['status', '--db', missingDb(), '--json'] },
+  'hookrelay db stats --json': { args: () => ['db', 'stats', '--db', db, '--json'], exit: 0, usage: () => ['db', 'stats', '--db', missingDb(), '--json'] },
+  'hookrelay db prune --json': { args: () => ['db', 'prune', '--db', db, '--dry-run', '--json'], exit: 0, usage: () => ['db', 'prune', '--db', db, '--older-than', 'soon', '--json'] },
+  'hookrelay events list --json': { args: () => ['events', 'list', '--db', db, '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--limit', '0', '--json'] },
+  'hookrelay events list --all': { args: () => ['events', 'list', '--db', db, '--all'], exit: 0, ndjson: true, usage: () => ['events', 'list', '--db', db, '--all', '--limit', '5', '--json'] },
+  'hookrelay events list --status rejected --json': { args: () => ['events', 'list', '--db', db, '--status', 'rejected', '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--status', 'lost', '--json'] },
+  'hookrelay events show ID --json': { args: () => ['events', 'show', 'evt-a', '--db', db, '--json'], exit: 0, usage: () => ['events', 'show', 'evt-a', '--db', missingDb(), '--json'] },
+  // The seeded evt-a came twice within a minute: a backoff finding, exit 1.
+  'hookrelay check --json': { args: () => ['check', '--db', db, '--json'], exit: 1, usage: () => ['check', '--db', db, '--max-attempts', '99', '--json'] },
+  'hookrelay verify --json': { args: () => ['verify', join(dir, 'capture.txt'), '--secret', 'whsec_0123456789abcdef', '--json'], exit: 1, usage: () => ['verify', join(dir, 'capture.txt'), '--at', 'noon', '--json'] },
+  'hookrelay schedule --json': { args: () => ['schedule', '--json'], exit: 0, usage: () => ['schedule', '--max-attempts', '99', '--json'] },
+  'hookrelay secrets list --json': { args: () => ['secrets', 'list', '--db', db, '--json'], exit: 0, usage: () => ['secrets', 'list', '--config', join(dir, 'none.json'), '--json'] },
+  'hookrelay triggers --json': { args: () => ['triggers', '--json'], exit: 0, usage: () => ['triggers', '--tier', 'gold', '--json'] },
+  'hookrelay send --json': { args: () => ['send', '--to', target.url, '--secret', 'whsec_0123456789abcdef', '--json'], exit: 0, usage: () => ['send', '--to', target.url, '--max-attempts', '99', '--json'] },
+};
+
+/** Read-only against the service: they run at once. */
+const serviceReadCases: Record<string, Case> = {
+  'hookrelay triggers --live --json': { args: () => ['triggers', '--live', '--json'], exit: 0, usage: () => ['triggers', '--live', '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks list --json': { args: () => ['webhooks', 'list', '--json'], exit: 0, usage: () => ['webhooks', 'list', '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks show ID --json': { args: () => ['webhooks', 'show', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'show', webhookId, '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks deliveries ID --json': { args: () => ['webhooks', 'deliveries', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'deliveries', webhookId, '--limit', '0', '--json'] },
+  // The failed delivery never reached this store: a gap, exit 1.
+  'hookrelay reconcile --json': { args: () => ['reconcile', '--webhook', webhookId, '--db', db, '--json'], exit: 1, usage: () => ['reconcile', '--webhook', webhookId, '--db', db, '--since', 'yesterday-ish', '--json'] },
+};
+
+/** They change the webhook: one after the other, in this order, after the reads. */
+const serviceWriteCases: Record<string, Case> = {
+  'hookrelay webhooks update ID --json': { args: () => ['webhooks', 'update', webhookId, '--name', 'renamed', '--json'], exit: 0, usage: () => ['webhooks', 'update', webhookId, '--max-attempts', '99', '--json'] },
+  'hookrelay webhooks disable ID --json': { args: () => ['webhooks', 'disable', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'disable', webhookId, '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks enable ID --json': { args: () => ['webhooks', 'enable', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'enable', webhookId, '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks replay ID DELIVERY --json': { args: () => ['webhooks', 'replay', webhookId, serviceDeliveryId, '--json'], exit: 0, usage: () => ['webhooks', 'replay', webhookId, serviceDeliveryId, '--api-url', 'not a url', '--json'] },
+  'hookrelay webhooks delete ID --json': { args: () => ['webhooks', 'delete', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'delete', webhookId, '--api-url', 'not a url', '--json'] },
+};
+
+/** Run in beforeAll (its output is `created`) and as NDJSON by a process stopped after its first line. */
+const specialCases: Record<string, Pick<Case, 'usage'>> = {
+  'hookrelay webhooks create --json': { usage: () => ['webhooks', 'create', '--name', 'w', '--endpoint', 'http://127.0.0.1:9/x', '--trigger', 'sod.violation_detected', '--max-attempts', '99', '--json'] },
+  [FOLLOW]: { usage: () => ['webhooks', 'deliveries', webhookId, '--follow', '--interval', '0', '--json'] },
+};
+
+const allCases = { ...storeCases, ...serviceReadCases, ...serviceWriteCases, ...specialCases };
+
+function expectOutput(name: string, c: Case, ran: Ran): void {
+  expect(ran.code, `${name}: ${ran.stderr}`).toBe(c.exit);
+  if (c.ndjson) {
+    const lines = ndjson(ran.stdout);
+    expect(lines.length, name).toBeGreaterThan(0);
+    for (const line of lines) expectValid(name, line);
+  } else {
+    expectValid(name, JSON.parse(ran.stdout));
+  }
+}
+
+/** The first NDJSON line of `webhooks deliveries --follow --json`, then Ctrl-C. */
+async function firstFollowLine(): Promise<string> {
+  const child = spawn(process.execPath, [...cliEntry(), 'webhooks', 'deliveries', webhookId, '--follow', '--interval', '60', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = once(child, 'exit');
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+    child.on('exit', () => reject(new Error(`--follow ended before a line: ${err}`)));
+  });
+  child.kill('SIGINT');
+  await exited;
+  return line;
+}
+
+describe('docs/cli-json.md against the real output', () => {
+  it('documents exactly the commands this test runs, each with a schema that compiles', () => {
+    const documented = [...validators.keys()].filter((name) => name !== ERROR).sort();
+    expect(documented).toEqual(Object.keys(allCases).sort());
+  });
+
+  it('a schema that does not fit is caught: a field renamed in an output fails its schema', () => {
+    const page = schemasOfDoc(readFileSync(CLI_JSON_DOC, 'utf8'));
+    expect(page.get('hookrelay db prune --json')).toMatchObject({ additionalProperties: false });
+    const validate = validators.get('hookrelay db prune --json')!;
+    expect(validate({ before: '2026-10-29T22:08:46.121Z', deliveries: 0, attempts: 1, relayAttempts: 0, keptPending: 2, dryRun: true })).toBe(true);
+    expect(validate({ before: '2026-10-29T22:08:46.121Z', deliveries: 0, attempts: 1, relayTries: 0, keptPending: 2, dryRun: true })).toBe(false);
+  });
+
+  it('store commands: each output validates, with the exit code of the table', { timeout: 60_000 }, async () => {
+    const entries = Object.entries(storeCases);
+    const runs = await Promise.all(entries.map(([, c]) => runCli(c.args(), { env })));
+    entries.forEach(([name, c], i) => expectOutput(name, c, runs[i]!));
+    // The seeds reach the outputs (a schema of empty arrays would prove nothing).
+    const shown = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay events show ID --json')]!.stdout) as { attempts: unknown[]; relay: { attempts: Array<{ answer: unknown }> } };
+    expect(shown.attempts).toHaveLength(2);
+    expect(shown.relay.attempts[0]!.answer).not.toBeNull();
+    const secrets = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay secrets list --json')]!.stdout) as unknown[];
+    expect(secrets).toHaveLength(1);
+    const refused = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay events list --status rejected --json')]!.stdout) as Array<{ outcome: string }>;
+    expect(refused.map((a) => a.outcome)).toEqual(['rejected']);
+  });
+
+  it('service commands: each output validates (reads at once, then the changes in order), and the secret is only a hint', { timeout: 60_000 }, async () => {
+    expectValid('hookrelay webhooks create --json', JSON.parse(created.stdout));
+    const reads = Object.entries(serviceReadCases);
+    const [runs, follow] = await Promise.all([Promise.all(reads.map(([, c]) => runCli(c.args(), { env }))), firstFollowLine()]);
+    reads.forEach(([name, c], i) => expectOutput(name, c, runs[i]!));
+    expectValid(FOLLOW, JSON.parse(follow));
+    for (const [name, c] of Object.entries(serviceWriteCases)) expectOutput(name, c, await runCli(c.args(), { env }));
+    expect(created.stdout).not.toMatch(/whsec_[0-9a-f]{16,}/);
+  });
+
+  it('a usage error in each documented command: exit 2, and the error object last on stderr', { timeout: 60_000 }, async () => {
+    const entries = Object.entries(allCases);
+    const runs = await Promise.all(entries.map(([, c]) => runCli(c.usage(), { env })));
+    entries.forEach(([name], i) => expectErrorObject(runs[i]!, 'usage', 2, name));
+  });
+
+  it('a server that cannot be reached: exit 3 and the error object, for the service and for a PostgreSQL store', { timeout: 60_000 }, async () => {
+    const [api, postgres] = await Promise.all([
+      runCli(['reconcile', '--webhook', '00000000-0000-4000-8000-000000000000', '--db', db, '--json'], { env: { ...env, HOOKRELAY_API_URL: 'http://127.0.0.1:1/v1' } }),
+      runCli(['db', 'stats', '--store', 'postgres://hookrelay:hunter2-password@127.0.0.1:1/hookrelay', '--json']),
+    ]);
+    expectErrorObject(api, 'could_not_run', 3, 'reconcile against 127.0.0.1:1');
+    expectErrorObject(postgres, 'could_not_run', 3, 'db stats on postgres://…:1');
+    expect(postgres.stderr).not.toContain('hunter2');
+  });
+});
