@@ -56,6 +56,8 @@ const LIFECYCLE_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish',
  * and light-my-request at the repository's pin (fastify's newer ones pull cookie 2, which needs Node 22).
  */
 const TESTING_NEEDS = ['better-sqlite3', 'fastify', 'light-my-request'];
+/** What docs/library.md ("Installing") names for hookrelay/client: the HTTP client and the proxy agent it loads on its first call. */
+const CLIENT_NEEDS = ['undici', 'https-proxy-agent'];
 /** The receiver's heavy dependencies, which the library must not bring, directly or not (issue 36). */
 const RECEIVER = ['better-sqlite3', 'fastify', 'pg', 'pino', 'undici', 'ws'];
 /** The packages (not node:) that the .d.ts files of these subpaths import, at any depth, for Node. */
@@ -101,7 +103,7 @@ describe('the packed package', () => {
     // Made while the package is packed, then given the tarball: an express 5 app, and a project with what docs/library.md names for hookrelay/testing (--ignore-scripts: no
     // native build of better-sqlite3, which the in-memory test receiver never opens).
     appMade = newProject(app, [installed('express')]);
-    consumerMade = newProject(consumer, ['--ignore-scripts', ...TESTING_NEEDS.map(installed), installed('@types/node')]);
+    consumerMade = newProject(consumer, ['--ignore-scripts', ...TESTING_NEEDS.map(installed), ...CLIENT_NEEDS.map(installed), installed('@types/node')]);
     const pkg = join(dir, 'pkg');
     mkdirSync(pkg);
     const builtPage = join(REPO, 'web', 'dist');
@@ -204,10 +206,11 @@ describe('the packed package', () => {
     expect(schedule.stdout).toMatch(/^Retry schedule \(spec 6\.4\)/);
   }, 180_000);
 
-  it('with what docs/library.md names for hookrelay/testing installed, every subpath type-checks and runs, and so does the hookrelay command', async () => {
+  it('with what docs/library.md names for hookrelay/testing and hookrelay/client installed, every subpath type-checks and runs, and so does the hookrelay command', async () => {
     expect(full).toBeDefined();
     const docs = readFileSync(join(REPO, 'docs', 'library.md'), 'utf8');
     expect(docs).toContain(`npm install --save-dev ${TESTING_NEEDS.map(spec).join(' ')}`);
+    expect(docs).toContain(`npm install ${CLIENT_NEEDS.map(spec).join(' ')}`);
     expect(docs).toContain(`npm install ${spec('better-sqlite3')}\`, and \`${spec('pg')}\``);
     const made = await consumerMade!;
     const install = await full!;
@@ -240,7 +243,11 @@ describe('the packed package', () => {
     expect(nodeOnlyTypes.stdout + nodeOnlyTypes.stderr).toBe('');
     expect(webTypes.stdout + webTypes.stderr).toBe('');
     expect(ran.code, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout)).toEqual({ status: 200, waited: 'pack-1', sync: true, async: true, fetch: 'pack-1', express: 'function', fastify: 'function' });
+    expect(JSON.parse(ran.stdout)).toEqual({
+      status: 200, waited: 'pack-1', sync: true, async: true, fetch: 'pack-1', express: 'function', fastify: 'function',
+      // hookrelay/client against a stand-in service that answers a decided request's 409 and echoes the key.
+      client: { pending: 'pending', error: 'ServiceError', status: 409, apiCode: 'ACCESS_REQUEST_ALREADY_DECIDED', requestId: 'req-pack', keyShown: false },
+    });
     expect(version.stdout.trim()).toBe(manifest().version);
     expect(unreachable.stdout + unreachable.stderr).toMatch(/could not reach the service \(ECONNREFUSED/);
   }, 240_000);
