@@ -14,5 +14,6 @@ export function decide(request: Pick<AccessRequest, 'id' | 'visitorEmail'>, allo
   const domain = emailDomain(request.visitorEmail);
   const allowed = domain !== null && allowedDomains.some((d) => domain === d || domain.endsWith(`.${d}`));
   if (allowed) return { approve: true, reference: `auto-approve: ${domain} is an allowed domain` };
-  return { approve: false, reason: `auto-approve: ${domain ?? 'no domain'} is not an allowed domain` };
+  // The domain is the requester's text: cut, so the reason stays within what the service stores.
+  return { approve: false, reason: `auto-approve: ${domain === null ? 'no domain' : domain.slice(0, 200)} is not an allowed domain` };
 }
