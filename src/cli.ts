@@ -65,7 +65,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 for (const warning of mistypedEnvWarnings(process.env)) process.stderr.write(`${warning}\n`);
 
 // With --json, a failure also ends with one JSON object on stderr (reporter/json-failure.ts).
-const failures = process.argv.includes('--json') ? watchFailures() : null;
+if (process.argv.includes('--json')) watchFailures(commandWords(process.argv));
 try {
   // Usage errors (unknown flag, missing value) exit 2, like every other refused input; help and
   // --version exit 0.
@@ -77,7 +77,6 @@ try {
     process.exitCode = 1;
   }
 }
-failures?.finish(Number(process.exitCode ?? 0), commandWords(process.argv));
 
 /** `events list`, `db backup`, `status`: the command a run named, for the hint of a usage error. */
 function commandWords(argv: readonly string[]): string | undefined {

@@ -75,12 +75,14 @@ export interface ReplayJobSample {
   state: 'running' | 'finished' | 'stopped' | 'failed';
 }
 
-const REPLAY_JOB_STATES = ['running', 'stopped', 'finished', 'failed'] as const;
+const REPLAY_JOB_STATES = ['running', 'stopped', 'finished'] as const;
 
 export const METRICS_PATH = '/metrics';
 
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
+  /** Counts renders: series read from one source in several gauges share one read per scrape. */
+  let scrape = 0;
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
@@ -275,7 +277,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
 
   return {
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    render: () => {
+      scrape++;
+      return registry.metrics();
+    },
     setConsoleClients(count) {
       consoleClients = count;
     },
@@ -309,8 +314,20 @@ export function createMetrics(options: MetricsOptions): Metrics {
       clientGauge('hookrelay_bridge_connected', '1 when the bridge connection is up (hello received), else 0', read, (s) => (s.connected ? 1 : 0));
     },
     setReplayJobs(read) {
-      const shown = () =>
-        [...read()].sort((a, b) => Number(a.state === 'finished') - Number(b.state === 'finished') || b.createdAt - a.createdAt).slice(0, MAX_REPLAY_JOB_SERIES);
+      // One read for both gauges of a scrape (they agree, and each job's journal is read once); a job
+      // folder that cannot be read shows no jobs rather than failing the scrape.
+      let reading: { scrape: number; jobs: ReplayJobSample[] } | null = null;
+      const shown = (): ReplayJobSample[] => {
+        if (reading?.scrape === scrape) return reading.jobs;
+        let jobs: ReplayJobSample[];
+        try {
+          jobs = [...read()].sort((a, b) => Number(a.state === 'finished') - Number(b.state === 'finished') || b.createdAt - a.createdAt).slice(0, MAX_REPLAY_JOB_SERIES);
+        } catch {
+          jobs = [];
+        }
+        reading = { scrape, jobs };
+        return jobs;
+      };
       new Gauge({
         name: 'hookrelay_replay_job_copies',
         help: 'Bulk replay jobs of the data folder: copies handed on (outcome="ok"), failed, and not yet sent ("left")',
@@ -327,12 +344,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
       });
       new Gauge({
         name: 'hookrelay_replay_job_state',
-        help: 'Bulk replay jobs: 1 for the state each is in (running, stopped, finished, failed), 0 for the others',
+        help: 'Bulk replay jobs: 1 for the state each is in (running, stopped, finished), 0 for the others',
         labelNames: ['job', 'state'] as const,
         registers,
         collect() {
           this.reset();
-          for (const job of shown()) for (const state of REPLAY_JOB_STATES) this.labels(job.id, state).set(job.state === state ? 1 : 0);
+          // A job that failed is stopped: it resumes like one.
+          for (const job of shown()) for (const state of REPLAY_JOB_STATES) this.labels(job.id, state).set((job.state === 'failed' ? 'stopped' : job.state) === state ? 1 : 0);
         },
       });
     },

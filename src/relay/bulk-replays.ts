@@ -7,8 +7,7 @@
  */
 import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { DeliveryStore } from '../store/store.js';
-import { join } from 'node:path';
-import { createJournal, JOB_FOLDER, JournalError, listedJobState, listJobs, newJobId, openJournal, type JobListing, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
+import { createJournal, JournalError, listedJobState, listJobs, newJobId, openJournal, type ReplayItem, type ReplayJournal } from './replay-job-journal.js';
 import { jobSettings, runReplayJob } from './replay-job.js';
 import { createReplayer, type ReplaySettings } from './replay.js';
 
@@ -43,7 +42,7 @@ const CONSOLE_CONCURRENCY = 4;
 export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
   const { dataDir, store, hub, clock } = options;
   const running = new Map<string, { view: ReplayJobView; stop: AbortController; done: Promise<void> }>();
-  const finished = new Map<string, JobListing>();
+  const finished = new Map<string, ReplayJobView>();
 
   function run(journal: ReplayJournal): ReplayJobView {
     const { plan } = journal;
@@ -116,18 +115,22 @@ export function createBulkReplays(options: BulkReplaysOptions): BulkReplays {
       return true;
     },
     list() {
-      const listed = listJobs(dataDir, finished);
-      // A finished job never changes: its journal is read once (the console and every /metrics scrape list jobs).
-      for (const job of listed) if (job.plan && job.sent === job.plan.items.length) finished.set(job.id, job);
+      // A job running here is its live view; a finished one never changes, so its journal is read once
+      // (the console and every /metrics scrape list jobs) and only its view is kept, not its plan.
+      const listed = listJobs(dataDir, (id) => running.has(id) || finished.has(id));
+      const present = new Set(listed.map((job) => job.id));
+      for (const id of finished.keys()) if (!present.has(id)) finished.delete(id);
       const views = listed.map((job): ReplayJobView | null => {
-        const live = running.get(job.id);
-        if (live) return { ...live.view };
+        const known = running.get(job.id)?.view ?? finished.get(job.id);
+        if (known) return { ...known };
         if (!job.plan) return null;
         const total = job.plan.items.length;
         const sent = job.sent ?? 0;
-        return { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state: listedJobState(dataDir, { ...job, plan: job.plan }) };
+        const view: ReplayJobView = { id: job.id, createdAt: job.plan.createdAt, selection: job.plan.selection, total, done: sent, ok: sent - (job.failed ?? 0), failed: job.failed ?? 0, state: listedJobState(dataDir, { ...job, plan: job.plan }) };
+        if (view.state === 'finished') finished.set(job.id, view);
+        return view;
       });
-      return views.filter((v): v is ReplayJobView => v !== null);
+      return views.filter((v): v is ReplayJobView => v !== null).sort((a, b) => b.createdAt - a.createdAt);
     },
     async close() {
       for (const job of running.values()) job.stop.abort();

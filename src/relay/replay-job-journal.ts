@@ -14,7 +14,7 @@
  * Every byte read back is checked: a damaged file is refused with its name and line, never guessed.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../runtime/atomic-file.js';
 import { heldElsewhere, tryKernelLock } from '../store/sqlite/kernel-lock.js';
@@ -82,10 +82,18 @@ function takeLock(dir: string, jobId: string): () => void {
     const pid = runnerPid(dir);
     throw new JournalError(`replay job ${jobId} is running in ${pid === null ? 'another process' : `process ${pid}`}; stop it there first`, 'busy');
   }
-  writeFileSync(join(dir, PID_FILE), String(process.pid), { mode: 0o600 });
-  return () => {
-    rmSync(join(dir, PID_FILE), { force: true });
+  try {
+    writeFileSync(join(dir, PID_FILE), String(process.pid), { mode: 0o600 });
+  } catch (err) {
     lock.release();
+    throw err;
+  }
+  return () => {
+    try {
+      rmSync(join(dir, PID_FILE), { force: true });
+    } finally {
+      lock.release();
+    }
   };
 }
 
@@ -146,16 +154,16 @@ export interface JobListing {
 
 /**
  * Every job in the data folder with its counts, newest first; a damaged one is listed with its error.
- * `settled` holds listings read before of jobs that cannot change any more (finished): they are not read again.
+ * A job `known(id)` says the caller has already (one running here, one finished and remembered) is
+ * listed by its id alone: its journal is not read again.
  */
-export function listJobs(dataDir: string, settled: ReadonlyMap<string, JobListing> = new Map()): JobListing[] {
+export function listJobs(dataDir: string, known: (id: string) => boolean = () => false): JobListing[] {
   const root = join(dataDir, JOB_FOLDER);
   if (!existsSync(root)) return [];
   const jobs = readdirSync(root)
     .filter((name) => JOB_ID.test(name))
     .map((id): JobListing => {
-      const known = settled.get(id);
-      if (known) return known;
+      if (known(id)) return { id };
       try {
         const dir = join(root, id);
         const plan = readPlan(dir, id);

@@ -30,16 +30,20 @@ export function createProgressLine(options: ProgressOptions): ProgressLine {
   const tty = stream.isTTY === true && !process.env.CI;
   const every = tty ? REDRAW_MS : (options.plainEveryMs ?? 5_000);
   const started = clock();
-  let shownAt = -Infinity;
+  // On a terminal the first line comes at once; in a log, not before `every` has passed, so a job of a
+  // moment writes no line at all.
+  let shownAt = tty ? -Infinity : started;
   let drawn = false;
   let last = { done: 0, thisRun: 0 };
+  let lastShown: typeof last | null = null;
 
   const text = ({ done, thisRun }: { done: number; thisRun: number }): string => {
     const seconds = (clock() - started) / 1000;
-    const rate = seconds > 0 ? thisRun / seconds : 0;
-    const rateText = `${rate.toFixed(rate < 10 ? 1 : 0)}/s`;
-    if (total === null) return `${label}: ${done.toLocaleString('en-US')}  ${rateText}`;
-    const left = rate > 0 ? (total - done) / rate : null;
+    // A rate over less than half a second says nothing yet.
+    const rate = seconds >= 0.5 ? thisRun / seconds : null;
+    const rateText = rate === null ? '' : `${rate.toFixed(rate < 10 ? 1 : 0)}/s`;
+    if (total === null) return `${label}: ${done.toLocaleString('en-US')}  ${rateText}`.trimEnd();
+    const left = rate ? (total - done) / rate : null;
     const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
     return `${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)  ${rateText}  ${left === null ? '' : `${clockText(left)} left`}`.trimEnd();
   };
@@ -50,13 +54,16 @@ export function createProgressLine(options: ProgressOptions): ProgressLine {
       const now = clock();
       if (now - shownAt < every && (total === null || done < total)) return;
       shownAt = now;
-      if (tty) {
-        stream.write(`\r\x1b[2K${text(last)}`);
-        drawn = true;
-      } else stream.write(`${text(last)}\n`);
+      if (tty) stream.write(`\r\x1b[2K${text(last)}`);
+      else stream.write(`${text(last)}\n`);
+      drawn = true;
+      lastShown = last;
     },
     end() {
-      if (tty && drawn) stream.write(`\r\x1b[2K${text(last)}\n`);
+      // The last count always ends a line that was shown: redrawn on a terminal, once more in a log.
+      if (!drawn) return;
+      if (tty) stream.write(`\r\x1b[2K${text(last)}\n`);
+      else if (lastShown !== last) stream.write(`${text(last)}\n`);
     },
   };
 }

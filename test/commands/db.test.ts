@@ -78,7 +78,7 @@ describe('hookrelay db', () => {
     expect((await runCli(['db', 'backup', target, '--db', db, '--force'])).code).toBe(0);
   });
 
-  it('backup and prune show their progress on stderr, never among what stdout prints', async () => {
+  it('backup shows its progress on stderr, never among what stdout prints; prune prints its JSON alone', async () => {
     const old = Date.now() - 40 * DAY;
     // No relay: nothing is kept for a pending job. About 600 pages: a backup of several steps.
     const plainDb = join(dir, 'plain.db');
@@ -96,7 +96,6 @@ describe('hookrelay db', () => {
     expect(backup.stdout).not.toContain('pages):');
     const prune = await runCli(['db', 'prune', '--db', plainDb, '--older-than', '30d', '--json']);
     expect(prune.code).toBe(0);
-    expect(prune.stderr).toMatch(/^removed \(deliveries\): [\d,]+  [\d.]+\/s$/m);
     expect(JSON.parse(prune.stdout)).toMatchObject({ deliveries: 300 });
   });
 

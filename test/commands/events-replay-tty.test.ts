@@ -49,4 +49,20 @@ describe('events replay on a terminal', () => {
     expect(piped.stderr).not.toContain('\u001b[2K');
     expect(piped.stderr).toMatch(/^replay rj_[0-9a-z]{12}: 40\/40 \(100%\)/m);
   }, 30_000);
+
+  it('db prune and events list --all into a file count on the terminal, apart from what they print', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const { db } = await seededDeliveries(dir, 40);
+    const entry = [process.execPath, ...cliEntry()].map(shellQuote).join(' ');
+    const run = (args: string, env: NodeJS.ProcessEnv = {}) =>
+      new Promise<string>((resolve) => {
+        execFile('script', ['-qec', `${entry} ${args}`, '/dev/null'], { env: { ...process.env, CI: '', NO_COLOR: '1', ...env } }, (_error, stdout) => resolve(stdout));
+      });
+    const listed = await run(`events list --all --db ${shellQuote(db)} > ${shellQuote(`${dir}/all.ndjson`)}`);
+    expect(listed).toMatch(/\r\u001b\[2Klisted \(deliveries\): 40/);
+    const pruned = await run(`db prune --db ${shellQuote(db)} --older-than 5m --dry-run`);
+    expect(pruned).toMatch(/\r\u001b\[2Kwould remove \(deliveries\): \d+/);
+    expect(pruned).toMatch(/would remove \d+ deliveries/);
+  }, 30_000);
 });

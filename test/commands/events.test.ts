@@ -59,8 +59,8 @@ describe('hookrelay events', () => {
     expect(second.stderr).toBe('');
     const all = await runCli(['events', 'list', '--db', db, '--all']);
     expect(all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['evt-c', 'evt-b', 'evt-a']);
-    // Into a pipe, the count goes to stderr, apart from the rows.
-    expect(all.stderr).toMatch(/^listed \(deliveries\): 3  [\d.]+\/s\n$/);
+    // Into a pipe, a listing of a moment adds nothing to stderr (a long one counts there: events-replay-tty.test.ts).
+    expect(all.stderr).toBe('');
     const tooMany = await runCli(['events', 'list', '--db', db, '--limit', '5000']);
     expect(tooMany.code).toBe(2);
     expect(tooMany.stderr).toMatch(/--limit: must be a whole number from 1 to 1000 \(page with --cursor, or stream them all with --all\)/);

@@ -50,6 +50,16 @@ describe('replay jobs in /metrics', () => {
     expect([...series(await metrics.render(), 'hookrelay_replay_job_state').keys()].some((k) => k.includes('rj_bbbbbbbbbbbb'))).toBe(false);
   });
 
+  it('a job folder that cannot be read shows no jobs and never fails the scrape', async () => {
+    const metrics = createMetrics({ hub: createEventHub(), processMetrics: false });
+    metrics.setReplayJobs(() => {
+      throw new Error("EACCES: permission denied, open 'replay-jobs/rj_aaaaaaaaaaaa/run.lock'");
+    });
+    const text = await metrics.render();
+    expect(series(text, 'hookrelay_replay_job_state').size).toBe(0);
+    expect(text).toContain('# HELP hookrelay_replay_job_state');
+  });
+
   it(`keeps at most ${MAX_REPLAY_JOB_SERIES} jobs, those not finished first, then the newest`, async () => {
     const jobs: ReplayJobSample[] = Array.from({ length: 30 }, (_, i) => ({
       id: `rj_${String(i).padStart(12, '0')}`, createdAt: i, total: 1, ok: i % 3 === 0 ? 0 : 1, failed: 0, state: i % 3 === 0 ? 'stopped' : 'finished',

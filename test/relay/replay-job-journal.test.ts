@@ -1,7 +1,7 @@
 /** The bulk replay journal: one runner per job, a torn last line cut, no write after close, damage refused. */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createJournal, JournalError, newJobId, openJournal, runningElsewhere, type ReplayPlan } from '../../src/relay/replay-job-journal.js';
@@ -51,6 +51,16 @@ describe('the replay job journal', () => {
     writeFileSync(join(jobDir, 'run.pid'), '1');
     expect(runningElsewhere(jobDir)).toBe(false);
     openJournal(dir, p.id).close();
+  });
+
+  it('asks whether a job runs without writing: a lock file that is not there is made by no reader', () => {
+    const dir = folder();
+    const p = plan(1);
+    createJournal(dir, p).close();
+    const jobDir = join(dir, 'replay-jobs', p.id);
+    rmSync(join(jobDir, 'run.lock'), { force: true });
+    expect(runningElsewhere(jobDir)).toBe(false);
+    expect(existsSync(join(jobDir, 'run.lock'))).toBe(false);
   });
 
   it('does not count its own run as running elsewhere', () => {

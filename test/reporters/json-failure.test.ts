@@ -15,6 +15,9 @@ describe('the JSON error object', () => {
     });
     expect(failureOf("error: unknown option '--jsn'\n(run with --help for usage)\n", 'usage', 2, undefined)).toMatchObject({ message: "unknown option '--jsn'", hint: 'hookrelay --help lists the flags' });
     expect(failureOf('', 'interrupted', 130, 'events replay')).toEqual({ code: 'interrupted', exitCode: 130, message: 'interrupted' });
+    // The last message, not a warning before it nor progress lines.
+    const long = `hookrelay: warning: --secret as a flag shows in ps\n${'replay rj_x: 1/2 (50%)\r'.repeat(5000)}hookrelay: could not record a try: disk full\n`;
+    expect(failureOf(long, 'could_not_run', 3, 'events replay')).toEqual({ code: 'could_not_run', exitCode: 3, message: 'could not record a try: disk full' });
   });
 
   it('ends a usage error and a could-not-run with it, never with a password, and leaves success and text mode alone', async () => {
@@ -32,6 +35,11 @@ describe('the JSON error object', () => {
     expect(unreachable.code).toBe(3);
     expect(lastLine(unreachable.stderr).error).toMatchObject({ code: 'could_not_run', exitCode: 3 });
     expect(unreachable.stderr).not.toContain('hunter2');
+
+    // A command whose --json failure is already one JSON document (the service's error envelope) gets no second one.
+    const schedule = await runCli(['schedule', '--max-attempts', '0', '--json']);
+    expect(schedule.code).toBe(2);
+    expect(JSON.parse(schedule.stderr)).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
 
     // Without --json: text only.
     const text = await runCli(['status', '--db', join(dir, 'nope.db')]);

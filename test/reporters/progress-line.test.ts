@@ -34,23 +34,33 @@ describe('the progress line', () => {
     line.update(500, 500);
     line.end();
     const draws = out.text().split('\r\x1b[2K').filter(Boolean);
-    expect(draws).toEqual(['replay: 10/1,000 (1%)  200/s  0:05 left', 'replay: 500/1,000 (50%)  250/s  0:02 left', 'replay: 500/1,000 (50%)  250/s  0:02 left\n']);
+    // The first line at once, with no rate yet (50 ms say nothing of one).
+    expect(draws).toEqual(['replay: 10/1,000 (1%)', 'replay: 500/1,000 (50%)  250/s  0:02 left', 'replay: 500/1,000 (50%)  250/s  0:02 left\n']);
   });
 
-  it('writes plain lines in a pipe (or on a CI terminal), one every few seconds and the last always', () => {
+  it('writes plain lines in a pipe (or on a CI terminal), none before the first interval, and ends with the last count', () => {
     for (const [isTTY, ci] of [[false, ''], [true, 'true']] as const) {
       vi.stubEnv('CI', ci);
       const out = stream(isTTY);
       let now = 0;
       const line = createProgressLine({ label: 'backup', total: 3, stream: out, clock: () => now, plainEveryMs: 5_000 });
-      now = 1_000;
+      now = 6_000;
       line.update(1, 1);
-      now = 2_000;
+      now = 7_000;
       line.update(2, 2); // within 5 s of the last line
-      now = 3_000;
-      line.update(3, 3); // the last: always written
-      line.end();
-      expect(out.text()).toBe('backup: 1/3 (33%)  1.0/s  0:02 left\nbackup: 3/3 (100%)  1.0/s  0:00 left\n');
+      line.end(); // the last count, once more
+      expect(out.text()).toBe('backup: 1/3 (33%)  0.2/s  0:12 left\nbackup: 2/3 (66%)  0.3/s  0:04 left\n');
+      // A job of a moment writes its last count only; one of unknown total, nothing.
+      const quick = stream(isTTY);
+      const brief = createProgressLine({ label: 'backup', total: 3, stream: quick, clock: () => now, plainEveryMs: 5_000 });
+      brief.update(3, 3);
+      brief.end();
+      expect(quick.text()).toBe('backup: 3/3 (100%)\n');
+      const open = stream(isTTY);
+      const listing = createProgressLine({ label: 'listed', total: null, stream: open, clock: () => now, plainEveryMs: 5_000 });
+      listing.update(3, 3);
+      listing.end();
+      expect(open.text()).toBe('');
     }
   });
 
