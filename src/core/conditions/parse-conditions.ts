@@ -86,16 +86,19 @@ function wordOf(token: Token, chars: readonly string[]): Word {
 }
 
 function readCondition(run: readonly Word[], chars: readonly string[]): { condition: Condition } | { problem: ConditionProblem } {
-  const [left, opWord, ...rest] = run;
+  const [first, opWord, ...rest] = run;
   const at = (w: Word, reason: string): { problem: ConditionProblem } => ({ problem: { column: w.column, reason } });
-  if (left!.unsure) return at(left!, 'quote the whole path, not a part of it');
-  const compact = /^(.+?)(!=|<=|>=|=|<|>)(.*)$/.exec(left!.text);
+  // A dotted path's `["odd.key"]` quotes belong to the path: read it as written unless quoted whole.
+  const raw = chars.slice(first!.column - 1, endOf(first!, chars)).join('');
+  const left: Word = /^['"]/.test(raw) ? first! : { ...first!, text: raw, unsure: false };
+  if (left.unsure) return at(left, 'quote the whole path, not a part of it');
+  const compact = /^(.+?)(!=|<=|>=|=|<|>)(.*)$/.exec(left.text);
   if (opWord === undefined) {
-    if (left!.plain && compact) return at(left!, `write spaces around the operator: '${clip(compact[1]!, 40)} ${compact[2]} ${clip(compact[3]!, 40)}'`);
-    return at(left!, `${JSON.stringify(clip(left!.text, 40))} needs an operator (${OPERATORS.join(', ')}), ${EXAMPLE}`);
+    if (left.plain && compact) return at(left, `write spaces around the operator: '${clip(compact[1]!, 40)} ${compact[2]} ${clip(compact[3]!, 40)}'`);
+    return at(left, `${JSON.stringify(clip(left.text, 40))} needs an operator (${OPERATORS.join(', ')}), ${EXAMPLE}`);
   }
-  const operand = parseOperand(left!.text);
-  if (!operand.ok) return at(left!, operand.reason);
+  const operand = parseOperand(left.text);
+  if (!operand.ok) return at(left, operand.reason);
 
   let op = opWord.text.toLowerCase() as Operator;
   let values = rest;
@@ -106,8 +109,8 @@ function readCondition(run: readonly Word[], chars: readonly string[]): { condit
   if (!opWord.plain || !OPERATORS.includes(op)) {
     return at(opWord, `unknown operator ${JSON.stringify(clip(opWord.text, 40))}: use ${OPERATORS.join(', ')} (spaces around it)`);
   }
-  const text = chars.slice(left!.column - 1, endOf(run[run.length - 1]!, chars)).join('');
-  const base = { text, column: left!.column, operand: operand.operand, operandText: left!.text, op };
+  const text = chars.slice(left.column - 1, endOf(run[run.length - 1]!, chars)).join('');
+  const base = { text, column: left.column, operand: operand.operand, operandText: left.text, op };
   if (NO_VALUE.has(op)) {
     if (values.length > 0) return at(values[0]!, `${op} takes no value (join another condition with "and")`);
     return { condition: { ...base, values: [] } };
