@@ -10,6 +10,7 @@ const LAYERS = [
   ['handoff', 'faults', 'conformance', 'sender', 'kit'],
   ['ingest', 'relay', 'emulator', 'service'],
   ['bridge'],
+  ['client'],
   ['metrics', 'reporter'],
   ['console'],
   ['config'],
@@ -80,6 +81,13 @@ forbidden.push(
     severity: 'error',
     from: { path: '^src/' },
     to: { circular: true },
+  },
+  {
+    name: 'client-is-the-service-facade',
+    comment: 'hookrelay/client re-exports the service client: it imports src/service/ (and the core) and nothing else of src/',
+    severity: 'error',
+    from: { path: '^src/client/' },
+    to: { path: '^src/', pathNot: '^src/(client|service|core)/' },
   },
   {
     name: 'src-never-imports-tests',
