@@ -96,6 +96,21 @@ describe('hookrelay events wait', () => {
     expect(JSON.parse(printed.body)).toEqual(printed.event);
   }, 90_000);
 
+  it('takes the filter language in --where: a prefix on the body and a header condition, every problem with its column', async () => {
+    const { listening, db } = await sqliteListen();
+    const waiting = await startWait(['--db', db, '--where', '/data/accessRequestId prefix ar_want and header:X-Service-Event != trustcenter.access_rejected', '--timeout', '30s']);
+    await send(listening.url, 'trustcenter.access_approved', approved('ar_other'));
+    await send(listening.url, 'trustcenter.access_rejected', approved('ar_wanted_but_rejected'));
+    const id = await send(listening.url, 'trustcenter.access_approved', approved('ar_wanted'));
+    const result = await waiting.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { id: string }).id).toBe(id);
+
+    const bad = await waitCli(['--db', db, '--where', '/data/x >= soon and /data/y ~ 1', '--timeout', '1s']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/compares with a number .* not "soon" at column 12; unknown operator "~".* at column 29/);
+  }, 90_000);
+
   it('exits 1 at the timeout, naming what it waited for; --since finds a delivery stored before the wait, --since now does not', async () => {
     const { listening, db } = await sqliteListen();
     const before = new Date(Date.now() - 1000).toISOString();
@@ -123,7 +138,7 @@ describe('hookrelay events wait', () => {
     expect(result.stderr).toMatch(/4 problems/);
     expect(result.stderr).toMatch(/--timeout: must be a duration/);
     expect(result.stderr).toMatch(/--since: must be now, a date/);
-    expect(result.stderr).toMatch(/--where: expected PATH=VALUE/);
+    expect(result.stderr).toMatch(/--where "noequals": "noequals" needs an operator .* at column 1/);
     expect(result.stderr).toMatch(/--where: cannot read the path "a\.\.b"/);
   }, 30_000);
 
