@@ -59,7 +59,7 @@ export function matchesFilter(
   if (filter.trigger !== undefined && !globMatch(filter.trigger, delivery.trigger)) return false;
   if (filter.deliveryId !== undefined && filter.deliveryId !== delivery.id) return false;
   if (filter.where.length === 0) return true;
-  return meetsAll(filter.where, factsOf({ rawBody: delivery.rawBody, headers: () => delivery.headers ?? [] }));
+  return meetsAll(filter.where, factsOf({ rawBody: delivery.rawBody, headers: delivery.headers ?? [] }));
 }
 
 /** The filter in words, for a timeout message. */

@@ -34,7 +34,7 @@ export function createPassthrough(forward: PassthroughSettings, clock: () => num
       // Not stored yet: the trigger is the `x-service-event` header, which the envelope check has
       // already found equal to the body's `type`.
       const trigger = delivery.headers.find(([name]) => name.toLowerCase() === 'x-service-event')?.[1] ?? '';
-      return handOff.post(delivery, relayTargetOf(targets, { trigger, rawBody: delivery.rawBody, headers: () => delivery.headers }), parent ? { relayTry: 1, replay: false, parent } : { relayTry: 1, replay: false });
+      return handOff.post(delivery, relayTargetOf(targets, { trigger, rawBody: delivery.rawBody, headers: delivery.headers }), parent ? { relayTry: 1, replay: false, parent } : { relayTry: 1, replay: false });
     },
     close: () => dispatcher.close(),
   };

@@ -152,7 +152,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   function start(job: RelayJob, delivery: HandOffSource): void {
     if (job.target !== null && !ownTargets.has(job.target)) return holdForeign(job);
     const relayTry = job.tries + 1;
-    const target = job.target ?? relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: () => delivery.headers });
+    const target = job.target ?? relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headers });
     const seq = job.deliverySeq;
     inFlight.add(seq);
     let answeredOnce = false;
@@ -268,7 +268,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       held.add(delivery.seq);
       freshBytes += delivery.rawBody.length;
       fresh.push({
-        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target: relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: () => pairs(delivery.rawHeaders) }), tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
+        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target: relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders }), tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
         delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
       });
       pumpSoon();

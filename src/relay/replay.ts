@@ -65,7 +65,7 @@ export function createReplayer(options: ReplayerOptions): Replayer {
       if (settings.secret === null) throw new Error(advice.noSecret);
       const delivery = await store.getDelivery(deliveryId);
       if (!delivery) return null;
-      const target = to ?? relayTargetOf(settings.targets!, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: () => delivery.headers });
+      const target = to ?? relayTargetOf(settings.targets!, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headers });
       // Loaded on first use: undici's pool is not needed until something is replayed.
       dispatcher ??= (await import('../handoff/forward-agent.js')).createForwardAgent(settings.trust, { keepAliveTimeout: 5_000 });
       const history = await store.relayHistory(deliveryId);

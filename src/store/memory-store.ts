@@ -73,7 +73,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       byId.set(stored.id, stored);
       const attemptSeqOfIt = record(attempt, 'accepted', null);
       if (options.outbox) {
-        const target = options.outbox === true ? null : relayTargetOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: () => stored.headers });
+        const target = options.outbox === true ? null : relayTargetOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: stored.headers });
         jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', target, tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
       }
       return { outcome: 'accepted', deliverySeq: stored.seq, attemptSeq: attemptSeqOfIt };

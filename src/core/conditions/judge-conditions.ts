@@ -4,15 +4,23 @@
  * not even `not-exists` or `!=`: a filter on the body asks for a JSON body.
  */
 import { decodeBodyLeniently } from '../envelope.js';
+import { splitHeaders } from '../header-lines.js';
 import type { Condition, Operand } from './condition.js';
 import { compareInstants, compareNumberTexts, instantOf, isNumberText } from './exact-compare.js';
 import { compactJson, isJsonNumber, parseExactJson, type ExactJson } from './exact-json.js';
 
+/**
+ * A delivery's headers as its holder keeps them: [name, value] pairs, Node's flat list (name,
+ * value, name, value…) or header lines (../header-lines.ts). Read only when a condition reads a
+ * header; passed as held, since building pairs (or a closure) for every delivery costs the
+ * forwarding path more than the choice itself.
+ */
+export type HeaderSource = ReadonlyArray<readonly [string, string]> | readonly string[] | string;
+
 /** What conditions may read of a delivery. */
 export interface DeliverySubject {
   rawBody?: Uint8Array;
-  /** Called only when a condition reads a header. */
-  headers?: () => ReadonlyArray<readonly [string, string]>;
+  headers?: HeaderSource;
 }
 
 /** A delivery's parsed body and headers, read on first need and kept for the next conditions. */
@@ -76,7 +84,7 @@ const NOT_JSON = Symbol('not JSON');
 
 function lookUp(operand: Operand, facts: DeliveryFacts): ExactJson | typeof MISSING | typeof NOT_JSON {
   if (operand.kind === 'header') {
-    facts.headers ??= headerMap(facts.subject.headers?.() ?? []);
+    facts.headers ??= headerMap(facts.subject.headers ?? []);
     return facts.headers.get(operand.name) ?? MISSING;
   }
   facts.body ??= readBody(facts.subject.rawBody);
@@ -102,12 +110,15 @@ function readBody(rawBody: Uint8Array | undefined): { json: boolean; value: Exac
   return { json: value !== undefined, value };
 }
 
-function headerMap(pairs: ReadonlyArray<readonly [string, string]>): Map<string, string> {
+function headerMap(source: HeaderSource): Map<string, string> {
   const map = new Map<string, string>();
-  for (const [name, value] of pairs) {
+  const add = (name: string, value: string): void => {
     const key = name.toLowerCase();
     const had = map.get(key);
     map.set(key, had === undefined ? value : `${had}, ${value}`);
-  }
+  };
+  if (typeof source === 'string') for (const [name, value] of splitHeaders(source)) add(name, value);
+  else if (typeof source[0] === 'string') for (let i = 0; i + 1 < source.length; i += 2) add(source[i] as string, source[i + 1] as string);
+  else for (const [name, value] of source as ReadonlyArray<readonly [string, string]>) add(name, value);
   return map;
 }

@@ -28,7 +28,7 @@
  */
 import type pg from 'pg';
 import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
-import { pairHeaders, type AcceptResult, type AttemptInput, type CommitReport, type NewDelivery } from '../store.js';
+import type { AcceptResult, AttemptInput, CommitReport, NewDelivery } from '../store.js';
 import { hintsColumn } from '../rows.js';
 import { pgText } from './pg-rows.js';
 import { named } from './pg-queries.js';
@@ -282,7 +282,7 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       anyRetryAfter ||= (a.retryAfter[i] = pgText(at.retryAfter)) !== null;
       anyHints ||= (a.hints[i] = pgText(hintsColumn(at.hints))) !== null;
       // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-      anyTarget ||= (a.jobTarget[i] = first && outbox !== false && outbox !== true ? pgText(relayTargetOf(outbox, { trigger: entry.delivery.trigger, rawBody: entry.delivery.rawBody, headers: () => pairHeaders(entry.delivery.rawHeaders) })) : null) !== null;
+      anyTarget ||= (a.jobTarget[i] = first && outbox !== false && outbox !== true ? pgText(relayTargetOf(outbox, { trigger: entry.delivery.trigger, rawBody: entry.delivery.rawBody, headers: entry.delivery.rawHeaders })) : null) !== null;
       if (first) {
         a.headersFrom[i] = null;
         a.headersTo[i] = null;

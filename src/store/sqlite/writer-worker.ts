@@ -7,7 +7,7 @@ import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_
 import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, BridgeCursor, RelayOutcome } from '../store.js';
-import { joinHeaderPairs, splitHeaders } from '../../core/header-lines.js';
+import { joinHeaderPairs } from '../../core/header-lines.js';
 import { relayTargetOf } from '../../core/routes.js';
 import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
@@ -203,7 +203,7 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   );
   results.attemptSeqs.push(recordAttempt(attempt, seq, 'accepted', null));
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, outbox === true ? null : relayTargetOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: () => splitHeaders(delivery.headerLines) }));
+  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, outbox === true ? null : relayTargetOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headerLines }));
   results.outcomes.push(OUTCOME.accepted);
   results.deliverySeqs.push(seq);
 }

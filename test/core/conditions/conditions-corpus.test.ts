@@ -9,7 +9,7 @@ import { parseConditions } from '../../../src/core/conditions/parse-conditions.j
 function judge(conditions: string, body: string | Buffer, headers: Array<[string, string]> = []): boolean {
   const parsed = parseConditions(conditions);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-  return meetsAll(parsed.conditions, factsOf({ rawBody: Buffer.isBuffer(body) ? body : Buffer.from(body), headers: () => headers }));
+  return meetsAll(parsed.conditions, factsOf({ rawBody: Buffer.isBuffer(body) ? body : Buffer.from(body), headers }));
 }
 
 const BODY = JSON.stringify({
@@ -146,6 +146,16 @@ describe('conditions on headers', () => {
     ['header:x-service-event exists and /a = 1', true],
   ])('%s → %s', (conditions, expected) => {
     expect(judge(conditions, '{"a":1}', headers)).toBe(expected);
+  });
+
+  it('reads headers held as pairs, as a flat list or as header lines alike', () => {
+    const parsed = parseConditions('header:x-tag = \'a, b\' and header:x-count >= 42');
+    if (!parsed.ok) throw new Error('parse');
+    const body = Buffer.from('{}');
+    for (const held of [headers, headers.flat(), headers.map(([n, v]) => `${n}: ${v}\n`).join('')]) {
+      expect(meetsAll(parsed.conditions, factsOf({ rawBody: body, headers: held }))).toBe(true);
+    }
+    expect(meetsAll(parsed.conditions, factsOf({ rawBody: body, headers: [] }))).toBe(false);
   });
 
   it('judges header conditions when the body is not JSON', () => {
