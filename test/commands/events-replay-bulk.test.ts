@@ -71,7 +71,7 @@ describe('hookrelay events replay (bulk)', () => {
       [['events', 'replay', '--all', '--status', 'lost', '--db', db, '--dry-run'], /--status: must be one of all, handed-on, failed, dead/],
       [['events', 'replay', '--all', '--rate', 'fast', '--db', db, '--dry-run'], /--rate: must be a number of copies a second/],
       [['events', 'replay', '--all', '--concurrency', '0', '--db', db, '--dry-run'], /--concurrency: must be an integer from 1 to 64/],
-      [['events', 'replay', '--all', '--where', 'nothing', '--db', db, '--dry-run'], /--where:/],
+      [['events', 'replay', '--all', '--where', 'nothing', '--db', db, '--dry-run'], /--where "nothing": "nothing" needs an operator .* at column 1/],
       [['events', 'replay', '--resume', 'rj_000000000000', '--db', db, '--to', 'http://127.0.0.1:9/x', '--secret', SECRET], /no replay job rj_000000000000/],
       [['events', 'replay', '--resume', '../../etc', '--db', db, '--to', 'http://127.0.0.1:9/x', '--secret', SECRET], /is not a replay job id/],
     ];
