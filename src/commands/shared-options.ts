@@ -39,8 +39,8 @@ export function forwardDetailLines(forward: ForwardConfig | null | undefined): s
   if (!forward) return [];
   const routes = forward.routes ?? [];
   const width = Math.max(0, ...routes.map((r) => r.glob.length));
-  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}  → ${printable(displayUrl(r.url), 200)}`);
-  if (routes.length > 0) lines.push(`             tried in order: the first matching glob wins, the rest go to ${printable(displayUrl(forward.to), 200)}`);
+  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}${r.where ? ` where ${printable(r.where.map((c) => c.text).join(' and '), 200)}` : ''}  → ${printable(displayUrl(r.url), 200)}`);
+  if (routes.length > 0) lines.push(`             tried in order: the first matching route (glob and filter) wins, the rest go to ${printable(displayUrl(forward.to), 200)}`);
   if (forward.trust?.insecure) lines.push('  trust      --forward-insecure: any certificate of an https forward or route target is accepted');
   else if (forward.trust?.caFile) lines.push(`  trust      https forward and route targets may use certificates of ${printable(forward.trust.caFile, 200)} (--forward-ca)`);
   return lines;
