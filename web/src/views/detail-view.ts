@@ -96,10 +96,10 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
         ...field('Body', `${s.bodyBytes} bytes`),
         ...field('Duplicates', s.duplicateCount === 0 ? 'none' : `received ${s.duplicateCount} more time${s.duplicateCount === 1 ? '' : 's'}, not handed on again`),
       ),
-      driftSection(d.drift),
       // What was sent comes first (as in ngrok's inspector and webhook.site); the verdicts about it follow.
       kept.headers,
       kept.body,
+      driftSection(d.drift),
       signatureSection(d),
       attemptsTimeline(d.attempts, d.attemptsTruncated),
       relaySection(d.relay, state.status, s.id, kept.dead),
