@@ -3,7 +3,8 @@
  * process with `--json`, and its real stdout is validated against the schema the page gives for it
  * (read from the page, test/helpers/cli-json-schemas.ts). Each also gets a usage error (exit 2, the
  * error object last on stderr), and a command that cannot reach its server exits 3 with one.
- * Commands that share no state run at once.
+ * Commands that share no state run at once, and so do the four groups (the webhook-changing runs go
+ * one after the other inside theirs).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
