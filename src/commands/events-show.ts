@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { decodeBodyLeniently, keptBodyText, keptInPart } from '../core/envelope.js';
+import { SHOWN_BODY_BYTES } from '../core/limits.js';
 import type { SchemaDrift } from '../core/schemas/drift.js';
 import { shellQuote } from '../core/shell-command.js';
 import { displayUrl } from '../core/url-secrets.js';
@@ -10,9 +11,6 @@ import { openStoreReader } from '../store/open-store.js';
 import type { AttemptRecord, RelayAttemptRecord, RelayJob } from '../store/store.js';
 import { asJson, attemptRow } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
-
-/** Largest kept body `events show` prints of one attempt (the rest: `events export --attempt`). */
-const MAX_SHOWN_ATTEMPT_BODY = 16 * 1024;
 
 /**
  * One attempt of `events show`: its row, number and attempt header; for a rejection, the hints on
@@ -56,10 +54,10 @@ function senderAttemptLines(hops: AttemptRecord[], number: number): string[] {
   return lines;
 }
 
-/** The kept body of a refused or faulted attempt, at most MAX_SHOWN_ATTEMPT_BODY of it. */
+/** The kept body of a refused or faulted attempt, at most SHOWN_BODY_BYTES of it. */
 function bodyLines(a: AttemptRecord, note = ''): string[] {
   const body = Buffer.from(a.request!.body!);
-  const shown = body.subarray(0, MAX_SHOWN_ATTEMPT_BODY);
+  const shown = body.subarray(0, SHOWN_BODY_BYTES);
   const cut = body.length < a.bodyBytes ? ` of ${a.bodyBytes}: the first ${body.length} kept` : '';
   return [
     `      body (${body.length} bytes${cut}${body.length > shown.length ? `, first ${shown.length} shown` : ''}${note})`,

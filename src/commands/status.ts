@@ -14,7 +14,7 @@ import { formatDuration } from '../core/retry-policy/format-duration.js';
 import { lagSecondsByCursor, MAX_TARGET_SERIES, targetBacklog, type TargetBacklog } from '../metrics/lag.js';
 import { MAX_SUBSCRIBER_SERIES } from '../metrics/metrics.js';
 import { printable } from '../reporter/printable.js';
-import { describeStoreLocation, NoStoreError, type StoreLocation } from '../store/open-store.js';
+import { describeStoreLocation, NoStoreError, openStoreReader } from '../store/open-store.js';
 import type { BridgeCursors, RelayOutbox } from '../store/store.js';
 import { listedJobState, listJobs } from '../relay/replay-job-journal.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG } from './events-store-access.js';
@@ -95,7 +95,7 @@ export function registerStatusCommand(program: Command): Command {
       }
       let reader: StatusReader;
       try {
-        reader = await openStatusReader(where.location);
+        reader = await openStoreReader(where.location);
       } catch (err) {
         process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
         // No store at the path given: usage. One there that cannot be read: could not run.
@@ -114,33 +114,6 @@ export function registerStatusCommand(program: Command): Command {
       }
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : statusText(report));
     });
-}
-
-/** Read-only, as `events` and `db stats` open it: on SQLite a connection beside the writer that never creates a file. */
-async function openStatusReader(location: StoreLocation): Promise<StatusReader> {
-  if (location.kind === 'postgres') {
-    const { createPostgresStore } = await import('../store/postgres/pg-store.js');
-    return createPostgresStore(location.url, { readOnly: true });
-  }
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(location.path)) {
-    throw new NoStoreError(`no database at ${describeStoreLocation(location)}: start \`hookrelay listen\` first, or pass --db (or --store postgres://…)`);
-  }
-  const [{ openDatabase }, { createSqliteReader }] = await Promise.all([import('../store/sqlite/open-database.js'), import('../store/sqlite/sqlite-reader.js')]);
-  const db = openDatabase(location.path, { readonly: true });
-  try {
-    const reader = createSqliteReader(db);
-    return {
-      relayBacklog: async () => reader.relayBacklog(),
-      bridgeCursors: async () => reader.bridgeCursors(),
-      latestDeliverySeq: async () => reader.latestDeliverySeq(),
-      deliveriesAfter: async (afterSeq, limit, triggers) => reader.deliveriesAfter(afterSeq, limit, triggers),
-      close: async () => void db.close(),
-    };
-  } catch (err) {
-    db.close();
-    throw new Error(`${describeStoreLocation(location)} is not a hookrelay store that can be read: ${(err as Error).message}`);
-  }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

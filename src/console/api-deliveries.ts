@@ -5,7 +5,8 @@ import type { RelayRecordView } from './console-options.js';
 import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
-import { relayJobView, retryRefusal } from './relay-job.js';
+import { relayJobView } from './relay-job.js';
+import { retryRefusal } from '../core/retry-refusal.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
   attemptDetailViews,
@@ -233,7 +234,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const d = await requireDelivery(request.params.id);
     if (await store.requeueRelay(d.id, ctx.now())) return success({ id: clip(d.id), requeued: true }, ctx.now());
     const { job } = await store.relayHistory(d.id);
-    throw new ConsoleApiError(409, 'CONFLICT', retryRefusal(job?.state ?? null));
+    throw new ConsoleApiError(409, 'CONFLICT', `this delivery ${retryRefusal(job?.state ?? null, 'Replay')}`);
   });
 
   app.delete<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {

@@ -18,16 +18,3 @@ export function relayJobView(job: RelayJob | null): RelayJobView | null {
   return { state: job.state, tries: job.tries, nextAt: job.state === 'pending' ? job.nextAt : null, target: redactUrl(job.target) };
 }
 
-/** Why Retry did not requeue: only a dead job goes back in the queue (a done one would reach the app twice). */
-export function retryRefusal(state: RelayJob['state'] | null): string {
-  switch (state) {
-    case 'done':
-      return 'already handed on: Retry only requeues a dead job. Replay sends it again, marked as a replay';
-    case 'pending':
-      return 'still queued for the relay: Retry only requeues a dead job';
-    case 'held':
-      return 'queued for a target the running relay does not hand on to: `hookrelay events retarget` moves it';
-    default:
-      return 'no relay job: it was stored while forwarding was off';
-  }
-}

@@ -13,6 +13,9 @@ export const MAX_ID_LENGTH = 256;
 /** The largest `--body-limit` a receiver may set (64 MiB): what a bridged delivery's body can be. */
 export const MAX_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** How much of a body a reader is shown unless they ask for more: `events show` of an attempt, the MCP tools by default. */
+export const SHOWN_BODY_BYTES = 16 * 1024;
+
 /** The most header lines one delivery may carry. The service sends six; proxies on the way add a few dozen at most. */
 export const MAX_HEADER_LINES = 200;
 

@@ -3,6 +3,7 @@
  * file: table tc_records, one JSON record per row, keyed by id and organization.
  */
 import type Database from 'better-sqlite3';
+import type { AccessEventRecord, AccessRequestRecord, VisitorTokenRecord } from '../core/trust-center-records.js';
 
 export type Kind = 'resource' | 'access_request' | 'visitor_token' | 'access_event' | 'sod_violation';
 
@@ -21,68 +22,15 @@ export interface Resource {
   updatedAt: string;
 }
 
-export interface AccessRequest {
-  id: string;
-  organizationId: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  companyName: string | null;
-  reason: string | null;
-  rejectionReason: string | null;
-  status: 'pending' | 'approved' | 'rejected';
-  decidedByUserId: string | null;
-  decidedByApiClientId: string | null;
-  decidedAt: string | null;
-  decidedVia: 'app' | 'api' | null;
-  decisionReference: string | null;
-  autoRuleId: string | null;
-  visitorTokenId: string | null;
-  requestCountryCode: string | null;
-  requestCity: string | null;
-  requestedResourceIds: string[];
-  createdAt: string;
+export interface AccessRequest extends AccessRequestRecord {
   /** Emulator-internal: the documents the approval granted (not part of the API's record). */
   grantedResourceIds?: string[];
   ndaSignedAt?: string | null;
 }
 
-export interface VisitorToken {
-  id: string;
-  organizationId: string;
-  origin: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  companyName: string | null;
-  tokenSuffix: string;
-  status: 'active' | 'revoked' | 'expired';
-  expiresAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type VisitorToken = VisitorTokenRecord;
 
-export interface AccessEvent {
-  id: string;
-  occurredAt: string;
-  eventType: 'resource_view' | 'resource_download';
-  channel: string | null;
-  watermarked: boolean | null;
-  resourceId: string | null;
-  resourceTitle: string | null;
-  resourceFileName: string | null;
-  resourceContentHash: string | null;
-  snapshotReconstructed: boolean;
-  resourceDeleted: boolean;
-  visitorTokenId: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  visitorCompany: string | null;
-  visitorTokenOrigin: string;
-  ipPrefix: string | null;
-  country: string | null;
-  userAgentFamily: string | null;
-}
+export type AccessEvent = AccessEventRecord;
 
 export interface SodViolation {
   id: string;

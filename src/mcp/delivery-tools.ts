@@ -7,7 +7,8 @@ import { displayUrl } from '../core/url-secrets.js';
 import type { AttemptOutcome, AttemptRecord, RelayAttemptRecord, StoredDelivery } from '../store/store.js';
 import { answer, guarded, ToolFailure } from './answer.js';
 import type { McpContext } from './context.js';
-import { MAX_SHOWN_BODY_BYTES, SHOWN_BODY_BYTES, shownBody, shownHeaders, UNTRUSTED_NOTE, untrustedText } from './untrusted.js';
+import { SHOWN_BODY_BYTES } from '../core/limits.js';
+import { MAX_SHOWN_BODY_BYTES, shownBody, shownHeaders, UNTRUSTED_NOTE, untrustedText } from './untrusted.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
 /** The most a page lists: enough to scan, small enough for an agent's context. */

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { resolveReplaySettings } from '../config/replay-settings.js';
 import { MAX_ID_LENGTH } from '../core/limits.js';
 import { createReplayer } from '../relay/replay.js';
-import type { DeliveryStore, RelayJob } from '../store/store.js';
+import { retryRefusal } from '../core/retry-refusal.js';
+import type { DeliveryStore } from '../store/store.js';
 import { answer, guarded, ToolFailure } from './answer.js';
 import type { McpContext } from './context.js';
 import { UNTRUSTED_NOTE } from './untrusted.js';
@@ -54,16 +55,7 @@ export function registerWriteTools(server: McpServer, ctx: McpContext, store: De
     (input) =>
       guarded(ctx.redact, async () => {
         if (await store.requeueRelay(input.id, ctx.now())) return answer(ctx.redact, { queued: true, note: 'queued again: a running listen --forward-to hands it on' });
-        throw new ToolFailure(retryRefusal(input.id, (await store.relayHistory(input.id)).job?.state ?? null));
+        throw new ToolFailure(`${JSON.stringify(input.id)} ${retryRefusal((await store.relayHistory(input.id)).job?.state ?? null, 'replay_delivery')}`);
       }),
   );
-}
-
-/** Why a retry did not requeue: only a dead job may go back in the queue. */
-function retryRefusal(id: string, state: RelayJob['state'] | null): string {
-  const shown = JSON.stringify(id);
-  if (state === 'done') return `${shown} was already handed on; retry only requeues a dead job. To send it again, marked as a replay: replay_delivery`;
-  if (state === 'pending') return `${shown} is still queued for the relay; retry only requeues a dead job`;
-  if (state === 'held') return `${shown} is queued for a target the running relay does not hand on to; \`hookrelay events retarget\` moves it`;
-  return `${shown} has no relay job (not stored, or stored while forwarding was off)`;
 }

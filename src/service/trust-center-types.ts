@@ -1,29 +1,11 @@
 /** The Trust Center and SoD records of spec 2.10 and 4.4 as the service's API answers them. */
+import type { AccessEventRecord, AccessRequestRecord, AccessRequestStatus, VisitorTokenRecord } from '../core/trust-center-records.js';
 
-export type AccessRequestStatus = 'pending' | 'approved' | 'rejected';
+/** What a reader accepts: every enumeration open to values the service may add (spec 9). */
+type Open = string & {};
 
-export interface AccessRequest {
-  id: string;
-  organizationId: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  companyName: string | null;
-  reason: string | null;
-  rejectionReason: string | null;
-  /** Spec 2.10 types it as a string; pending, approved and rejected are the values known. */
-  status: AccessRequestStatus | (string & {});
-  decidedByUserId: string | null;
-  decidedByApiClientId: string | null;
-  decidedAt: string | null;
-  decidedVia: 'app' | 'api' | (string & {}) | null;
-  decisionReference: string | null;
-  autoRuleId: string | null;
-  visitorTokenId: string | null;
-  requestCountryCode: string | null;
-  requestCity: string | null;
-  requestedResourceIds: string[];
-  createdAt: string;
-}
+export type { AccessRequestStatus };
+export type AccessRequest = AccessRequestRecord<Open>;
 
 /** The single-request read (spec 2.10): adds the deciding key's name, the NDA time and the documents asked for. */
 export interface AccessRequestDetail extends AccessRequest {
@@ -42,43 +24,9 @@ export interface TrustCenterResource {
   [field: string]: unknown;
 }
 
-export interface VisitorToken {
-  id: string;
-  organizationId: string;
-  origin: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  companyName: string | null;
-  tokenSuffix: string;
-  status: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-  updatedAt: string | null;
-}
+export type VisitorToken = VisitorTokenRecord<Open>;
 
-export interface AccessEvent {
-  id: string;
-  occurredAt: string;
-  eventType: 'resource_view' | 'resource_download' | (string & {});
-  channel: string | null;
-  watermarked: boolean | null;
-  resourceId: string | null;
-  resourceTitle: string | null;
-  resourceFileName: string | null;
-  resourceContentHash: string | null;
-  snapshotReconstructed: boolean;
-  resourceDeleted: boolean;
-  visitorTokenId: string;
-  visitorEmail: string;
-  visitorName: string | null;
-  visitorCompany: string | null;
-  visitorTokenOrigin: string;
-  ipPrefix: string | null;
-  country: string | null;
-  userAgentFamily: string | null;
-}
+export type AccessEvent = AccessEventRecord<Open>;
 
 export interface SodViolation {
   id: string;

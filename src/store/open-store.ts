@@ -62,7 +62,13 @@ export async function openStoreReader(location: StoreLocation): Promise<StoreRea
     import('./sqlite/sqlite-stats.js'),
   ]);
   const db = openDatabase(location.path, { readonly: true });
-  const reader = createSqliteReader(db);
+  let reader: ReturnType<typeof createSqliteReader>;
+  try {
+    reader = createSqliteReader(db);
+  } catch (err) {
+    db.close();
+    throw new Error(`${resolve(location.path)} is not a hookrelay store that can be read: ${(err as Error).message}`);
+  }
   return {
     getDelivery: async (id) => reader.getDelivery(id),
     listDeliveries: async (query) => reader.listDeliveries(query),
