@@ -32,7 +32,7 @@ import { createReadiness } from './readiness.js';
 import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
 import { replayAdviceOf, replaySettingsOf } from './replay-wiring.js';
 import { startRetentionWithNotices } from './retention-notices.js';
-import { relayPort, startRelayWorker } from './start-relay.js';
+import { relayPort, relayTargetsOf, startRelayWorker } from './start-relay.js';
 import { startConsole } from './start-console.js';
 
 // Loaded on first use: a node with neither a forward target, PostgreSQL nor a console starts
@@ -216,6 +216,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
           skipVerify: config.skipVerify,
           toleranceSeconds: config.toleranceSeconds,
           forget: (id) => relay?.forget(id),
+          ...(relay ? { relayTargets: relayTargetsOf(relay) } : {}),
           ...(built.bridgeView ? { bridge: built.bridgeView } : {}),
           ...(deps.webRoot ? { webRoot: deps.webRoot } : {}),
         });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleConfig, ForwardConfig } from '../config/node-config.js';
-import type { BridgeView } from '../console/console-options.js';
+import type { BridgeView, RelayTargetsAdapter } from '../console/console-options.js';
 import { outputRedactor } from '../config/output-redactor.js';
 import { secretHint } from '../core/secret-hint.js';
 import type { FaultRules } from '../faults/rules-controller.js';
@@ -37,6 +37,8 @@ export interface ConsoleWiring {
   clock: () => number;
   /** The bridge's state, for `GET /api/bridge` and the page's bridge line; absent without a bridge. */
   bridge?: () => BridgeView | Promise<BridgeView>;
+  /** The relay's targets, their pace and pause; absent without an async relay. */
+  relayTargets?: RelayTargetsAdapter;
   /** The built page; default `web/dist` of the package (tests pass their own build). */
   webRoot?: string;
 }
@@ -61,6 +63,8 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
   const metrics = createMetrics({ hub, relayCounts: () => store.relayCounts(), lagReads: store, now: wiring.clock });
   const jobs = wiring.bulkReplays;
   if (jobs) metrics.setReplayJobs(() => jobs.list());
+  const targets = wiring.relayTargets;
+  if (targets) metrics.setRelayTargets(() => targets.list());
   // The secrets are fixed for the process's life; every accepted delivery's feed summary reads these.
   const secretHints = wiring.secrets.map(secretHint);
   let server: FastifyInstance | null = null;
@@ -107,6 +111,7 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         return store.deleteDelivery(id);
       },
       ...(wiring.bridge ? { bridge: wiring.bridge } : {}),
+      ...(wiring.relayTargets ? { relayTargets: wiring.relayTargets } : {}),
       redact: outputRedactor(wiring.secrets, forward),
       now: wiring.clock,
     });

@@ -5,6 +5,7 @@
  * instance stored (PostgreSQL), which it reads from the shared outbox. Loaded on first use.
  */
 import type { ForwardConfig } from '../config/listen-config.js';
+import type { RelayTargetsAdapter } from '../console/console-options.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { EventHub } from '../runtime/event-hub.js';
@@ -16,6 +17,7 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
     store, hub, clock,
     target: forward.to,
     routes: forward.routes ?? [],
+    ...(forward.pacing ? { pacing: forward.pacing } : {}),
     ...(forward.trust ? { trust: forward.trust } : {}),
     secret: forward.secret,
     timeoutMs: forward.timeoutMs,
@@ -27,6 +29,14 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
     if (!rawBody) worker.poke();
   });
   return worker;
+}
+
+/** The relay's targets as the console lists and pauses them. */
+export function relayTargetsOf(worker: RelayWorker): RelayTargetsAdapter {
+  return {
+    list: () => worker.targets().map(({ target, pace, paused, inFlight, waiting }) => ({ target, concurrency: pace.concurrency, ratePerSecond: pace.ratePerSecond, burst: pace.burst, paused, inFlight, waiting })),
+    setPaused: (target, paused) => worker.setPaused(target, paused),
+  };
 }
 
 /** The outbox port of a relay: what the pipeline tells it (src/runtime/outbox-port.ts). */

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ForwardConfig } from '../config/listen-config.js';
 import type { OptionSpec } from '../config/option-specs.js';
+import { DEFAULT_PACE, describePace } from '../core/pacing.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { printable } from '../reporter/printable.js';
 
@@ -41,6 +42,12 @@ export function forwardDetailLines(forward: ForwardConfig | null | undefined): s
   const width = Math.max(0, ...routes.map((r) => r.glob.length));
   const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}${r.where ? ` where ${printable(r.where.map((c) => c.text).join(' and '), 200)}` : ''}  → ${printable(displayUrl(r.url), 200)}`);
   if (routes.length > 0) lines.push(`             tried in order: the first matching route (glob and filter) wins, the rest go to ${printable(displayUrl(forward.to), 200)}`);
+  if (forward.pacing && forward.mode === 'async') {
+    const { fallback, byTarget } = forward.pacing;
+    const paced = [...byTarget].map(([target, pace]) => `${printable(displayUrl(target), 200)} ${describePace(pace)}`);
+    if (describePace(fallback) !== describePace(DEFAULT_PACE)) paced.push(`${byTarget.size > 0 ? 'every other target' : 'every target'} ${describePace(fallback)}`);
+    paced.forEach((line, i) => lines.push(`${i === 0 ? '  pace       ' : '             '}${line}`));
+  }
   if (forward.trust?.insecure) lines.push('  trust      --forward-insecure: any certificate of an https forward or route target is accepted');
   else if (forward.trust?.caFile) lines.push(`  trust      https forward and route targets may use certificates of ${printable(forward.trust.caFile, 200)} (--forward-ca)`);
   return lines;

@@ -54,7 +54,7 @@ export interface ConnectFlags {
   [listenFlag: string]: unknown;
 }
 
-const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
+const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'pace', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
 
 /** `connect`'s own settings that follow the same precedence (flag > env > config file). */
 const BRIDGE_CA: OptionSpec = {
@@ -105,7 +105,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   const headers = forwardHeadersOf(values, problems);
-  const { routes, trust } = resolveForwardExtras(resolved, flags.config ?? CONFIG_FILE, problems, warnings);
+  const { routes, trust, pacing } = resolveForwardExtras(resolved, flags.config ?? CONFIG_FILE, problems, warnings);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
   const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);
@@ -136,7 +136,7 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
       forward:
         values.forwardTo === undefined
           ? null
-          : { to: values.forwardTo as string, secret: secret!, timeoutMs: values.forwardTimeout as number, headers, mode: 'async', maxTries: values.forwardMaxTries as number, routes, trust },
+          : { to: values.forwardTo as string, secret: secret!, timeoutMs: values.forwardTimeout as number, headers, mode: 'async', maxTries: values.forwardMaxTries as number, routes, trust, pacing },
       console: values.console
         ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }
         : null,

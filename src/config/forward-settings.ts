@@ -5,7 +5,8 @@
  * targets (`--forward-insecure` or `--forward-ca FILE`) and how they are reached (`--forward-proxy URL`).
  */
 import { contradictionOf } from '../core/conditions/contradiction.js';
-import { matchesCatalogue, parseRoute, type Route } from '../core/routes.js';
+import { resolvePacing, type PaceSettings } from '../core/pacing.js';
+import { matchesCatalogue, parseRoute, relayTargetList, type Route } from '../core/routes.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 import { parseForwardHeader } from '../handoff/forward-request.js';
 import type { Resolved } from './resolve-config.js';
@@ -16,6 +17,7 @@ import { readCaFile } from './tls-files.js';
 export interface ForwardExtras {
   routes: Route[];
   trust: TargetTrust;
+  pacing: PaceSettings;
 }
 
 /** Reads the routes and the trust; pushes every problem and warning. */
@@ -52,7 +54,15 @@ export function resolveForwardExtras(resolved: Resolved, configFile: string, pro
       }
     }
   }
-  return { routes, trust };
+  const paceTexts = (values.pace as string[] | undefined) ?? [];
+  const paceFrom = sources.pace === 'file' ? `${configFile} "pace"` : sources.pace === 'env' ? 'HOOKRELAY_PACE' : '--pace';
+  if (!forwardToGiven && paceTexts.length > 0) problems.push(`${paceFrom} has no effect without --forward-to`);
+  else if (values.forwardMode === 'sync' && paceTexts.length > 0) warnings.push(`${paceFrom} paces the async relay; with --forward-mode sync each delivery is handed on while the sender waits, unpaced`);
+  // A --forward-to that did not parse is a problem already: only the routes are known then.
+  const to = typeof values.forwardTo === 'string' && URL.canParse(values.forwardTo) ? new URL(values.forwardTo).href : null;
+  const targets = to === null ? routes.map((route) => route.url) : relayTargetList({ to, routes });
+  const pacing = resolvePacing(paceTexts, paceFrom, targets, problems, warnings);
+  return { routes, trust, pacing };
 }
 
 /** Every route parsed; a bad one is a problem naming its place, a doubtful one a warning. */

@@ -72,7 +72,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
     }
   });
   const forwardHeaders = checkForward(resolved, secrets.length > 0, problems);
-  const { routes, trust } = resolveForwardExtras(resolved, inputs.configFile ?? CONFIG_FILE, problems, warnings);
+  const { routes, trust, pacing } = resolveForwardExtras(resolved, inputs.configFile ?? CONFIG_FILE, problems, warnings);
   const tls = readTlsPair(values.tlsCert as string | undefined, values.tlsKey as string | undefined);
   problems.push(...tls.problems);
   const consoleToken = values.consoleToken as string | undefined;
@@ -135,6 +135,7 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
               maxTries: values.forwardMaxTries as number,
               routes,
               trust,
+              pacing,
             },
       console: values.console
         ? { port: values.consolePort as number, host: values.consoleHost as string, allowedHosts: values.consoleAllowedHost as string[], token: consoleToken ?? null }

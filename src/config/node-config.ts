@@ -5,6 +5,7 @@
  */
 import type { FaultRule } from '../core/faults/index.js';
 import type { Route } from '../core/routes.js';
+import type { PaceSettings } from '../core/pacing.js';
 import type { TargetTrust } from '../handoff/forward-agent.js';
 
 export interface NodeConfig {
@@ -48,6 +49,8 @@ export interface ForwardConfig {
   routes?: Route[];
   /** `--forward-insecure` / `--forward-ca`: how https targets' certificates are checked (forward and routes only). */
   trust?: TargetTrust;
+  /** `--pace`: each target's concurrency, rate and pause (the async relay only). */
+  pacing?: PaceSettings;
 }
 
 export interface ConsoleConfig {

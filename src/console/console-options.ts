@@ -129,6 +129,28 @@ export const DEFAULT_FEED_LIMITS: FeedLimits = {
   flushIntervalMs: 50,
 };
 
+/** One target of the running relay as the console shows it (its URL's credentials hidden). */
+export interface RelayTargetView {
+  /** Its place in the list, 1 first: what the pause and resume routes name. */
+  id: string;
+  target: string;
+  concurrency: number;
+  /** Hand-offs started a second at most; null: no rate. */
+  ratePerSecond: number | null;
+  burst: number;
+  paused: boolean;
+  inFlight: number;
+  /** Jobs read and waiting in memory for the target's pace (the rest wait in the store). */
+  waiting: number;
+}
+
+/** The relay's targets and their pause (`/api/targets`): absent when this process has no async relay. */
+export interface RelayTargetsAdapter {
+  /** Every target, in a fixed order, with its URL as given (the console hides its credentials). */
+  list(): Array<Omit<RelayTargetView, 'id'>>;
+  setPaused(target: string, paused: boolean): boolean;
+}
+
 export interface ConsoleServerOptions {
   store: DeliveryStore;
   hub: EventHub;
@@ -156,6 +178,8 @@ export interface ConsoleServerOptions {
   remove?: (deliveryId: string) => Promise<boolean>;
   /** The bridge's state (`GET /api/bridge`); absent when this process has no bridge. */
   bridge?: () => BridgeView | Promise<BridgeView>;
+  /** The relay's targets, their pace and pause. */
+  relayTargets?: RelayTargetsAdapter;
   /** Applied to hub notices and relay/replay error texts before they are shown (e.g. replace any secret by its hint). */
   redact?: (text: string) => string;
   feed?: Partial<FeedLimits>;

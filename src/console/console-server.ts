@@ -9,6 +9,7 @@ import { ConsoleApiError, codeForStatus, failure, success } from './api-envelope
 import { registerDeliveryRoutes } from './api-deliveries.js';
 import { registerFaultRoutes } from './api-faults.js';
 import { registerReplayJobRoutes } from './api-replay-jobs.js';
+import { registerTargetRoutes } from './api-targets.js';
 import type { ConsoleContext } from './console-context.js';
 import { DEFAULT_FEED_LIMITS, type BridgeView, type ConsoleServerOptions } from './console-options.js';
 import { createCursorCodec } from './cursor.js';
@@ -168,6 +169,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
           bridge: options.bridge !== undefined,
           metrics: options.metrics !== undefined,
           bulkReplay: options.bulkReplays !== undefined,
+          targets: options.relayTargets !== undefined,
         },
       },
       now(),
@@ -185,6 +187,7 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
   registerDeliveryRoutes(app, ctx);
   registerFaultRoutes(app, ctx);
   registerReplayJobRoutes(app, ctx);
+  registerTargetRoutes(app, ctx);
 
   const files = loadStaticFiles(options.webRoot);
   app.get(STATIC_ROUTE, async (request, reply) => {

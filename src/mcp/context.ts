@@ -8,6 +8,7 @@ import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { outputRedactor } from '../config/output-redactor.js';
 import { resolveOptions } from '../config/resolve-config.js';
+import { parseRoute } from '../core/routes.js';
 import { describeStoreLocation, NoStoreError, openExistingStore, openStoreReader, type StoreLocation, type StoreReader } from '../store/open-store.js';
 import type { DeliveryStore } from '../store/store.js';
 import type { Redact } from './answer.js';
@@ -72,7 +73,13 @@ function settingsRedactor(location: StoreLocation, dbPath: string, configFile: s
     const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
     if (spec.secret) secrets.push(...texts);
     if (URL_KEYS.has(spec.key)) urls.push(...texts);
-    if (spec.key === 'route') urls.push(...texts.map((route) => route.slice(route.indexOf('=') + 1)));
+    // A filtered route's conditions may hold "=" too: its URL is what the route parser finds.
+    if (spec.key === 'route') {
+      for (const text of texts) {
+        const parsed = parseRoute(text);
+        if (parsed.ok) urls.push(parsed.route.url);
+      }
+    }
   }
   const dev = readDevSecret(dataDirOf(dbPath));
   if (dev) secrets.push(dev);

@@ -34,7 +34,7 @@ export interface TargetBacklog {
 
 const ageSeconds = (since: number | null, now: number): number => (since === null ? 0 : Math.max(0, Math.floor((now - since) / 1000)));
 
-const shownTarget = (target: string | null): string => {
+export const shownTarget = (target: string | null): string => {
   if (target === null) return UNKNOWN_TARGET;
   const shown = displayUrl(target);
   return shown.length > MAX_TARGET_TEXT ? `${shown.slice(0, MAX_TARGET_TEXT - 1)}…` : shown;

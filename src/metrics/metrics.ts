@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { EventHub } from '../runtime/event-hub.js';
 import type { BridgeCursors, RelayOutbox } from '../store/store.js';
 import { faultAnswerLabel, reasonLabel, statusClass } from './labels.js';
-import { lagSecondsByCursor, targetBacklog, type TargetBacklog } from './lag.js';
+import { lagSecondsByCursor, MAX_TARGET_SERIES, shownTarget, targetBacklog, type TargetBacklog } from './lag.js';
 
 export interface MetricsOptions {
   hub: EventHub;
@@ -58,8 +58,17 @@ export interface Metrics {
   setBridgeClient(read: () => BridgeClientSample): void;
   /** The data folder's bulk replay jobs, read at scrape time (the node's console runs and lists them). */
   setReplayJobs(read: () => readonly ReplayJobSample[]): void;
+  /** The relay's targets and their pace (`--pace`), read at scrape time. */
+  setRelayTargets(read: () => readonly RelayTargetSample[]): void;
   /** Unsubscribes from the hub. */
   close(): void;
+}
+
+/** One target of the running relay as the metrics read it (relay/target-gates.ts). */
+export interface RelayTargetSample {
+  target: string;
+  paused: boolean;
+  inFlight: number;
 }
 
 /** Jobs pile up in the data folder: the series stop at this many, those not finished first, then the newest. */
@@ -313,6 +322,29 @@ export function createMetrics(options: MetricsOptions): Metrics {
       });
       clientGauge('hookrelay_bridge_connected', '1 when the bridge connection is up (hello received), else 0', read, (s) => (s.connected ? 1 : 0));
     },
+    setRelayTargets(read) {
+      new Gauge({
+        name: 'hookrelay_relay_target_paused',
+        help: 'Whether hand-offs to a target are paused (1) from the console; its jobs wait in the store (URL shown without credentials)',
+        labelNames: ['target'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const t of read().slice(0, MAX_TARGET_SERIES)) this.labels(shownTarget(t.target)).set(t.paused ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'hookrelay_relay_target_in_flight',
+        help: 'Hand-offs to a target waiting for its answer (at most its --pace concurrency)',
+        labelNames: ['target'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const t of read().slice(0, MAX_TARGET_SERIES)) this.labels(shownTarget(t.target)).inc(t.inFlight);
+        },
+      });
+    },
+
     setReplayJobs(read) {
       // One read for both gauges of a scrape (they agree, and each job's journal is read once); a job
       // folder that cannot be read shows no jobs rather than failing the scrape.

@@ -9,6 +9,7 @@
  * `hookrelay events retarget` moves it. A job queued before targets were kept goes where this
  * run routes it. Each try records the target it used.
  */
+import { NO_PACING, paceOf, type PaceSettings } from '../core/pacing.js';
 import { relayTargetList, relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
@@ -17,6 +18,7 @@ import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.j
 import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
 import { createRelayLog } from '../handoff/relay-log.js';
 import { nextRelayState, type RelayRetryPolicy } from './relay-backoff.js';
+import { createTargetGates, type TargetPaceView } from './target-gates.js';
 
 export interface RelayOptions {
   store: RelayOutbox;
@@ -31,7 +33,9 @@ export interface RelayOptions {
   timeoutMs: number;
   retry: RelayRetryPolicy;
   extraHeaders: ReadonlyArray<[string, string]>;
-  /** Hand-offs in flight at once. */
+  /** `--pace`: each target's concurrency, rate and pause (default: 16 at once, no rate). */
+  pacing?: PaceSettings;
+  /** Hand-offs in flight at once, over every target (default: the sum of the targets' concurrency). */
   concurrency?: number;
   pollIntervalMs?: number;
   clock?: () => number;
@@ -50,6 +54,13 @@ export interface RelayWorker {
   offer(fresh: FreshDelivery): void;
   /** A delivery was deleted: a job of it read ahead is not started. */
   forget(deliveryId: string): void;
+  /** Each target's pace, whether it is paused, its hand-offs in flight and the jobs waiting here for it. */
+  targets(): Array<TargetPaceView & { waiting: number }>;
+  /**
+   * Pauses or resumes hand-offs to `target` (one of this relay's). A paused target's jobs stay
+   * pending in the store; those read already are let go, and none is read until it resumes.
+   */
+  setPaused(target: string, paused: boolean): boolean;
   /** Stops taking jobs and waits for the hand-offs in flight. */
   stop(): Promise<void>;
 }
@@ -73,10 +84,14 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const { store, hub, retry } = options;
   const clock = options.clock ?? Date.now;
   const random = options.random ?? Math.random;
-  const concurrency = options.concurrency ?? 16;
   const targets: RelayTargets = { to: options.target, routes: options.routes ?? [] };
   const ownTargets = new Set(relayTargetList(targets));
-  const dispatcher = createForwardAgent(options.trust, { connections: concurrency, keepAliveTimeout: 10_000 });
+  const pacing = options.pacing ?? NO_PACING;
+  const gates = createTargetGates(pacing, [...ownTargets], clock());
+  const paces = [...ownTargets].map((target) => paceOf(pacing, target));
+  const concurrency = options.concurrency ?? paces.reduce((sum, pace) => sum + pace.concurrency, 0);
+  // Connections are pooled per origin: each target's pool as large as its concurrency.
+  const dispatcher = createForwardAgent(options.trust, { connections: Math.max(...paces.map((pace) => pace.concurrency)), keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   const relayLog = createRelayLog(store, hub);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
@@ -92,8 +107,16 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   // Deliveries just stored, handed on from memory before anything is read from the outbox.
   let fresh: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
   let freshBytes = 0;
-  // Every job this worker holds (fresh, read ahead, posting, recording): never read or taken again.
+  // Every job this worker holds (fresh, read ahead, parked, posting, recording): never read or taken again.
   const held = new Set<number>();
+  // Jobs read for a target that could not start then (its pace), in order, at most parkMax a target;
+  // past that they are let go (still pending in the store) and read again once it opens.
+  const parked = new Map<string, Array<{ job: RelayJob; delivery: HandOffSource }>>();
+  const parkMax = (target: string) => Math.min(64, paceOf(pacing, target).concurrency * 2);
+  // Targets whose jobs were let go while closed: the outbox may hold them once the target opens.
+  const letGo = new Set<string>();
+  // The one wake-up for a target closed by its rate.
+  let rateTimer: NodeJS.Timeout | null = null;
   // Set by the poll: the outbox is read even while fresh deliveries wait, so retries come due.
   let pollDue = true;
   // Whether the outbox may hold due jobs this worker does not: one not offered (past the memory
@@ -148,16 +171,62 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     void hold.finally(() => held.delete(job.deliverySeq));
   }
 
-  /** Posts the delivery; once answered, frees the slot and records the outcome. */
-  function start(job: RelayJob, delivery: HandOffSource): void {
+  /** Starts the job when its target's pace allows, else parks it (or lets it go: it stays in the store). */
+  function dispatch(entry: { job: RelayJob; delivery: HandOffSource }): void {
+    const { job, delivery } = entry;
     if (job.target !== null && !ownTargets.has(job.target)) return holdForeign(job);
-    const relayTry = job.tries + 1;
     const target = job.target ?? relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headers });
+    if (gates.paused(target)) return void held.delete(job.deliverySeq); // pending in the store until resumed
+    const queue = parked.get(target);
+    // Behind jobs parked for the same target: its order is kept.
+    if (!queue && gates.open(target, clock())) return start(job, delivery, target);
+    if (queue && queue.length >= parkMax(target)) {
+      held.delete(job.deliverySeq);
+      letGo.add(target);
+      return;
+    }
+    if (queue) queue.push(entry);
+    else parked.set(target, [entry]);
+  }
+
+  /** Starts what is parked for targets that opened. */
+  function startParked(): void {
+    for (const [target, queue] of parked) {
+      while (queue.length > 0 && canStart() && !stopped && gates.open(target, clock())) {
+        const { job, delivery } = queue.shift()!;
+        start(job, delivery, target);
+      }
+      if (queue.length === 0) parked.delete(target);
+    }
+    for (const target of letGo) {
+      if (parked.has(target) || !gates.open(target, clock())) continue;
+      letGo.delete(target);
+      markOutbox();
+    }
+  }
+
+  /** Wakes the pump when the first target closed by its rate opens. */
+  function wakeForRate(): void {
+    if (rateTimer !== null || stopped) return;
+    const wait = gates.nextOpening(clock());
+    if (wait === null) return;
+    rateTimer = setTimeout(() => {
+      rateTimer = null;
+      void pump();
+    }, wait);
+    rateTimer.unref();
+  }
+
+  /** Posts the delivery; once answered, frees the slot and records the outcome. */
+  function start(job: RelayJob, delivery: HandOffSource, target: string): void {
+    const relayTry = job.tries + 1;
     const seq = job.deliverySeq;
     inFlight.add(seq);
+    gates.started(target, clock());
     let answeredOnce = false;
     const onAnswer = (result: HandOffResult) => {
       answeredOnce = true;
+      gates.finished(target);
       answered(seq);
       const recorded = record(job, relayTry, result).finally(() => {
         recording.delete(seq);
@@ -173,6 +242,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       // send() answers through its callback, never throws; should it, before an answer, the job
       // stays pending and is read again. After one, the job is the recording's to release.
       if (answeredOnce) return;
+      gates.finished(target);
       answered(seq);
       held.delete(seq);
       markOutbox();
@@ -208,6 +278,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     try {
       do {
         again = false;
+        startParked();
         if (!canStart()) break;
         if (readAhead.length === 0 && fresh.length > 0 && !pollDue) {
           readAhead = fresh;
@@ -220,7 +291,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           // hand-off. A claiming store leases what it returns, and a lease must not run out while
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
-          const read = await store.dueRelayJobs(clock(), wanted, new Set(held));
+          const read = await store.dueRelayJobs(clock(), wanted, new Set(held), gates.closed(clock()));
           // As many as asked for: more may wait (a poll that finds a backlog reads on, not 32 a
           // poll). Fewer: none else was due and not held when it was read.
           if (read.length >= wanted) outboxMayHold = true;
@@ -232,11 +303,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           }
           if (readAhead.length === 0 && fresh.length > 0) again = true;
         }
-        while (readAhead.length > 0 && canStart() && !stopped) {
-          const { job, delivery } = readAhead.shift()!;
-          start(job, delivery);
-        }
+        while (readAhead.length > 0 && canStart() && !stopped) dispatch(readAhead.shift()!);
       } while (again && !stopped);
+      wakeForRate();
     } catch (err) {
       hub.emit('notice', { level: 'warn', message: `relay: cannot read the outbox: ${(err as Error).message}` });
     } finally {
@@ -282,12 +351,30 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       };
       readAhead = readAhead.filter(kept);
       fresh = fresh.filter(kept);
+      for (const [target, queue] of parked) parked.set(target, queue.filter(kept));
+    },
+
+    targets() {
+      return gates.view().map((view) => ({ ...view, waiting: parked.get(view.target)?.length ?? 0 }));
+    },
+
+    setPaused(target, paused) {
+      if (!gates.setPaused(target, paused)) return false;
+      const queue = parked.get(target);
+      if (paused && queue) {
+        // Let go: the store keeps them pending, and a paused target is read no more.
+        for (const { job } of queue) held.delete(job.deliverySeq);
+        parked.delete(target);
+      }
+      if (!paused) this.poke();
+      return true;
     },
 
     stop() {
       stopping ??= (async () => {
         stopped = true;
         clearInterval(timer);
+        if (rateTimer !== null) clearTimeout(rateTimer);
         if (inFlight.size > 0) await new Promise<void>((resolve) => (allAnswered = resolve));
         await Promise.allSettled([...recording.values()]);
         await dispatcher.close();

@@ -5,6 +5,7 @@
  * second. Stopped (the signal), it lets the copies in flight finish and record, and returns; run
  * again on the same journal, it goes on where it stopped.
  */
+import { createRateBucket } from '../core/rate-bucket.js';
 import type { DeliveryStore } from '../store/store.js';
 import type { ItemProgress, ReplayJournal } from './replay-job-journal.js';
 import type { Replayer, ReplaySettings } from './replay.js';
@@ -90,7 +91,9 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
 
   const queue = progress.flatMap((p, index) => (p.done ? [] : [index]));
   const startedAt = clock();
-  const gapMs = plan.ratePerSecond === null ? 0 : 1000 / plan.ratePerSecond;
+  // One start every 1000/rate ms: a stall is not owed back (no burst after one).
+  const bucket = plan.ratePerSecond === null ? null : createRateBucket(plan.ratePerSecond, 1, clock());
+  const waitMs = () => bucket?.waitMs(clock()) ?? 0;
   let inFlight = 0;
   let next = 0;
   let wake: (() => void) | null = null;
@@ -127,25 +130,23 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
     }
   }
 
-  // When the next copy may start: one gap after the last, never owed for a stall (no burst after one).
-  let dueAt = clock();
   while (next < queue.length && !stopping()) {
     if (inFlight >= plan.concurrency) {
       await woken();
       continue;
     }
-    const waitMs = dueAt - clock();
-    if (waitMs > 0) {
+    const wait = waitMs();
+    if (wait > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([woken(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      await Promise.race([woken(), new Promise((resolve) => (timer = setTimeout(resolve, wait)))]);
       clearTimeout(timer);
       continue;
     }
     // Every item that may start now begins with one synced write.
     const batch: number[] = [];
-    while (next < queue.length && inFlight + batch.length < plan.concurrency && dueAt <= clock()) {
+    while (next < queue.length && inFlight + batch.length < plan.concurrency && waitMs() === 0) {
       batch.push(queue[next++]!);
-      dueAt = Math.max(dueAt, clock()) + gapMs;
+      bucket?.take(clock());
     }
     try {
       journal.begin(batch, clock());

@@ -119,9 +119,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return attempts.filter((a) => a.deliveryId === deliveryId).length;
     },
 
-    async dueRelayJobs(now, limit, skip) {
+    async dueRelayJobs(now, limit, skip, skipTargets = []) {
       return [...jobs.values()]
-        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq))
+        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq) && (j.target === null || !skipTargets.includes(j.target)))
         .sort((a, b) => a.nextAt - b.nextAt)
         .slice(0, limit)
         .map((job) => ({ job: { ...job }, delivery: copy(byId.get(job.deliveryId)!) }));

@@ -206,9 +206,10 @@ export interface RelayOutbox {
    * instance: no other instance gets the job while this one lives; `recordRelay` ends the claim,
    * and a killed instance's jobs come back within its time to live (pg-instance-heartbeat.ts).
    * A job this instance claimed and its caller no longer holds (not in `skip`) is returned again,
-   * so one caller claims at a time.
+   * so one caller claims at a time. Jobs queued for a target in `skipTargets` (one whose pace lets
+   * nothing start now) are left out too.
    */
-  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
+  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>, skipTargets?: readonly string[]): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
   /**
    * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, by this
    * instance or another.

@@ -70,7 +70,7 @@ describe('status', () => {
         ...cleanStatus(),
         tokenRequired: false,
         feedPath: '/api/feed',
-        features: { faults: false, faultValidation: false, replay: true, remove: false, conformance: false, relayHistory: false, bridge: false, metrics: false, bulkReplay: false },
+        features: { faults: false, faultValidation: false, replay: true, remove: false, conformance: false, relayHistory: false, bridge: false, metrics: false, bulkReplay: false, targets: false },
       },
       timestamp: '2026-11-21T12:00:00.000Z',
     });

@@ -252,7 +252,7 @@ describe('the outbox port: durable work is told directly, never through an obser
     const notices: Array<HubEvents['notice']> = [];
     hub.on('notice', (n) => notices.push(n));
     const told: string[] = [];
-    const gone: RelayWorker = { offer: () => { throw new Error('relay gone'); }, poke: () => {}, forget: () => {}, stop: async () => {} };
+    const gone: RelayWorker = { offer: () => { throw new Error('relay gone'); }, poke: () => {}, forget: () => {}, targets: () => [], setPaused: () => false, stop: async () => {} };
     // As the node wires it: the relay's port (relayPort), then another consumer behind it.
     const relay = relayPort(gone, hub);
     const port = outboxPortOf([relay, { stored: (d) => void told.push(d.id) }], (err) => hub.emit('notice', { level: 'error', message: `unexpected: ${String(err)}` }));

@@ -73,3 +73,15 @@ describe('hookrelay mcp --allow-write: the write tools', () => {
     expect(none.text).toMatch(/has no relay job/);
   });
 });
+
+describe('hookrelay mcp: the redactor of every answer', () => {
+  it('knows the password of a filtered route\'s URL (its conditions may hold "=" before the URL)', async () => {
+    const { db, remove } = await seededStore(async () => undefined);
+    cleanups.push(remove);
+    const route = `vendor.* where /data/risk = 70 = http://relay:${PASSWORD}@127.0.0.1:9/risky`;
+    const { openMcpContext } = await import('../../src/mcp/context.js');
+    const ctx = await openMcpContext({ db }, { HOOKRELAY_SECRET: SECRET, HOOKRELAY_FORWARD_TO: 'http://127.0.0.1:9/app', HOOKRELAY_ROUTE: route });
+    cleanups.push(() => ctx.store.close());
+    expect(ctx.redact(`failed: http://relay:${PASSWORD}@127.0.0.1:9/risky answered 503`)).not.toContain(PASSWORD);
+  });
+});

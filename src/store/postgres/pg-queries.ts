@@ -29,6 +29,7 @@ export const SQL = {
   claimJobs: `WITH due AS (
       SELECT delivery_seq FROM relay_jobs j
       WHERE state = 'pending' AND next_at <= $1 AND delivery_seq <> ALL($5::bigint[]) AND ${claimableBy('$4', 'j')}
+        AND (j.target IS NULL OR j.target <> ALL($6::text[]))
       ORDER BY next_at, delivery_seq LIMIT $2
       FOR UPDATE SKIP LOCKED
     ), claimed AS (

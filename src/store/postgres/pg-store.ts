@@ -242,11 +242,11 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
-    dueRelayJobs(now, limit, skip = new Set()) {
+    dueRelayJobs(now, limit, skip = new Set(), skipTargets = []) {
       // A claim writes (the lease): it fails like a write.
       return write(async () => {
         await heartbeat.ensure();
-        const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId, [...skip]]));
+        const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId, [...skip], [...skipTargets]]));
         return rows.map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
       });
     },

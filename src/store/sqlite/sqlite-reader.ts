@@ -114,7 +114,7 @@ export function createSqliteReader(db: Database.Database) {
   // slower (18-22 µs against 2.7 µs, even with no row to return) and the relay runs it constantly.
   // Likely why: this SQLite is built with STAT4, which re-prepares statements whose bound values
   // may change the plan.
-  const dueJobsByLimit = new Map<number, Database.Statement<[number, string], DueRow>>();
+  const dueJobsByLimit = new Map<number, Database.Statement<[number, string, string], DueRow>>();
   const dueJobs = (limit: number) => {
     const n = Math.max(0, Math.floor(limit));
     let statement = dueJobsByLimit.get(n);
@@ -122,9 +122,10 @@ export function createSqliteReader(db: Database.Database) {
       // Only what a hand-off sends: all of a delivery's columns made a row ~2x slower to read.
       // As arrays (raw), not objects: an object of 11 named columns a row cost ~4 µs of a ~10 µs read.
       statement = db
-        .prepare<[number, string], DueRow>(
+        .prepare<[number, string, string], DueRow>(
           `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-         WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?)) ORDER BY j.next_at LIMIT ${n}`,
+         WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?))
+           AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?))) ORDER BY j.next_at LIMIT ${n}`,
         )
         .raw(true);
       if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
@@ -221,8 +222,8 @@ export function createSqliteReader(db: Database.Database) {
       return latestSeq.get()!.seq;
     },
 
-    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set()): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit).all(now, JSON.stringify([...skip])).map(toDue);
+    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set(), skipTargets: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
+      return dueJobs(limit).all(now, JSON.stringify([...skip]), JSON.stringify(skipTargets)).map(toDue);
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {

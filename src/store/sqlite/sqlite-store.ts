@@ -260,8 +260,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async countArrivals(deliveryId) {
       return reader.countArrivals(deliveryId);
     },
-    async dueRelayJobs(now, limit, skip) {
-      return reader.dueRelayJobs(now, limit, skip);
+    async dueRelayJobs(now, limit, skip, skipTargets) {
+      return reader.dueRelayJobs(now, limit, skip, skipTargets);
     },
     async recordRelay(outcome) {
       await op('recordRelay', outcome);

@@ -1,0 +1,69 @@
+/**
+ * `/api/targets` on a real `listen --forward-to … --pace …`: each target with its pace, paused and
+ * resumed by number, its URL's credentials never shown; /metrics says which is paused.
+ */
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolvePacing } from '../../src/core/pacing.js';
+import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
+import { startApp, TEST_CONSOLE } from '../helpers/start-app.js';
+import { startTarget } from '../helpers/target-server.js';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function call(method: 'GET' | 'POST', url: string): Promise<{ status: number; body: { data?: unknown; error?: string } }> {
+  const res = await request(url, method === 'POST' ? { method, headers: { 'content-type': 'application/json' }, body: '{}' } : { method });
+  return { status: res.statusCode, body: (await res.body.json()) as { data?: unknown; error?: string } };
+}
+
+describe('/api/targets', () => {
+  it('lists the targets with their pace, pauses and resumes one by number, and never shows its password', async () => {
+    const app = await startTarget();
+    cleanups.push(() => app.close());
+    const to = app.url.replace('http://', 'http://relay-user:relay-pass-123@');
+    const pacing = resolvePacing([`${new URL(to).href} rate=20/s burst=2`], '--pace', [new URL(to).href], [], []);
+    const node = await startApp(cleanups, { console: TEST_CONSOLE, forward: { to: new URL(to).href, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 5, pacing } });
+    const api = (path: string) => new URL(path, node.consoleUrl!).href;
+
+    const listed = await call('GET', api('/api/targets'));
+    expect(listed.status).toBe(200);
+    const shown = app.url.replace('http://', 'http://[redacted]@');
+    expect(listed.body.data).toEqual([{ id: '1', target: shown, concurrency: 16, ratePerSecond: 20, burst: 2, paused: false, inFlight: 0, waiting: 0 }]);
+
+    const paused = await call('POST', api('/api/targets/1/pause'));
+    expect(paused.status).toBe(200);
+    expect(paused.body.data).toMatchObject({ id: '1', paused: true });
+    const sent = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const answer = await request(node.receiverUrl, { method: 'POST', headers: sent.headers, body: sent.body });
+    await answer.body.dump();
+    expect(answer.statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past a poll
+    expect(app.received).toHaveLength(0);
+    const metrics = await (await request(api('/metrics'))).body.text();
+    expect(metrics).toContain(`hookrelay_relay_target_paused{target="${shown}"} 1`);
+
+    const resumed = await call('POST', api('/api/targets/1/resume'));
+    expect(resumed.body.data).toMatchObject({ paused: false });
+    await app.waitFor(1);
+
+    for (const bad of ['0', '2', 'x', '1e3']) {
+      const refused = await call('POST', api(`/api/targets/${bad}/pause`));
+      expect(refused.status).toBe(404);
+      expect(refused.body.error).toMatch(/GET \/api\/targets lists them/);
+    }
+    const all = JSON.stringify([listed, paused, resumed, metrics]);
+    expect(all).not.toContain('relay-pass-123');
+    const status = await call('GET', api('/api/status'));
+    expect((status.body.data as { features: { targets: boolean } }).features.targets).toBe(true);
+  });
+
+  it('answers 501 naming --forward-to when the node has no relay', async () => {
+    const node = await startApp(cleanups, { console: TEST_CONSOLE });
+    const res = await call('GET', new URL('/api/targets', node.consoleUrl!).href);
+    expect(res.status).toBe(501);
+    expect(res.body.error).toMatch(/--forward-to/);
+  });
+});
