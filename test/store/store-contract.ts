@@ -323,6 +323,23 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 1, dead: 0 });
     });
 
+    it('leaves out of a read the jobs of targets the caller skips (a target its pace closed), and only those', async () => {
+      await store.close();
+      const app = 'http://127.0.0.1:3000/webhooks';
+      const audit = 'http://127.0.0.1:3001/audit';
+      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', url: audit }] } });
+      const plain = makeDelivery();
+      const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
+      await store.accept(plain, attemptFor(plain));
+      await store.accept(vendor, attemptFor(vendor));
+      const now = Math.max(plain.receivedAt, vendor.receivedAt);
+      const skipped = await store.dueRelayJobs(now, 10, new Set(), [app]);
+      expect(skipped.map((due) => due.delivery.id)).toEqual([vendor.id]);
+      // Read again (on PostgreSQL this instance's claim returns it again): none of the skipped target's.
+      expect((await store.dueRelayJobs(now, 10, new Set(), [app, audit])).map((due) => due.delivery.id)).toEqual([]);
+      expect((await store.dueRelayJobs(now, 10, new Set(), [])).map((due) => due.delivery.id).sort()).toEqual([plain.id, vendor.id].sort());
+    });
+
     it('queues each job for the target its trigger was routed to, holds the jobs of other targets, and moves them only by retarget', async () => {
       await store.close();
       const app = 'http://127.0.0.1:3000/webhooks';
