@@ -32,7 +32,7 @@ import { createReadiness } from './readiness.js';
 import { settleRelayBacklog, type StartNotice } from './relay-backlog.js';
 import { replayAdviceOf, replaySettingsOf } from './replay-wiring.js';
 import { startRetentionWithNotices } from './retention-notices.js';
-import { relayPort, relayTargetsOf, startRelayWorker } from './start-relay.js';
+import { outboxTargetsOf, relayPort, relayTargetsOf, startRelayWorker } from './start-relay.js';
 import { startConsole } from './start-console.js';
 
 // Loaded on first use: a node with neither a forward target, PostgreSQL nor a console starts
@@ -140,7 +140,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       started.add(() => lock.release());
       describeOwner = lock.describe;
     }
-    const relayTargets: RelayTargets | null = forward?.mode === 'async' ? { to: forward.to, routes: forward.routes ?? [] } : null;
+    const relayTargets: RelayTargets | null = forward?.mode === 'async' ? outboxTargetsOf(forward) : null;
     const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
     started.add(() => store.close());
     // Several nodes on one PostgreSQL database: each shows what all of them receive.
@@ -216,7 +216,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
           skipVerify: config.skipVerify,
           toleranceSeconds: config.toleranceSeconds,
           forget: (id) => relay?.forget(id),
-          ...(relay ? { relayTargets: relayTargetsOf(relay) } : {}),
+          ...(relay ? { relayTargets: relayTargetsOf(relay, store) } : {}),
           ...(built.bridgeView ? { bridge: built.bridgeView } : {}),
           ...(deps.webRoot ? { webRoot: deps.webRoot } : {}),
         });

@@ -6,6 +6,8 @@
  */
 import type { ForwardConfig } from '../config/listen-config.js';
 import type { RelayTargetsAdapter } from '../console/console-options.js';
+import { NO_PACING, orderOfTargets } from '../core/pacing.js';
+import { relayTargetList, type RelayTargets } from '../core/routes.js';
 import { DEFAULT_RELAY_RETRY } from '../relay/relay-backoff.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { EventHub } from '../runtime/event-hub.js';
@@ -31,10 +33,25 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
   return worker;
 }
 
+/** Blocked keys the console lists, over every target. */
+const BLOCKED_KEYS_SHOWN = 100;
+
+/** Where the store queues each job: the routes, the fallback, and which targets are ordered. */
+export function outboxTargetsOf(forward: ForwardConfig): RelayTargets {
+  const targets = { to: forward.to, routes: forward.routes ?? [] };
+  const order = orderOfTargets(forward.pacing ?? NO_PACING, relayTargetList(targets));
+  return Object.keys(order).length > 0 ? { ...targets, order } : targets;
+}
+
 /** The relay's targets as the console lists and pauses them. */
-export function relayTargetsOf(worker: RelayWorker): RelayTargetsAdapter {
+export function relayTargetsOf(worker: RelayWorker, store: Pick<DeliveryStore, 'blockedOrderKeys'>): RelayTargetsAdapter {
   return {
-    list: () => worker.targets().map(({ target, pace, paused, inFlight, waiting }) => ({ target, concurrency: pace.concurrency, ratePerSecond: pace.ratePerSecond, burst: pace.burst, paused, inFlight, waiting })),
+    list: () =>
+      worker.targets().map(({ target, pace, paused, inFlight, waiting }) => ({
+        target, concurrency: pace.concurrency, ratePerSecond: pace.ratePerSecond, burst: pace.burst, paused, inFlight, waiting,
+        order: pace.order?.text ?? null, onDead: pace.order?.onDead ?? null,
+      })),
+    blocked: () => store.blockedOrderKeys(BLOCKED_KEYS_SHOWN),
     setPaused: (target, paused) => worker.setPaused(target, paused),
   };
 }

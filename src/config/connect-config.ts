@@ -11,7 +11,7 @@ import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { bridgeTokenProblem } from './bridge-settings.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
-import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
+import { forwardHeadersOf, orderProblem, resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig, NodeConfig } from './node-config.js';
 import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
 import type { ProxySettings } from '../runtime/proxy.js';
@@ -106,6 +106,8 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   const headers = forwardHeadersOf(values, problems);
   const { routes, trust, pacing } = resolveForwardExtras(resolved, flags.config ?? CONFIG_FILE, problems, warnings);
+  const unordered = orderProblem(pacing, storeUrl);
+  if (unordered) problems.push(unordered);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
   const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);

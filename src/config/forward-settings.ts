@@ -65,6 +65,16 @@ export function resolveForwardExtras(resolved: Resolved, configFile: string, pro
   return { routes, trust, pacing };
 }
 
+/**
+ * Ordered hand-offs are kept by the SQLite store only: on a PostgreSQL store shared by instances the
+ * order key would have to be written by the group accept, which does not write it yet.
+ */
+export function orderProblem(pacing: PaceSettings, storeUrl: string | undefined): string | null {
+  if (storeUrl === undefined) return null;
+  const ordered = [pacing.fallback, ...pacing.byTarget.values()].some((pace) => pace.order !== null);
+  return ordered ? '--pace order=…: ordered hand-offs need the SQLite store (--db); on a PostgreSQL store (--store) the relay hands on unordered, so hookrelay refuses to start rather than break the order' : null;
+}
+
 /** Every route parsed; a bad one is a problem naming its place, a doubtful one a warning. */
 export function parseRoutes(texts: readonly string[], where: string, problems: string[], warnings: string[]): Route[] {
   const routes: Route[] = [];

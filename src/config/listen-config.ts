@@ -6,7 +6,7 @@ import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
 import { resolveBridge, type BridgeConfig } from './bridge-settings.js';
-import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
+import { forwardHeadersOf, orderProblem, resolveForwardExtras } from './forward-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions, type ConfigInputs, type Resolved } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
@@ -79,6 +79,8 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   problems.push(...consoleProblems(values, consoleToken));
   const storeUrl = values.store as string | undefined;
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
+  const unordered = orderProblem(pacing, storeUrl);
+  if (unordered) problems.push(unordered);
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   const bridge = resolveBridge(values, resolved.sources);

@@ -6,16 +6,31 @@ import type { FastifyInstance } from 'fastify';
 import { notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import type { RelayTargetsAdapter, RelayTargetView } from './console-options.js';
+import { printable } from '../reporter/printable.js';
 import { redactUrl } from './views.js';
+
+const BLOCKED_KEYS_A_TARGET = 20;
 
 export function registerTargetRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const adapter = (): RelayTargetsAdapter => {
     if (!ctx.options.relayTargets) throw notImplemented('this process has no relay: start it with --forward-to');
     return ctx.options.relayTargets;
   };
-  const listed = (): RelayTargetView[] => adapter().list().map((entry, i) => ({ id: String(i + 1), ...entry, target: redactUrl(entry.target)! }));
+  const listed = async (): Promise<RelayTargetView[]> => {
+    const source = adapter();
+    const blocked = await source.blocked();
+    return source.list().map((entry, i) => ({
+      id: String(i + 1),
+      ...entry,
+      target: redactUrl(entry.target)!,
+      blockedKeys: blocked
+        .filter((b) => b.target === entry.target)
+        .slice(0, BLOCKED_KEYS_A_TARGET)
+        .map(({ target: _target, ...b }) => ({ ...b, key: printable(b.key, 300), lastError: b.lastError === null ? null : ctx.redact(b.lastError) })),
+    }));
+  };
 
-  app.get('/api/targets', async () => success(listed(), ctx.now()));
+  app.get('/api/targets', async () => success(await listed(), ctx.now()));
 
   for (const [action, paused] of [['pause', true], ['resume', false]] as const) {
     app.post<{ Params: { id: string } }>(`/api/targets/:id/${action}`, async (request) => {
@@ -24,7 +39,7 @@ export function registerTargetRoutes(app: FastifyInstance, ctx: ConsoleContext):
       const entry = targets[index];
       if (!entry) throw notFound(`no target ${JSON.stringify(request.params.id.slice(0, 20))}: GET /api/targets lists them, numbered from 1`);
       adapter().setPaused(entry.target, paused);
-      return success(listed()[index], ctx.now());
+      return success((await listed())[index], ctx.now());
     });
   }
 }

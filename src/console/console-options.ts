@@ -142,12 +142,31 @@ export interface RelayTargetView {
   inFlight: number;
   /** Jobs read and waiting in memory for the target's pace (the rest wait in the store). */
   waiting: number;
+  /** `order=…` as written (`trigger`, `/data/accessRequestId`), null when the target is not ordered. */
+  order: string | null;
+  onDead: 'skip' | 'block' | null;
+  /** Keys of an ordered target held up by their head (the oldest first, at most 20). */
+  blockedKeys: BlockedKeyView[];
+}
+
+export interface BlockedKeyView {
+  key: string;
+  /** The delivery the key waits for. */
+  deliveryId: string;
+  state: 'pending' | 'dead';
+  tries: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** Later deliveries of the key, waiting behind it. */
+  waiting: number;
 }
 
 /** The relay's targets and their pause (`/api/targets`): absent when this process has no async relay. */
 export interface RelayTargetsAdapter {
   /** Every target, in a fixed order, with its URL as given (the console hides its credentials). */
-  list(): Array<Omit<RelayTargetView, 'id'>>;
+  list(): Array<Omit<RelayTargetView, 'id' | 'blockedKeys'>>;
+  /** Keys of ordered targets held up by their head, read from the store. */
+  blocked(): Promise<Array<BlockedKeyView & { target: string }>>;
   setPaused(target: string, paused: boolean): boolean;
 }
 

@@ -4,6 +4,9 @@
  * The relay applies it (src/relay/target-gates.ts); a target nobody paced gets DEFAULT_PACE, today's
  * fixed concurrency and no rate.
  */
+import type { Operand } from './conditions/condition.js';
+import { factsOf, operandText, type DeliverySubject } from './conditions/judge-conditions.js';
+import { parseOperand } from './conditions/parse-operand.js';
 import { displayUrl } from './url-secrets.js';
 
 export interface Pace {
@@ -15,6 +18,21 @@ export interface Pace {
   burst: number;
   /** Start paused: nothing is handed on until resumed (the queue stays in the store). */
   paused: boolean;
+  /** `order=…`: one delivery at a time per key, in acceptance order; null: no order. */
+  order: OrderSpec | null;
+}
+
+/**
+ * Ordered hand-offs to a target: a delivery waits while an earlier one of its key is owed. After its
+ * tries a head goes dead; `skip` lets the key move on, `block` keeps its later deliveries waiting until
+ * the dead one is retried (`events retry`) or removed. Plain data: it crosses to the SQLite writer's thread.
+ */
+export interface OrderSpec {
+  /** As written: `trigger`, `/data/accessRequestId`, `header:x-tenant`. */
+  text: string;
+  /** The trigger, or what the operand reads. */
+  key: 'trigger' | Operand;
+  onDead: 'skip' | 'block';
 }
 
 export interface PaceSettings {
@@ -24,7 +42,7 @@ export interface PaceSettings {
   byTarget: ReadonlyMap<string, Pace>;
 }
 
-export const DEFAULT_PACE: Pace = Object.freeze({ concurrency: 16, ratePerSecond: null, burst: 1, paused: false });
+export const DEFAULT_PACE: Pace = Object.freeze({ concurrency: 16, ratePerSecond: null, burst: 1, paused: false, order: null });
 export const MAX_PACE_CONCURRENCY = 256;
 /** A rate above this is no pacing: the relay cannot start hand-offs faster anyway. */
 export const MAX_PACE_RATE_PER_SECOND = 100_000;
@@ -48,6 +66,8 @@ export function parsePace(text: string): ParsedPace {
   const problems: string[] = [];
   const fields: Partial<Pace> = {};
   let target: string | null = null;
+  let order: Omit<OrderSpec, 'onDead'> | null = null;
+  let onDead: OrderSpec['onDead'] | null = null;
   if (words.length === 0) return { ok: false, problems: ['is empty: write e.g. \'http://127.0.0.1:3000/webhooks rate=50/s\' or \'concurrency=4\''] };
   words.forEach((word, i) => {
     const shown = JSON.stringify(displayUrl(word).slice(0, 100));
@@ -65,6 +85,17 @@ export function parsePace(text: string): ParsedPace {
     const name = eq < 0 ? word : word.slice(0, eq);
     const value = eq < 0 ? '' : word.slice(eq + 1);
     switch (name) {
+      case 'order': {
+        if (value === 'trigger') return void (order = { text: value, key: 'trigger' });
+        const operand = value === '' ? { ok: false as const, reason: 'is empty' } : parseOperand(value);
+        if (!operand.ok) return problems.push(`${shown}: order is trigger, a JSON pointer into the body (/data/accessRequestId) or header:NAME; ${operand.reason}`);
+        order = { text: value, key: operand.operand };
+        return;
+      }
+      case 'on-dead':
+        if (value !== 'skip' && value !== 'block') return problems.push(`${shown}: on-dead is skip (the key moves on past a dead delivery) or block (it waits until the dead one is retried)`);
+        onDead = value;
+        return;
       case 'concurrency':
       case 'burst': {
         const max = name === 'concurrency' ? MAX_PACE_CONCURRENCY : MAX_PACE_BURST;
@@ -82,9 +113,11 @@ export function parsePace(text: string): ParsedPace {
       }
       default:
         if (i === 0 && eq < 0 && word.includes(':')) return problems.push(`${shown}: a target URL starts with http:// or https://`);
-        problems.push(`${shown} is not a pace setting (concurrency=N, rate=N/s or N/m, burst=N, paused${i === 0 ? ', after an optional target URL' : ''})`);
+        problems.push(`${shown} is not a pace setting (concurrency=N, rate=N/s or N/m, burst=N, paused, order=KEY, on-dead=skip|block${i === 0 ? ', after an optional target URL' : ''})`);
     }
   });
+  if (onDead !== null && order === null) problems.push('on-dead applies to ordered hand-offs: add order=trigger or order=/json/pointer');
+  if (order !== null) fields.order = { ...(order as Omit<OrderSpec, 'onDead'>), onDead: onDead ?? 'skip' };
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, target, fields };
 }
@@ -115,5 +148,28 @@ export function resolvePacing(texts: readonly string[], where: string, targets: 
 /** A pace as `--pace` writes it, e.g. `concurrency=16 rate=50/s burst=1`. */
 export function describePace(pace: Pace): string {
   const rate = pace.ratePerSecond === null ? '' : ` rate=${Number.isInteger(pace.ratePerSecond) ? `${pace.ratePerSecond}/s` : `${Math.round(pace.ratePerSecond * 60 * 1000) / 1000}/m`} burst=${pace.burst}`;
-  return `concurrency=${pace.concurrency}${rate}${pace.paused ? ' paused' : ''}`;
+  const order = pace.order === null ? '' : ` order=${pace.order.text} on-dead=${pace.order.onDead}`;
+  return `concurrency=${pace.concurrency}${rate}${order}${pace.paused ? ' paused' : ''}`;
+}
+
+/** The longest order key kept: a longer value is cut, which can only make two keys one (stricter order, never looser). */
+export const MAX_ORDER_KEY_LENGTH = 256;
+
+/**
+ * The key a delivery is ordered by: `t:` and its trigger, `v:` and the compact JSON of the value
+ * read, or `-` when the value is missing or the body is not JSON (those are ordered among themselves).
+ */
+export function orderKeyOf(spec: OrderSpec, delivery: DeliverySubject & { trigger: string }): string {
+  const key = spec.key === 'trigger' ? `t:${delivery.trigger}` : ((text) => (text === null ? '-' : `v:${text}`))(operandText(spec.key, factsOf(delivery)));
+  return key.length > MAX_ORDER_KEY_LENGTH ? key.slice(0, MAX_ORDER_KEY_LENGTH) : key;
+}
+
+/** The ordered targets among `targets`, by URL: what the store keys each job by. */
+export function orderOfTargets(settings: PaceSettings, targets: readonly string[]): Record<string, OrderSpec> {
+  const ordered: Record<string, OrderSpec> = {};
+  for (const target of targets) {
+    const { order } = paceOf(settings, target);
+    if (order !== null) ordered[target] = order;
+  }
+  return ordered;
 }

@@ -10,6 +10,7 @@ import type { Condition, ConditionProblem } from './conditions/condition.js';
 import { factsOf, meetsAll, type DeliveryFacts, type DeliverySubject } from './conditions/judge-conditions.js';
 import { describeProblems, parseConditions } from './conditions/parse-conditions.js';
 import { globMatch } from './faults/glob.js';
+import { orderKeyOf, type OrderSpec } from './pacing.js';
 import { displayUrl } from './url-secrets.js';
 import { TRIGGER_CATALOGUE } from './triggers.js';
 
@@ -94,6 +95,8 @@ export function matchesCatalogue(glob: string): boolean {
 export interface RelayTargets {
   to: string;
   routes: readonly Route[];
+  /** The targets whose hand-offs are ordered (`--pace 'URL order=…'`), by URL. */
+  order?: Readonly<Record<string, OrderSpec>>;
 }
 
 /** What the choice reads of a delivery: its trigger, and for filters its body and headers. */
@@ -115,6 +118,21 @@ export function relayTargetOf(targets: RelayTargets, delivery: RouteSubject): st
     if (meetsAll(route.where, (facts ??= factsOf(delivery)))) return route.url;
   }
   return targets.to;
+}
+
+/** The job a delivery is queued as: its target, and its order key when that target is ordered (else null). */
+export function relayJobOf(targets: RelayTargets, delivery: RouteSubject): { target: string; orderKey: string | null } {
+  const target = relayTargetOf(targets, delivery);
+  const order = targets.order !== undefined && Object.hasOwn(targets.order, target) ? targets.order[target] : undefined;
+  return { target, orderKey: order === undefined ? null : orderKeyOf(order, delivery) };
+}
+
+/** The ordered targets whose dead jobs keep the later ones of their key waiting (`on-dead=block`). */
+export function deadBlockingTargets(outbox: boolean | RelayTargets | undefined): string[] {
+  if (outbox === undefined || typeof outbox === 'boolean' || outbox.order === undefined) return [];
+  return Object.entries(outbox.order)
+    .filter(([, order]) => order.onDead === 'block')
+    .map(([target]) => target);
 }
 
 /** Every target a relay with these settings hands on to. */

@@ -9,7 +9,7 @@
  * `hookrelay events retarget` moves it. A job queued before targets were kept goes where this
  * run routes it. Each try records the target it used.
  */
-import { NO_PACING, paceOf, type PaceSettings } from '../core/pacing.js';
+import { NO_PACING, orderOfTargets, paceOf, type PaceSettings } from '../core/pacing.js';
 import { relayTargetList, relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
@@ -84,9 +84,12 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const { store, hub, retry } = options;
   const clock = options.clock ?? Date.now;
   const random = options.random ?? Math.random;
-  const targets: RelayTargets = { to: options.target, routes: options.routes ?? [] };
-  const ownTargets = new Set(relayTargetList(targets));
   const pacing = options.pacing ?? NO_PACING;
+  const routed: RelayTargets = { to: options.target, routes: options.routes ?? [] };
+  const ownTargets = new Set(relayTargetList(routed));
+  // Ordered targets: their jobs are taken only from the outbox, whose reads keep each key's order.
+  const targets: RelayTargets = { ...routed, order: orderOfTargets(pacing, [...ownTargets]) };
+  const isOrdered = (target: string | null) => target !== null && Object.hasOwn(targets.order!, target);
   const gates = createTargetGates(pacing, [...ownTargets], clock());
   const paces = [...ownTargets].map((target) => paceOf(pacing, target));
   const concurrency = options.concurrency ?? paces.reduce((sum, pace) => sum + pace.concurrency, 0);
@@ -231,6 +234,8 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       const recorded = record(job, relayTry, result).finally(() => {
         recording.delete(seq);
         held.delete(seq);
+        // The next delivery of its key may be due now.
+        if (isOrdered(target)) markOutbox();
         void pump();
       });
       recording.set(seq, recorded);
@@ -334,10 +339,13 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       if (held.has(delivery.seq)) return pumpSoon();
       // Another instance could claim the same job from a shared outbox: there, only the outbox hands on.
       if (store.claimsRelayJobs || fresh.length >= FRESH_MAX || freshBytes + delivery.rawBody.length > FRESH_MAX_BYTES) return this.poke();
+      const target = relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders });
+      // An ordered delivery may have to wait for an earlier one of its key: the outbox's read knows.
+      if (isOrdered(target)) return this.poke();
       held.add(delivery.seq);
       freshBytes += delivery.rawBody.length;
       fresh.push({
-        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target: relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders }), tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
+        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target, tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
         delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
       });
       pumpSoon();

@@ -1,6 +1,7 @@
 /** The in-memory double of the store: same contract, no durability. For tests and demos. */
-import { relayTargetOf, type RelayTargets } from '../core/routes.js';
+import { deadBlockingTargets, relayJobOf, type RelayTargets } from '../core/routes.js';
 import {
+  type BlockedOrderKey,
   pairHeaders,
   type AcceptResult,
   type AttemptInput,
@@ -31,6 +32,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   const byId = new Map<string, StoredDelivery>();
   let attempts: AttemptRecord[] = [];
   const jobs = new Map<number, RelayJob>();
+  // The order key of each ordered job (as the SQL stores' relay_jobs.order_key).
+  const orderKeys = new Map<number, string>();
+  const deadBlocks = deadBlockingTargets(options.outbox);
   let relayAttempts: RelayAttemptRecord[] = [];
   let attemptSeq = 0;
   let deliverySeq = 0;
@@ -49,6 +53,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   /** What a relay try kept of the target's answer, as a copy. */
   const keptAnswer = (answer: KeptAnswer | null | undefined): KeptAnswer | null =>
     answer ? { ...answer, headers: answer.headers.map(([n, v]) => [n, v]), body: Buffer.from(answer.body) } : null;
+
+  /** As the SQL stores' due query: an ordered job waits while an earlier one of its target and key is owed. */
+  const earlierOwedOfKey = (job: RelayJob): boolean => {
+    const key = orderKeys.get(job.deliverySeq);
+    if (key === undefined) return false;
+    for (const other of jobs.values()) {
+      if (other.deliverySeq >= job.deliverySeq || other.target !== job.target || orderKeys.get(other.deliverySeq) !== key) continue;
+      if (other.state === 'pending' || other.state === 'held' || (other.state === 'dead' && deadBlocks.includes(other.target ?? ''))) return true;
+    }
+    return false;
+  };
 
   return {
     async accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
@@ -73,7 +88,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       byId.set(stored.id, stored);
       const attemptSeqOfIt = record(attempt, 'accepted', null);
       if (options.outbox) {
-        const target = options.outbox === true ? null : relayTargetOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: stored.headers });
+        const { target, orderKey } = options.outbox === true ? { target: null, orderKey: null } : relayJobOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: stored.headers });
+        if (orderKey !== null) orderKeys.set(stored.seq, orderKey);
         jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', target, tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
       }
       return { outcome: 'accepted', deliverySeq: stored.seq, attemptSeq: attemptSeqOfIt };
@@ -121,7 +137,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
 
     async dueRelayJobs(now, limit, skip, skipTargets = []) {
       return [...jobs.values()]
-        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq) && (j.target === null || !skipTargets.includes(j.target)))
+        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq) && (j.target === null || !skipTargets.includes(j.target)) && !earlierOwedOfKey(j))
         .sort((a, b) => a.nextAt - b.nextAt)
         .slice(0, limit)
         .map((job) => ({ job: { ...job }, delivery: copy(byId.get(job.deliveryId)!) }));
@@ -165,6 +181,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       const counts = { pending: 0, held: 0, done: 0, dead: 0 };
       for (const job of jobs.values()) counts[job.state]++;
       return counts;
+    },
+
+    async blockedOrderKeys(limit) {
+      const blocked: BlockedOrderKey[] = [];
+      for (const job of [...jobs.values()].sort((a, b) => a.deliverySeq - b.deliverySeq)) {
+        const key = orderKeys.get(job.deliverySeq);
+        if (key === undefined || job.target === null || blocked.length >= limit) continue;
+        const head = (job.state === 'pending' && job.tries > 0) || (job.state === 'dead' && deadBlocks.includes(job.target));
+        if (!head || earlierOwedOfKey(job)) continue;
+        const waiting = [...jobs.values()].filter((f) => f.deliverySeq > job.deliverySeq && f.target === job.target && orderKeys.get(f.deliverySeq) === key && (f.state === 'pending' || f.state === 'held')).length;
+        if (waiting > 0) blocked.push({ target: job.target, key, deliveryId: job.deliveryId, state: job.state as BlockedOrderKey['state'], tries: job.tries, lastStatus: job.lastStatus, lastError: job.lastError, waiting });
+      }
+      return blocked;
     },
 
     async relayBacklog() {

@@ -116,6 +116,21 @@ export interface BridgeCursor {
   updatedAt: number;
 }
 
+/** A key of an ordered target whose later deliveries wait for its head (RelayOutbox.blockedOrderKeys). */
+export interface BlockedOrderKey {
+  target: string;
+  /** As stored: `t:TRIGGER`, `v:` and the value's compact JSON, or `-` (missing). */
+  key: string;
+  /** The head: the delivery the key waits for. */
+  deliveryId: string;
+  state: 'pending' | 'dead';
+  tries: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** Later jobs of the key, waiting. */
+  waiting: number;
+}
+
 /** Relay jobs by state: `held` are owed too, for a target the running relay does not hand on to. */
 export interface RelayCounts {
   pending: number;
@@ -233,6 +248,12 @@ export interface RelayOutbox {
   relayCounts(): Promise<RelayCounts>;
   /** What the outbox owes, by the target each job was queued for (null: queued before targets were kept); done jobs left out. */
   relayBacklog(): Promise<RelayBacklog[]>;
+  /**
+   * The keys of ordered targets held up by their head: a job that failed and waits to be tried again,
+   * or a dead one where dead jobs block (`on-dead=block`), with later jobs of its key waiting behind
+   * it. Oldest first, at most `limit`. The stores that keep no order answer none.
+   */
+  blockedOrderKeys(limit: number): Promise<BlockedOrderKey[]>;
   /**
    * At the start of a relay that hands on to `targets`: its pending jobs for any other target are
    * held (they wait for a run that forwards there), and held jobs for one of `targets` are pending

@@ -28,10 +28,10 @@ describe('--pace', () => {
     const env = { HOOKRELAY_PACE: `concurrency=4\n\n ${AUDIT} rate=5/s \n` };
     const file = { pace: [`${APP} rate=50/s burst=10`] };
     const fromEnv = listen({ forwardTo: APP, route: [`vendor.*=${AUDIT}`] }, env, file);
-    expect(fromEnv.ok && fromEnv.config.forward?.pacing?.fallback).toEqual({ concurrency: 4, ratePerSecond: null, burst: 1, paused: false });
-    expect(fromEnv.ok && fromEnv.config.forward?.pacing?.byTarget.get(AUDIT)).toEqual({ concurrency: 4, ratePerSecond: 5, burst: 1, paused: false });
+    expect(fromEnv.ok && fromEnv.config.forward?.pacing?.fallback).toEqual({ concurrency: 4, ratePerSecond: null, burst: 1, paused: false, order: null });
+    expect(fromEnv.ok && fromEnv.config.forward?.pacing?.byTarget.get(AUDIT)).toEqual({ concurrency: 4, ratePerSecond: 5, burst: 1, paused: false, order: null });
     const fromFile = listen({ forwardTo: APP }, {}, file);
-    expect(fromFile.ok && fromFile.config.forward?.pacing?.byTarget.get(APP)).toEqual({ concurrency: 16, ratePerSecond: 50, burst: 10, paused: false });
+    expect(fromFile.ok && fromFile.config.forward?.pacing?.byTarget.get(APP)).toEqual({ concurrency: 16, ratePerSecond: 50, burst: 10, paused: false, order: null });
     const fromFlag = listen({ forwardTo: APP, pace: ['paused'] }, env, file);
     expect(fromFlag.ok && fromFlag.config.forward?.pacing?.fallback.paused).toBe(true);
     expect(fromFlag.ok && fromFlag.config.forward?.pacing?.byTarget.size).toBe(0);

@@ -31,7 +31,7 @@ describe('/api/targets', () => {
     const listed = await call('GET', api('/api/targets'));
     expect(listed.status).toBe(200);
     const shown = app.url.replace('http://', 'http://[redacted]@');
-    expect(listed.body.data).toEqual([{ id: '1', target: shown, concurrency: 16, ratePerSecond: 20, burst: 2, paused: false, inFlight: 0, waiting: 0 }]);
+    expect(listed.body.data).toEqual([{ id: '1', target: shown, concurrency: 16, ratePerSecond: 20, burst: 2, paused: false, inFlight: 0, waiting: 0, order: null, onDead: null, blockedKeys: [] }]);
 
     const paused = await call('POST', api('/api/targets/1/pause'));
     expect(paused.status).toBe(200);
@@ -58,6 +58,35 @@ describe('/api/targets', () => {
     expect(all).not.toContain('relay-pass-123');
     const status = await call('GET', api('/api/status'));
     expect((status.body.data as { features: { targets: boolean } }).features.targets).toBe(true);
+  });
+
+  it('shows an ordered target\'s key held up by its dead head (on-dead=block), with the deliveries waiting behind it', async () => {
+    const app = await startTarget(() => 503);
+    cleanups.push(() => app.close());
+    const to = new URL(app.url).href;
+    const pacing = resolvePacing([`${to} order=/data/accessRequestId on-dead=block`], '--pace', [to], [], []);
+    const node = await startApp(cleanups, { console: TEST_CONSOLE, forward: { to, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 1, pacing } });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      // Every one is about access request ar_1 (envelopeBody's data): one key.
+      const sent = signedRequest({ t: Math.floor(Date.now() / 1000) });
+      const answer = await request(node.receiverUrl, { method: 'POST', headers: sent.headers, body: sent.body });
+      await answer.body.dump();
+      expect(answer.statusCode).toBe(200);
+      ids.push(sent.id);
+    }
+    await app.waitFor(1);
+    const api = new URL('/api/targets', node.consoleUrl!).href;
+    let listed: { status: number; body: { data?: unknown } } = { status: 0, body: {} };
+    for (const end = Date.now() + 5000; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      listed = await call('GET', api);
+      if (((listed.body.data as Array<{ blockedKeys: unknown[] }>)[0]?.blockedKeys.length ?? 0) > 0) break;
+    }
+    expect(listed.body.data).toMatchObject([
+      { order: '/data/accessRequestId', onDead: 'block', blockedKeys: [{ key: 'v:"ar_1"', deliveryId: ids[0], state: 'dead', tries: 1, lastStatus: 503, waiting: 2 }] },
+    ]);
+    // Only the head was tried: the others wait behind it.
+    expect(app.received).toHaveLength(1);
   });
 
   it('answers 501 naming --forward-to when the node has no relay', async () => {

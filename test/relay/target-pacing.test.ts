@@ -62,8 +62,8 @@ describe('--pace texts', () => {
     const { settings, problems, warnings } = paced(['concurrency=4', `${a} rate=10/s`, 'burst=3'], [a]);
     expect(problems).toEqual([]);
     expect(warnings).toEqual([]);
-    expect(settings.fallback).toEqual({ concurrency: 4, ratePerSecond: null, burst: 3, paused: false });
-    expect(settings.byTarget.get(a)).toEqual({ concurrency: 4, ratePerSecond: 10, burst: 3, paused: false });
+    expect(settings.fallback).toEqual({ concurrency: 4, ratePerSecond: null, burst: 3, paused: false, order: null });
+    expect(settings.byTarget.get(a)).toEqual({ concurrency: 4, ratePerSecond: 10, burst: 3, paused: false, order: null });
   });
 
   it('warns of a pace for a target nothing hands on to, and names the text of each problem', () => {

@@ -24,6 +24,12 @@ describeRelayContract('sqlite', (options) => createSqliteStore(dbPath(), options
 describeRetentionContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 describeBridgeContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 
+/** Takes a file back to before schema 7 (order keys). */
+function dropOrderKeys(db: Database.Database): void {
+  db.exec('DROP INDEX relay_jobs_by_order_key');
+  db.exec('ALTER TABLE relay_jobs DROP COLUMN order_key');
+}
+
 describe('sqlite store', () => {
   it('runs in WAL with synchronous=FULL, read back from the file', async () => {
     const path = dbPath();
@@ -160,6 +166,7 @@ describe('sqlite store', () => {
     const old = new Database(path);
     for (const column of ['hints', 'request_headers', 'request_body']) old.exec(`ALTER TABLE attempts DROP COLUMN ${column}`);
     for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
+    dropOrderKeys(old);
     old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
     old.pragma('user_version = 3');
     old.prepare(`INSERT INTO attempts (delivery_key, delivery_id, received_at, finished_at, body_sha256, body_bytes, outcome, status, reason)
@@ -177,6 +184,27 @@ describe('sqlite store', () => {
     await store.close();
   });
 
+  it('reads a file from before order keys (schema 6) read-only, and migrates it: an old job is not ordered', async () => {
+    const path = dbPath();
+    const first = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
+    const delivery = makeDelivery({ id: 'unordered-job' });
+    await first.accept(delivery, attemptFor(delivery));
+    await first.close();
+    const old = new Database(path);
+    dropOrderKeys(old);
+    old.pragma('user_version = 6');
+    old.close();
+
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect((await reader.relayHistory('unordered-job')).job).toMatchObject({ state: 'pending', target: 'http://127.0.0.1:3000/h' });
+    await reader.close();
+
+    const store = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
+    expect((await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 5)).map((due) => due.delivery.id)).toEqual(['unordered-job']);
+    expect(await store.blockedOrderKeys(5)).toEqual([]);
+    await store.close();
+  });
+
   it('reads a file from before job targets (schema 5) read-only, and migrates it: an old job keeps no target and goes where the run routes it', async () => {
     const path = dbPath();
     const first = await createSqliteStore(path, { outbox: true });
@@ -184,6 +212,7 @@ describe('sqlite store', () => {
     await first.accept(delivery, attemptFor(delivery));
     await first.close();
     const old = new Database(path);
+    dropOrderKeys(old);
     old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
     old.pragma('user_version = 5');
     old.close();
@@ -206,6 +235,7 @@ describe('sqlite store', () => {
     await first.close();
     const old = new Database(path);
     for (const column of ANSWER_COLUMNS.split(', ')) old.exec(`ALTER TABLE relay_attempts DROP COLUMN ${column}`);
+    dropOrderKeys(old);
     old.exec('ALTER TABLE relay_jobs DROP COLUMN target');
     old.pragma('user_version = 4');
     old.prepare("INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try) VALUES (?, 1, 2, 503, 'responded 503', 0, 'http://127.0.0.1:1/h', 1)").run(deliverySeq);

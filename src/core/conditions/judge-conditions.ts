@@ -40,6 +40,16 @@ export function meetsAll(conditions: readonly Condition[], facts: DeliveryFacts)
 
 const MISSING = Symbol('missing');
 
+/**
+ * What an operand reads of a delivery, as compact JSON (a string quoted, a number as written), or
+ * null when it is missing or the body is not JSON: the key of ordered hand-offs (core/pacing.ts).
+ */
+export function operandText(operand: Operand, facts: DeliveryFacts): string | null {
+  const found = lookUp(operand, facts);
+  if (found === MISSING || found === NOT_JSON) return null;
+  return compactJson(found);
+}
+
 function holds(c: Condition, facts: DeliveryFacts): boolean {
   const found = lookUp(c.operand, facts);
   if (found === NOT_JSON) return false;

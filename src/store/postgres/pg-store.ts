@@ -98,6 +98,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   const horizon = createSettledHorizon(pool);
   const instanceId = randomBytes(8).toString('hex');
   const outbox = options.outbox ?? false;
+  // The group accept writes no order key (config/forward-settings.ts orderProblem refuses the setting first).
+  if (typeof outbox === 'object' && outbox.order !== undefined && Object.keys(outbox.order).length > 0) throw new Error('ordered hand-offs need the SQLite store');
 
   // A reader may find an older schema (it never migrates): the kept answers come with version 4.
   let schemaVersion = PG_SCHEMA_VERSION;
@@ -287,6 +289,10 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
 
     relayCounts() {
       return read(relayCounts);
+    },
+
+    async blockedOrderKeys() {
+      return []; // ordered hand-offs are kept by the SQLite store only (forward-settings.ts orderProblem)
     },
 
     relayBacklog() {

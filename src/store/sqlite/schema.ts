@@ -112,6 +112,12 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE relay_jobs ADD COLUMN target TEXT;
   `,
+  // 7: the order key of a job whose target is ordered (issue 41, item 4: \`--pace 'URL order=…'\`): a
+  // job is due only while no earlier job of its target and key is owed. Null: not ordered.
+  `
+  ALTER TABLE relay_jobs ADD COLUMN order_key TEXT;
+  CREATE INDEX relay_jobs_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

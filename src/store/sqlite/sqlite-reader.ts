@@ -6,7 +6,7 @@ import { splitHeaders } from '../../core/header-lines.js';
 import {
   ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
 } from '../rows.js';
-import { foldBacklog, type AttemptQuery, type AttemptRecord, type BridgeCursor, type DeliveryPage, type DeliveryQuery, type OutboxDelivery, type RelayAttemptRecord, type RelayBacklog, type RelayHistoryOptions, type RelayJob, type StoredDelivery } from '../store.js';
+import { foldBacklog, type AttemptQuery, type AttemptRecord, type BlockedOrderKey, type BridgeCursor, type DeliveryPage, type DeliveryQuery, type OutboxDelivery, type RelayAttemptRecord, type RelayBacklog, type RelayHistoryOptions, type RelayJob, type StoredDelivery } from '../store.js';
 
 /** An attempt row read with its kept request (`withRequest`). */
 interface RequestRow extends AttemptRow {
@@ -83,6 +83,13 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * An ordered job (`order_key` set) is due only while no earlier job of its target and key is owed:
+ * pending or held, or dead where its target's dead jobs block (the query's last parameter).
+ */
+const EARLIER_OWED_OF_KEY = `SELECT 1 FROM relay_jobs e WHERE e.target = j.target AND e.order_key = j.order_key AND e.delivery_seq < j.delivery_seq
+  AND (e.state IN ('pending', 'held') OR (e.state = 'dead' AND e.target IN (SELECT value FROM json_each(?))))`;
+
 export function createSqliteReader(db: Database.Database) {
   const byId = db.prepare<[number, string], DeliveryRow>('SELECT * FROM deliveries WHERE id_key = ? AND id = ?');
   // The kept-request columns come with schema version 4: a read-only command on an older file
@@ -114,7 +121,7 @@ export function createSqliteReader(db: Database.Database) {
   // slower (18-22 µs against 2.7 µs, even with no row to return) and the relay runs it constantly.
   // Likely why: this SQLite is built with STAT4, which re-prepares statements whose bound values
   // may change the plan.
-  const dueJobsByLimit = new Map<number, Database.Statement<[number, string, string], DueRow>>();
+  const dueJobsByLimit = new Map<number, Database.Statement<[number, string, string, string], DueRow>>();
   const dueJobs = (limit: number) => {
     const n = Math.max(0, Math.floor(limit));
     let statement = dueJobsByLimit.get(n);
@@ -122,10 +129,11 @@ export function createSqliteReader(db: Database.Database) {
       // Only what a hand-off sends: all of a delivery's columns made a row ~2x slower to read.
       // As arrays (raw), not objects: an object of 11 named columns a row cost ~4 µs of a ~10 µs read.
       statement = db
-        .prepare<[number, string, string], DueRow>(
+        .prepare<[number, string, string, string], DueRow>(
           `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
          WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?))
-           AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?))) ORDER BY j.next_at LIMIT ${n}`,
+           AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?)))
+           AND (j.order_key IS NULL OR NOT EXISTS (${EARLIER_OWED_OF_KEY})) ORDER BY j.next_at LIMIT ${n}`,
         )
         .raw(true);
       if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
@@ -148,6 +156,9 @@ export function createSqliteReader(db: Database.Database) {
   // The newest `limit` tries with their answers, newest first (-1: every one).
   const answersOf = () =>
     (relayAnswersOf ??= db.prepare<[number, number], AnswerRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS}, ${answerColumns} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq DESC LIMIT ?`));
+  // Order keys come with schema version 7: an older file (a reader never migrates) has none.
+  const hasOrderKeys = db.prepare("SELECT 1 FROM pragma_table_info('relay_jobs') WHERE name = 'order_key'").get() !== undefined;
+  let blockedKeys: Database.Statement<[string, string, number], BlockedOrderKey> | undefined;
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
   // The bridge: along the seq primary key, never a scan of the table.
@@ -222,8 +233,9 @@ export function createSqliteReader(db: Database.Database) {
       return latestSeq.get()!.seq;
     },
 
-    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set(), skipTargets: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit).all(now, JSON.stringify([...skip]), JSON.stringify(skipTargets)).map(toDue);
+    /** `deadBlocks`: the ordered targets where a dead job keeps the later ones of its key waiting (`on-dead=block`). */
+    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set(), skipTargets: readonly string[] = [], deadBlocks: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
+      return dueJobs(limit).all(now, JSON.stringify([...skip]), JSON.stringify(skipTargets), JSON.stringify(deadBlocks)).map(toDue);
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
@@ -243,6 +255,20 @@ export function createSqliteReader(db: Database.Database) {
 
     relayBacklog(): RelayBacklog[] {
       return foldBacklog(backlogRows.all());
+    },
+
+    blockedOrderKeys(limit: number, deadBlocks: readonly string[] = []): BlockedOrderKey[] {
+      if (!hasOrderKeys) return [];
+      const blocks = JSON.stringify(deadBlocks);
+      return (blockedKeys ??= db.prepare<[string, string, number], BlockedOrderKey>(
+        `SELECT j.target, j.order_key AS key, d.id AS deliveryId, j.state, j.tries, j.last_status AS lastStatus, j.last_error AS lastError,
+           (SELECT COUNT(*) FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held')) AS waiting
+         FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+         WHERE j.order_key IS NOT NULL AND ((j.state = 'pending' AND j.tries > 0) OR (j.state = 'dead' AND j.target IN (SELECT value FROM json_each(?))))
+           AND NOT EXISTS (${EARLIER_OWED_OF_KEY})
+           AND EXISTS (SELECT 1 FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held'))
+         ORDER BY j.delivery_seq LIMIT ?`,
+      )).all(blocks, blocks, Math.max(0, Math.floor(limit)));
     },
 
     relayCounts() {

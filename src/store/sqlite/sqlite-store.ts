@@ -3,7 +3,7 @@
  * the WAL into the database and the writer keeps it bounded, and reads run on a connection of
  * their own in this thread.
  */
-import type { RelayTargets } from '../../core/routes.js';
+import { deadBlockingTargets, type RelayTargets } from '../../core/routes.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MessageChannel, type Worker } from 'node:worker_threads';
@@ -152,6 +152,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
 
   const readDb = openDatabase(file, { readonly: true });
   const reader = createSqliteReader(readDb);
+  const deadBlocks = deadBlockingTargets(options.outbox);
 
   function failAll(reason: string): void {
     writerDead ??= reason;
@@ -261,7 +262,7 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
       return reader.countArrivals(deliveryId);
     },
     async dueRelayJobs(now, limit, skip, skipTargets) {
-      return reader.dueRelayJobs(now, limit, skip, skipTargets);
+      return reader.dueRelayJobs(now, limit, skip, skipTargets, deadBlocks);
     },
     async recordRelay(outcome) {
       await op('recordRelay', outcome);
@@ -275,6 +276,10 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async relayCounts() {
       return reader.relayCounts();
     },
+    async blockedOrderKeys(limit) {
+      return reader.blockedOrderKeys(limit, deadBlocks);
+    },
+
     async relayBacklog() {
       return reader.relayBacklog();
     },

@@ -8,7 +8,7 @@ import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, BridgeCursor, RelayOutcome } from '../store.js';
 import { joinHeaderPairs } from '../../core/header-lines.js';
-import { relayTargetOf } from '../../core/routes.js';
+import { relayJobOf } from '../../core/routes.js';
 import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PruneChunk, type PrunePhase } from './prune-chunk.js';
@@ -45,7 +45,7 @@ const insertAttempt = db.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 );
 
-const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target) VALUES (?, 'pending', ?, ?, ?)");
+const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target, order_key) VALUES (?, 'pending', ?, ?, ?, ?)");
 // At start (holdRelayJobs): pending jobs for a target the run does not hand on to are held; held jobs for one it does are pending again.
 const holdForeignJobs = db.prepare("UPDATE relay_jobs SET state = 'held', updated_at = ? WHERE state = 'pending' AND target IS NOT NULL AND target NOT IN (SELECT value FROM json_each(?))");
 const releaseOwnJobs = db.prepare("UPDATE relay_jobs SET state = 'pending', updated_at = ? WHERE state = 'held' AND target IN (SELECT value FROM json_each(?))");
@@ -203,7 +203,10 @@ function apply(request: DecodedRequest, results: WriteResults): void {
   );
   results.attemptSeqs.push(recordAttempt(attempt, seq, 'accepted', null));
   // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-  if (outbox) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, outbox === true ? null : relayTargetOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headerLines }));
+  if (outbox) {
+    const job = outbox === true ? { target: null, orderKey: null } : relayJobOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headerLines });
+    insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, job.target, job.orderKey);
+  }
   results.outcomes.push(OUTCOME.accepted);
   results.deliverySeqs.push(seq);
 }
