@@ -18,6 +18,7 @@ import {
   apiClientId, approveRequest, ensureResources, rejectRequest, requestDetail, requestView,
 } from './trust-center.js';
 import type { AccessEvent, AccessRequest, SodViolation, VisitorToken } from './trust-center-store.js';
+import { instantOf } from '../core/conditions/exact-compare.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -170,9 +171,12 @@ function arrayParam(query: Record<string, unknown>, name: string, valid: (v: str
 function timeParam(query: Record<string, unknown>, name: string, edge: 'start' | 'end'): number | undefined {
   const value = stringParam(query, name);
   if (value === undefined) return undefined;
+  // instantOf refuses a date the calendar has not (2026-02-30) and an hour 24, which Date.parse rolls over.
   let ms = Number.NaN;
-  if (BARE_DATE.test(value)) ms = Date.parse(`${value}T00:00:00.000Z`) + (edge === 'end' ? 86_400_000 - 1 : 0);
-  else if (DATE_TIME.test(value)) ms = Date.parse(value);
+  if (BARE_DATE.test(value)) {
+    const day = instantOf(`${value}T00:00:00Z`);
+    if (day) ms = day.seconds * 1000 + (edge === 'end' ? 86_400_000 - 1 : 0);
+  } else if (DATE_TIME.test(value) && instantOf(value)) ms = Date.parse(value);
   if (!Number.isFinite(ms)) throw badRequest(`${name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time`, { field: name });
   return ms;
 }

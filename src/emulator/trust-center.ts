@@ -113,8 +113,9 @@ const REJECT_FIELDS = ['reason', 'reference'];
 const SCOPES = ['all', 'all_gated_plus_selected', 'selected'];
 
 function strictObject(body: unknown, known: string[]): { input: Record<string, unknown>; problems: FieldProblem[] } {
-  if (body === undefined || body === null) return { input: {}, problems: [] };
-  if (typeof body !== 'object' || Array.isArray(body)) return { input: {}, problems: [{ field: 'body', message: 'must be a JSON object' }] };
+  // No body at all is an empty one; a JSON null is not an object.
+  if (body === undefined) return { input: {}, problems: [] };
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { input: {}, problems: [{ field: 'body', message: 'must be a JSON object' }] };
   const input = body as Record<string, unknown>;
   const problems = Object.keys(input).filter((k) => !known.includes(k)).map((k) => ({ field: k.slice(0, 64), message: `is not a recognised field (known: ${known.join(', ')})` }));
   return { input, problems };
@@ -123,16 +124,18 @@ function strictObject(body: unknown, known: string[]): { input: Record<string, u
 /** Spec 4.3 approve body: strict; ttlDays 1 to 365; reference at most 500; scope; resourceIds uuid[]. */
 export function checkApproveBody(body: unknown): ApproveInput {
   const { input, problems } = strictObject(body, APPROVE_FIELDS);
-  const ttl = input.ttlDays ?? DEFAULT_TTL_DAYS;
+  // A field given as null is not a field left out: none of these is nullable (spec 4.3), so null is refused by its check.
+  const given = (field: string, absent: unknown): unknown => (Object.hasOwn(input, field) ? input[field] : absent);
+  const ttl = given('ttlDays', DEFAULT_TTL_DAYS);
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > 365) problems.push({ field: 'ttlDays', message: 'must be an integer from 1 to 365' });
-  const reference = input.reference ?? null;
-  if (reference !== null && (typeof reference !== 'string' || reference.length > 500)) problems.push({ field: 'reference', message: 'must be a string of at most 500 characters' });
-  const scope = input.scope ?? 'all';
+  const reference = given('reference', undefined);
+  if (reference !== undefined && (typeof reference !== 'string' || reference.length > 500)) problems.push({ field: 'reference', message: 'must be a string of at most 500 characters' });
+  const scope = given('scope', 'all');
   if (typeof scope !== 'string' || !SCOPES.includes(scope)) problems.push({ field: 'scope', message: `must be one of ${SCOPES.join(', ')}` });
-  const ids = input.resourceIds ?? [];
+  const ids = given('resourceIds', []);
   if (!Array.isArray(ids) || ids.length > 100 || ids.some((id) => typeof id !== 'string' || !UUID.test(id))) problems.push({ field: 'resourceIds', message: 'must be an array of at most 100 UUIDs' });
   if (problems.length > 0) throw validationError(problems);
-  return { ttlDays: ttl as number, reference: reference as string | null, scope: scope as ApproveInput['scope'], resourceIds: (ids as string[]).map((s) => s.toLowerCase()) };
+  return { ttlDays: ttl as number, reference: (reference as string | undefined) ?? null, scope: scope as ApproveInput['scope'], resourceIds: (ids as string[]).map((s) => s.toLowerCase()) };
 }
 
 /** Spec 4.3 reject body: strict; reason required; reference at most 500. */
@@ -140,10 +143,10 @@ export function checkRejectBody(body: unknown): { reason: string; reference: str
   const { input, problems } = strictObject(body, REJECT_FIELDS);
   // Choice: a reason of 1 to 2000 characters.
   if (typeof input.reason !== 'string' || input.reason.trim().length === 0 || input.reason.length > 2000) problems.push({ field: 'reason', message: 'is required: a string of 1 to 2000 characters' });
-  const reference = input.reference ?? null;
-  if (reference !== null && (typeof reference !== 'string' || reference.length > 500)) problems.push({ field: 'reference', message: 'must be a string of at most 500 characters' });
+  const reference = Object.hasOwn(input, 'reference') ? input.reference : undefined;
+  if (reference !== undefined && (typeof reference !== 'string' || reference.length > 500)) problems.push({ field: 'reference', message: 'must be a string of at most 500 characters' });
   if (problems.length > 0) throw validationError(problems);
-  return { reason: input.reason as string, reference: reference as string | null };
+  return { reason: input.reason as string, reference: (reference as string | undefined) ?? null };
 }
 
 function pendingRequest(ctx: EmulatorContext, organizationId: string, id: string): AccessRequest {
