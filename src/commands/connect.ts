@@ -1,4 +1,5 @@
 /** `hookrelay connect <url>`: a local hookrelay fed by a public one's bridge (docs/bridge.md). */
+import { EXIT } from '../core/exit-codes.js';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -44,7 +45,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     const resolved = resolveConnectConfig(url, flags);
     if (!resolved.ok) {
       reportProblems(resolved.problems);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
       return;
     }
     const given = resolved.config;
@@ -59,7 +60,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
       app = await buildConnect(given);
     } catch (err) {
       process.stderr.write(`hookrelay: cannot start: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.couldNotRun;
       return;
     }
     // The config as the node settled it (the development secret another start kept, if so).
@@ -96,7 +97,8 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
     void app.refused.then(async (message) => {
       // The terminal (pretty or JSON) has shown it as an error already; silent shows nothing else.
       if (config.logFormat === 'silent') process.stderr.write(`hookrelay: ${message}\n`);
-      await stop(1);
+      // Refused by the public side (a wrong or revoked token, a version it does not speak): could not run.
+      await stop(EXIT.couldNotRun);
     });
   });
 }
@@ -111,7 +113,7 @@ export function registerBridgeCommand(program: Command): void {
       if (flags.name !== undefined && !isBridgeTokenName(flags.name)) {
         // Not echoed: a token pasted here by mistake would be printed.
         reportProblems([`--name must be ${BRIDGE_TOKEN_NAME_RULE} (listen --bridge-token refuses any other NAME)`]);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       const token = randomBytes(32).toString('base64url');

@@ -1,4 +1,5 @@
 /** `hookrelay emulate`, `emulate keys`, `emulate fire`: the service's webhook API on localhost (docs/emulate.md). */
+import { EXIT } from '../core/exit-codes.js';
 import type { Command } from 'commander';
 import { dataDirOf, secretHint } from '../config/data-dir.js';
 import { DEFAULT_EMULATOR_DB, resolveEmulateConfig, resolveEmulatorDbPath, resolveFireConfig, type EmulateFlags, type EmulatorConfig, type FireFlags } from '../config/emulate-config.js';
@@ -38,7 +39,7 @@ export function registerEmulateCommand(program: Command): void {
       const resolved = resolveEmulateConfig(typedOptions(emulate) as EmulateFlags);
       if (!resolved.ok) {
         reportProblems(resolved.problems);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       for (const warning of resolved.config.warnings ?? []) process.stderr.write(`hookrelay: warning: ${warning}\n`);
@@ -70,7 +71,7 @@ export function registerEmulateCommand(program: Command): void {
       const resolved = resolveFireConfig({ ...flags, db: flags.db ?? parentDb() });
       if (!resolved.ok) {
         reportProblems(resolved.problems);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       const { config } = resolved;
@@ -82,7 +83,7 @@ export function registerEmulateCommand(program: Command): void {
         apiKey = file.keys.find((k) => k.organizationId === file.organizations[0]!.id && k.scopes.includes('webhooks:write'))?.key ?? null;
         if (apiKey === null) {
           process.stderr.write('hookrelay: no key with webhooks:write in the keys file; pass --api-key\n');
-          process.exitCode = 2;
+          process.exitCode = EXIT.usage;
           return;
         }
       }
@@ -91,14 +92,15 @@ export function registerEmulateCommand(program: Command): void {
         answer = await postEvent(config.apiUrl, apiKey, config.body);
       } catch (err) {
         process.stderr.write(`hookrelay: cannot reach the emulator at ${printable(config.apiUrl, 200)}: ${(err as Error).message}. Is \`hookrelay emulate\` running?\n`);
-        process.exitCode = 1;
+        process.exitCode = EXIT.couldNotRun;
         return;
       }
       const body = answer.body as { data?: { type: string; deliveries: Array<{ deliveryId: string; webhookId: string }>; recordIds?: string[] }; error?: string; code?: string };
       if (answer.status !== 201 || body.data === undefined) {
         const keyHint = answer.status === 401 ? `; this run sent the key ${secretHint(apiKey)}: \`hookrelay emulate keys\` lists the emulator's keys` : '';
         process.stderr.write(`hookrelay: the emulator answered ${answer.status} ${printable(String(body.code ?? ''), 40)}: ${printable(String(body.error ?? JSON.stringify(answer.body)), 500)}${keyHint}\n`);
-        process.exitCode = 1;
+        // What it refused as given (400, 404, 422) is usage; a key it does not take, or a failure of its own, is could not run.
+        process.exitCode = answer.status === 400 || answer.status === 404 || answer.status === 409 || answer.status === 422 ? EXIT.usage : EXIT.couldNotRun;
         return;
       }
       const { deliveries } = body.data;
@@ -119,7 +121,7 @@ async function serve(config: EmulatorConfig): Promise<void> {
     app = await buildEmulator(config, { onEvent: (event) => process.stdout.write(formatEvent(event) + '\n') });
   } catch (err) {
     process.stderr.write(`hookrelay: cannot start the emulator: ${(err as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.couldNotRun;
     return;
   }
   const started = app;
@@ -132,7 +134,7 @@ async function serve(config: EmulatorConfig): Promise<void> {
       process.stdout.write('hookrelay emulate: stopped; the database is closed\n');
     } catch (err) {
       process.stderr.write(`hookrelay: the emulator did not stop cleanly: ${(err as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.couldNotRun;
     }
   };
   // Before the banner: its "Ctrl-C to stop" holds from the moment it shows (a signal that came
@@ -196,7 +198,7 @@ function readKeysQuietly(dbPath: string, orElse = ''): KeysFile | null {
   } catch (err) {
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
   }
-  process.exitCode = 2;
+  process.exitCode = EXIT.usage;
   return null;
 }
 

@@ -1,4 +1,5 @@
 /** `hookrelay listen`: flags, env and config file → config → buildApp. Nothing else lives here. */
+import { EXIT } from '../core/exit-codes.js';
 import { DEFAULT_DB_PATH } from '../config/data-dir.js';
 import { useColor } from '../config/terminal.js';
 import { shellQuote } from '../core/shell-command.js';
@@ -58,7 +59,7 @@ Example:
     });
     if (!result.ok) {
       reportProblems(result.problems);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
       return;
     }
     await runListen(result.config, result.warnings);
@@ -79,7 +80,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
           ? `not allowed to listen on ${config.host}:${config.port}: pick a port above 1024 with --port`
           : e.message;
     process.stderr.write(`hookrelay: cannot start: ${message}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.couldNotRun;
     return;
   }
   // The config every part read: its development secret settled (src/app/dev-secret.ts).
@@ -120,7 +121,7 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   const stop = async (signal: string) => {
     if (stopping) {
       process.stderr.write(`hookrelay: ${signal} again, exiting now\n`);
-      process.exit(1);
+      process.exit(EXIT.interrupted);
     }
     stopping = true;
     app.hub.emit('notice', { level: 'info', message: `${signal}: stopping — finishing in-flight commits` });

@@ -60,7 +60,7 @@ describe('one listen per SQLite file', () => {
     const consoleUrl = /"console":"(http:\/\/[^"]+)"/.exec(first.output())![1]!;
 
     const second = await runCli(['listen', '--db', db, '--port', '0', '--console-port', '0']);
-    expect(second.code).toBe(1);
+    expect(second.code).toBe(3);
     expect(second.stderr).toContain(`pid ${first.child.pid}`);
     expect(second.stderr).toContain(first.url);
     expect(second.stderr).toContain(consoleUrl);

@@ -30,7 +30,7 @@ describe('listen at start', () => {
     const port = (busy.address() as { port: number }).port;
     const data = join(dir(), 'never-made');
     const result = await runCli(['listen', '--port', String(port), '--console-port', '0', '--db', join(data, 'hookrelay.db')]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toMatch(new RegExp(`port ${port} on 127.0.0.1 is already in use`));
     expect(existsSync(data)).toBe(false);
   });
@@ -44,7 +44,7 @@ describe('listen at start', () => {
     const root = dir();
     const data = join(root, 'never-made');
     const result = await runCli(['listen', '--port', '0', '--console-port', String(port), '--db', join(data, 'hookrelay.db')]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toMatch(new RegExp(`console port ${port} on 127.0.0.1 is already in use`));
     expect(existsSync(data)).toBe(false);
   });
@@ -70,7 +70,7 @@ describe('listen at start', () => {
     const data = join(dir(), 'never-made');
     // 192.0.2.1 (TEST-NET-1, RFC 5737) is never an address of this machine.
     const result = await runCli(['listen', '--host', '192.0.2.1', '--port', '0', '--no-console', '--db', join(data, 'hookrelay.db')]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('cannot start: cannot listen on 192.0.2.1 (--host): not an address of this machine (EADDRNOTAVAIL)');
     expect(existsSync(data)).toBe(false);
   });

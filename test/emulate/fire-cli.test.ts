@@ -13,7 +13,7 @@ it('a wrong --api-key: 401, the key by its hint only, and `hookrelay emulate key
   h = await startEmulator();
   const wrong = 'hrk_this_key_was_never_issued_0123abcd';
   const run = await runCli(['emulate', 'fire', '--trigger', 'sod.violation_detected', '--api-url', h.app.baseUrl, '--api-key', wrong]);
-  expect(run.code).toBe(1);
+  expect(run.code).toBe(3);
   expect(run.stderr).toContain('the emulator answered 401 UNAUTHORIZED: invalid API key; this run sent the key …abcd: `hookrelay emulate keys` lists the emulator\'s keys');
   expect(run.stdout + run.stderr).not.toContain(wrong);
   // Issue 36 item 22: a key typed as a flag is in the process list; fire says so as every --api-key does.
