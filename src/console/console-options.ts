@@ -1,7 +1,7 @@
 /** What the composition root hands the console listener (issue 6). */
 import type { BulkReplays } from '../relay/bulk-replays.js';
 import type { EventHub } from '../runtime/event-hub.js';
-import type { DeliveryStore, KeptAnswer } from '../store/store.js';
+import type { BlockedOrderKey, DeliveryStore, KeptAnswer } from '../store/store.js';
 
 /**
  * The configuration summary the console shows. Never a secret: `secretHints` are
@@ -149,24 +149,15 @@ export interface RelayTargetView {
   blockedKeys: BlockedKeyView[];
 }
 
-export interface BlockedKeyView {
-  key: string;
-  /** The delivery the key waits for. */
-  deliveryId: string;
-  state: 'pending' | 'dead';
-  tries: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  /** Later deliveries of the key, waiting behind it. */
-  waiting: number;
-}
+/** A blocked key as the console shows it: the store's, without the target it is listed under. */
+export type BlockedKeyView = Omit<BlockedOrderKey, 'target'>;
 
 /** The relay's targets and their pause (`/api/targets`): absent when this process has no async relay. */
 export interface RelayTargetsAdapter {
   /** Every target, in a fixed order, with its URL as given (the console hides its credentials). */
   list(): Array<Omit<RelayTargetView, 'id' | 'blockedKeys'>>;
   /** Keys of ordered targets held up by their head, read from the store. */
-  blocked(): Promise<Array<BlockedKeyView & { target: string }>>;
+  blocked(): Promise<BlockedOrderKey[]>;
   setPaused(target: string, paused: boolean): boolean;
 }
 

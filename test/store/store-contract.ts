@@ -323,15 +323,21 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.relayCounts()).toEqual({ pending: 0, held: 0, done: 1, dead: 0 });
     });
 
-    it('leaves out of a read the jobs of targets the caller skips (a target its pace closed), and only those', async () => {
+    /** The store reopened routing vendor.* to an audit app and the rest to the app, with one delivery for each. */
+    async function routedPair() {
       await store.close();
       const app = 'http://127.0.0.1:3000/webhooks';
       const audit = 'http://127.0.0.1:3001/audit';
       store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', url: audit }] } });
       const plain = makeDelivery();
       const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
-      await store.accept(plain, attemptFor(plain));
-      await store.accept(vendor, attemptFor(vendor));
+      const a = await store.accept(plain, attemptFor(plain));
+      const b = await store.accept(vendor, attemptFor(vendor));
+      return { app, audit, plain, vendor, a, b };
+    }
+
+    it('leaves out of a read the jobs of targets the caller skips (a target its pace closed), and only those', async () => {
+      const { app, audit, plain, vendor } = await routedPair();
       const now = Math.max(plain.receivedAt, vendor.receivedAt);
       const skipped = await store.dueRelayJobs(now, 10, new Set(), [app]);
       expect(skipped.map((due) => due.delivery.id)).toEqual([vendor.id]);
@@ -341,14 +347,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
     });
 
     it('queues each job for the target its trigger was routed to, holds the jobs of other targets, and moves them only by retarget', async () => {
-      await store.close();
-      const app = 'http://127.0.0.1:3000/webhooks';
-      const audit = 'http://127.0.0.1:3001/audit';
-      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', url: audit }] } });
-      const plain = makeDelivery();
-      const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
-      const a = await store.accept(plain, attemptFor(plain));
-      const b = await store.accept(vendor, attemptFor(vendor));
+      const { app, audit, plain, vendor, a, b } = await routedPair();
       const now = Math.max(plain.receivedAt, vendor.receivedAt);
       // Read without claiming (a claim on PostgreSQL leases the job, and a leased job is not held).
       expect((await store.relayHistory(plain.id)).job).toMatchObject({ deliverySeq: a.deliverySeq, state: 'pending', target: app });
