@@ -1,5 +1,5 @@
 /** The control API client: JSON only, the token as a header, the spec's envelopes unwrapped. */
-import type { CursorInfo } from './types.js';
+import type { CursorInfo, RelayTarget } from './types.js';
 
 const TOKEN_KEY = 'hookrelay.console.token';
 let token: string | null = null;
@@ -70,6 +70,11 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 
 export const apiGet = <T>(path: string) => request<T>('GET', path);
 export const apiSend = <T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => request<T>(method, path, body);
+
+/** The relay's targets with their pace (`GET /api/targets`; 501 where the process has no relay). */
+export const listTargets = () => apiGet<RelayTarget[]>('/api/targets');
+/** Pauses or resumes a target by its number; answers the target as it is now. */
+export const setTargetPaused = (id: string, paused: boolean) => apiSend<RelayTarget>('POST', `/api/targets/${encodeURIComponent(id)}/${paused ? 'pause' : 'resume'}`, {});
 
 /** Fetches a binary answer (the raw body) with the token header. */
 export async function apiBlob(path: string): Promise<Blob> {

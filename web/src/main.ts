@@ -15,6 +15,7 @@ import { createFaultsView } from './views/faults-view.js';
 import { createListView, type ListView } from './views/list-view.js';
 import { createReplayJobsView } from './views/replay-jobs-view.js';
 import { fitToWindow } from './views/sticky-fit.js';
+import { createTargetsView } from './views/targets-view.js';
 
 const root = document.getElementById('app')!;
 
@@ -84,6 +85,8 @@ function start(state: AppState): void {
   // Read only where the server says /metrics answers: a 404 would be an error in the browser's console.
   const lag = createLagReader(state.status.features.metrics === true);
   const bridge = state.status.features.bridge === true ? createBridgeLine(lag) : null;
+  // The relay's targets with their pace, paused and resumed here, where the server lists them.
+  const targets = state.status.features.targets === true ? createTargetsView() : null;
   const header = headerBar(state.status, (tab) => (location.hash = tab === 'faults' ? '#/faults' : '#/'), bridge?.element ?? null, createBacklogLine(lag));
 
   replaceChildren(
@@ -92,6 +95,7 @@ function start(state: AppState): void {
     state.status.skipVerify
       ? el('div', { class: 'banner', attrs: { role: 'alert' } }, 'Signature verification is OFF (--skip-verify): deliveries are accepted without checking who sent them.')
       : null,
+    targets?.element ?? null,
     deliveriesPane,
     faults.element,
   );
@@ -153,6 +157,7 @@ function start(state: AppState): void {
     const hash = location.hash;
     const showFaults = hash === '#/faults';
     deliveriesPane.hidden = showFaults;
+    if (targets) targets.element.classList.toggle('off-tab', showFaults);
     faults.element.hidden = !showFaults;
     header.setTab(showFaults ? 'faults' : 'deliveries');
     if (showFaults) {

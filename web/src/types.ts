@@ -25,7 +25,32 @@ export interface Status {
     metrics?: boolean;
     /** `/api/replay-jobs` answers: many deliveries can be replayed as one job; absent from an older server. */
     bulkReplay?: boolean;
+    /** `/api/targets` answers: this process relays (async) and its targets can be paused; absent from an older server. */
+    targets?: boolean;
   };
+}
+
+/**
+ * A relay target as `GET /api/targets` lists it (its URL's credentials hidden by the server). `target`
+ * and `order` are hostile text; the numbers are checked before they are shown (targets-view.ts).
+ */
+export interface RelayTarget {
+  /** Its place in the list, 1 first: what pause and resume name. */
+  id: string;
+  target: string;
+  concurrency: number;
+  /** Hand-offs started a second at most; null: no rate. */
+  ratePerSecond: number | null;
+  burst: number;
+  paused: boolean;
+  inFlight: number;
+  /** Jobs read and waiting in memory for the target's pace. */
+  waiting: number;
+  /** `order=…` as written; null (or absent, from an older server) when the target is not ordered. */
+  order?: string | null;
+  onDead?: 'skip' | 'block' | null;
+  /** Keys held up by their head: only counted here. */
+  blockedKeys?: unknown[];
 }
 
 /** A bulk replay job (`/api/replay-jobs`, and the feed's `replayJob`); `selection` and `error` are hostile text. */
