@@ -33,8 +33,8 @@ export async function startRelayWorker(forward: ForwardConfig, store: DeliverySt
   return worker;
 }
 
-/** Blocked keys the console lists, over every target. */
-const BLOCKED_KEYS_SHOWN = 100;
+/** Blocked keys the console lists, a target. */
+const BLOCKED_KEYS_SHOWN = 20;
 
 /** Where the store queues each job: the routes, the fallback, and which targets are ordered. */
 export function outboxTargetsOf(forward: ForwardConfig): RelayTargets {
@@ -51,7 +51,8 @@ export function relayTargetsOf(worker: RelayWorker, store: Pick<DeliveryStore, '
         target, concurrency: pace.concurrency, ratePerSecond: pace.ratePerSecond, burst: pace.burst, paused, inFlight, waiting,
         order: pace.order?.text ?? null, onDead: pace.order?.onDead ?? null,
       })),
-    blocked: () => store.blockedOrderKeys(BLOCKED_KEYS_SHOWN),
+    // Each ordered target's own: one target's many blocked keys never hide another's.
+    blocked: async () => (await Promise.all(worker.targets().filter((t) => t.pace.order !== null).map((t) => store.blockedOrderKeys(t.target, BLOCKED_KEYS_SHOWN)))).flat(),
     setPaused: (target, paused) => worker.setPaused(target, paused),
   };
 }

@@ -195,11 +195,15 @@ function readKeysQuietly(dbPath: string, orElse = ''): KeysFile | null {
         `for one started in another folder, pass its database as --db FILE (or HOOKRELAY_EMULATE_DB)${orElse}; ` +
         `else start \`${printable(start, 340)}\` once first\n`,
     );
+    // No keys where the flags point: usage.
+    process.exitCode = EXIT.usage;
+    return null;
   } catch (err) {
+    // A keys file that is there but cannot be read: could not run.
     process.stderr.write(`hookrelay: ${(err as Error).message}\n`);
+    process.exitCode = EXIT.couldNotRun;
+    return null;
   }
-  process.exitCode = EXIT.usage;
-  return null;
 }
 
 function formatEvent(event: EngineEvent): string {

@@ -121,7 +121,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   const stop = async (signal: string) => {
     if (stopping) {
       process.stderr.write(`hookrelay: ${signal} again, exiting now\n`);
-      process.exit(EXIT.interrupted);
+      // 128 + the signal's number, as shells report it: 130 for SIGINT, 143 for SIGTERM.
+      process.exit(signal === 'SIGTERM' ? 143 : EXIT.interrupted);
     }
     stopping = true;
     app.hub.emit('notice', { level: 'info', message: `${signal}: stopping — finishing in-flight commits` });

@@ -26,7 +26,8 @@ export function registerTargetRoutes(app: FastifyInstance, ctx: ConsoleContext):
       blockedKeys: blocked
         .filter((b) => b.target === entry.target)
         .slice(0, BLOCKED_KEYS_A_TARGET)
-        .map(({ target: _target, ...b }) => ({ ...b, key: printable(b.key, 300), lastError: b.lastError === null ? null : ctx.redact(b.lastError) })),
+        // A key is what a delivery holds (a header's value, with order=header:…): shown as any received text is, its known secrets hidden.
+        .map(({ target: _target, ...b }) => ({ ...b, key: printable(ctx.redact(b.key), 300), deliveryId: printable(b.deliveryId, 300), lastError: b.lastError === null ? null : printable(ctx.redact(b.lastError), 500) })),
     }));
   };
 

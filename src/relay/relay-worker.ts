@@ -73,6 +73,8 @@ const FRESH_MAX = 1024;
 /** A job whose outcome could not be recorded waits this long before it can be read and sent again. */
 const RECORD_FAILED_HOLD_MS = 1000;
 const FRESH_MAX_BYTES = 8 * 1024 * 1024;
+/** The most due jobs one outbox read returns. */
+const READ_AHEAD_MAX = 64;
 
 function pairs(flat: readonly string[]): Array<[string, string]> {
   const out: Array<[string, string]> = [];
@@ -94,7 +96,14 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const paces = [...ownTargets].map((target) => paceOf(pacing, target));
   const concurrency = options.concurrency ?? paces.reduce((sum, pace) => sum + pace.concurrency, 0);
   // Connections are pooled per origin: each target's pool as large as its concurrency.
-  const dispatcher = createForwardAgent(options.trust, { connections: Math.max(...paces.map((pace) => pace.concurrency)), keepAliveTimeout: 10_000 });
+  // Connections are pooled per origin: each origin's pool holds the concurrency of every target on it
+  // (two routes to one app share it, and a slow one must not take the other's sockets).
+  const perOrigin = new Map<string, number>();
+  for (const target of ownTargets) {
+    const origin = URL.canParse(target) ? new URL(target).origin : target;
+    perOrigin.set(origin, (perOrigin.get(origin) ?? 0) + paceOf(pacing, target).concurrency);
+  }
+  const dispatcher = createForwardAgent(options.trust, { connections: Math.max(...perOrigin.values()), keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   const relayLog = createRelayLog(store, hub);
   // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
@@ -106,7 +115,8 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const recording = new Map<number, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
   let readAhead: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
-  const readAheadMax = concurrency * 2;
+  // Twice the slots, within the bound of one read's memory however many targets there are.
+  const readAheadMax = Math.min(concurrency * 2, READ_AHEAD_MAX);
   // Deliveries just stored, handed on from memory before anything is read from the outbox.
   let fresh: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
   let freshBytes = 0;
@@ -118,8 +128,14 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const parkMax = (target: string) => Math.min(64, paceOf(pacing, target).concurrency * 2);
   // Targets whose jobs were let go while closed: the outbox may hold them once the target opens.
   const letGo = new Set<string>();
-  // The one wake-up for a target closed by its rate.
+  // Jobs queued with no target (by an older hookrelay) that were let go: the store cannot skip them by
+  // target, so they are skipped by seq until their target opens, or they would fill every read.
+  const letGoUntargeted = new Map<string, Set<number>>();
+  // Claims to give back (PostgreSQL): a job let go must not stay reserved to this instance.
+  let unclaim: number[] = [];
+  // The one wake-up for a target closed by its rate, and when it fires.
   let rateTimer: NodeJS.Timeout | null = null;
+  let rateTimerAt = Infinity;
   // Set by the poll: the outbox is read even while fresh deliveries wait, so retries come due.
   let pollDue = true;
   // Whether the outbox may hold due jobs this worker does not: one not offered (past the memory
@@ -179,17 +195,41 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     const { job, delivery } = entry;
     if (job.target !== null && !ownTargets.has(job.target)) return holdForeign(job);
     const target = job.target ?? relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headers });
-    if (gates.paused(target)) return void held.delete(job.deliverySeq); // pending in the store until resumed
+    if (gates.paused(target)) return letGoOf(job, target); // pending in the store until resumed
     const queue = parked.get(target);
     // Behind jobs parked for the same target: its order is kept.
     if (!queue && gates.open(target, clock())) return start(job, delivery, target);
-    if (queue && queue.length >= parkMax(target)) {
-      held.delete(job.deliverySeq);
-      letGo.add(target);
-      return;
-    }
+    if (queue && queue.length >= parkMax(target)) return letGoOf(job, target);
     if (queue) queue.push(entry);
     else parked.set(target, [entry]);
+  }
+
+  /** Lets a job go: it stays pending in the store and is read again once its target opens. */
+  function letGoOf(job: RelayJob, target: string): void {
+    held.delete(job.deliverySeq);
+    letGo.add(target);
+    if (job.target === null) {
+      const seqs = letGoUntargeted.get(target) ?? new Set<number>();
+      seqs.add(job.deliverySeq);
+      letGoUntargeted.set(target, seqs);
+    }
+    if (store.claimsRelayJobs && store.releaseRelayClaims) unclaim.push(job.deliverySeq);
+  }
+
+  /** Gives back the claims of the jobs let go, in one write. */
+  function releaseClaims(): void {
+    if (unclaim.length === 0 || !store.releaseRelayClaims) return;
+    const seqs = unclaim;
+    unclaim = [];
+    // Not given back (the store could not write): the claim runs out with this instance's, as a kill's would.
+    store.releaseRelayClaims(seqs).catch((err: Error) => hub.emit('notice', { level: 'warn', message: `relay: could not give back the claim of ${seqs.length} job(s) let go: ${err.message}` }));
+  }
+
+  /** Every job to leave out of an outbox read: those held here, and untargeted ones let go for a closed target. */
+  function unreadable(): Set<number> {
+    const skip = new Set(held);
+    for (const seqs of letGoUntargeted.values()) for (const seq of seqs) skip.add(seq);
+    return skip;
   }
 
   /** Starts what is parked for targets that opened. */
@@ -204,17 +244,24 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     for (const target of letGo) {
       if (parked.has(target) || !gates.open(target, clock())) continue;
       letGo.delete(target);
+      letGoUntargeted.delete(target);
       markOutbox();
     }
   }
 
   /** Wakes the pump when the first target closed by its rate opens. */
   function wakeForRate(): void {
-    if (rateTimer !== null || stopped) return;
+    if (stopped) return;
     const wait = gates.nextOpening(clock());
     if (wait === null) return;
+    const at = clock() + wait;
+    // A wake-up armed for a slower target must not hold back a faster one.
+    if (rateTimer !== null && rateTimerAt <= at) return;
+    if (rateTimer !== null) clearTimeout(rateTimer);
+    rateTimerAt = at;
     rateTimer = setTimeout(() => {
       rateTimer = null;
+      rateTimerAt = Infinity;
       void pump();
     }, wait);
     rateTimer.unref();
@@ -296,7 +343,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           // hand-off. A claiming store leases what it returns, and a lease must not run out while
           // a job waits here (another instance would send it too): only as many as can start.
           const wanted = store.claimsRelayJobs ? concurrency - inFlight.size : readAheadMax;
-          const read = await store.dueRelayJobs(clock(), wanted, new Set(held), gates.closed(clock()));
+          const read = await store.dueRelayJobs(clock(), wanted, unreadable(), gates.closed(clock()));
           // As many as asked for: more may wait (a poll that finds a backlog reads on, not 32 a
           // poll). Fewer: none else was due and not held when it was read.
           if (read.length >= wanted) outboxMayHold = true;
@@ -311,6 +358,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         while (readAhead.length > 0 && canStart() && !stopped) dispatch(readAhead.shift()!);
       } while (again && !stopped);
       wakeForRate();
+      releaseClaims();
     } catch (err) {
       hub.emit('notice', { level: 'warn', message: `relay: cannot read the outbox: ${(err as Error).message}` });
     } finally {
@@ -371,10 +419,14 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       const queue = parked.get(target);
       if (paused && queue) {
         // Let go: the store keeps them pending, and a paused target is read no more.
-        for (const { job } of queue) held.delete(job.deliverySeq);
+        for (const { job } of queue) letGoOf(job, target);
         parked.delete(target);
+        releaseClaims();
       }
-      if (!paused) this.poke();
+      if (!paused) {
+        letGoUntargeted.delete(target);
+        this.poke();
+      }
       return true;
     },
 

@@ -183,11 +183,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return counts;
     },
 
-    async blockedOrderKeys(limit) {
+    async blockedOrderKeys(target, limit) {
       const blocked: BlockedOrderKey[] = [];
       for (const job of [...jobs.values()].sort((a, b) => a.deliverySeq - b.deliverySeq)) {
         const key = orderKeys.get(job.deliverySeq);
-        if (key === undefined || job.target === null || blocked.length >= limit) continue;
+        if (key === undefined || job.target !== target || blocked.length >= limit) continue;
         const head = (job.state === 'pending' && job.tries > 0) || (job.state === 'dead' && deadBlocks.includes(job.target));
         if (!head || earlierOwedOfKey(job)) continue;
         const waiting = [...jobs.values()].filter((f) => f.deliverySeq > job.deliverySeq && f.target === job.target && orderKeys.get(f.deliverySeq) === key && (f.state === 'pending' || f.state === 'held')).length;

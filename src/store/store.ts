@@ -231,6 +231,11 @@ export interface RelayOutbox {
    */
   readonly claimsRelayJobs?: boolean;
   /**
+   * Gives back this instance's claims of these jobs (still pending): the relay let them go (their
+   * target paused, or more of them read than its pace lets start) and another instance may take them.
+   */
+  releaseRelayClaims?(deliverySeqs: readonly number[]): Promise<void>;
+  /**
    * Records a relay try, with what the target answered (`answer`: bounded by the hand-off, removed
    * with the try), and moves its job, durably.
    */
@@ -251,9 +256,9 @@ export interface RelayOutbox {
   /**
    * The keys of ordered targets held up by their head: a job that failed and waits to be tried again,
    * or a dead one where dead jobs block (`on-dead=block`), with later jobs of its key waiting behind
-   * it. Oldest first, at most `limit`. The stores that keep no order answer none.
+   * it, for one target. Oldest first, at most `limit`. The stores that keep no order answer none.
    */
-  blockedOrderKeys(limit: number): Promise<BlockedOrderKey[]>;
+  blockedOrderKeys(target: string, limit: number): Promise<BlockedOrderKey[]>;
   /**
    * At the start of a relay that hands on to `targets`: its pending jobs for any other target are
    * held (they wait for a run that forwards there), and held jobs for one of `targets` are pending

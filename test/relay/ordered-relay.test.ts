@@ -118,14 +118,14 @@ for (const [name, open] of stores) {
       const { ids, due, finish, store } = await setUp('order=/data/accessRequestId on-dead=skip');
       await finish(ids.a1!, { state: 'dead' });
       expect(await due()).toEqual([ids.b1, ids.a2]);
-      expect(await store.blockedOrderKeys(10)).toEqual([]);
+      expect(await store.blockedOrderKeys(APP, 10)).toEqual([]);
     });
 
     it('on-dead=block: a dead head keeps its key waiting, listed as blocked, until it is retried', async () => {
       const { ids, due, finish, store, t } = await setUp('order=/data/accessRequestId on-dead=block');
       await finish(ids.a1!, { state: 'dead' });
       expect(await due()).toEqual([ids.b1]);
-      expect(await store.blockedOrderKeys(10)).toEqual([{ target: APP, key: 'v:"A"', deliveryId: ids.a1, state: 'dead', tries: 1, lastStatus: 503, lastError: null, waiting: 2 }]);
+      expect(await store.blockedOrderKeys(APP, 10)).toEqual([{ target: APP, key: 'v:"A"', deliveryId: ids.a1, state: 'dead', tries: 1, lastStatus: 503, lastError: null, waiting: 2 }]);
       expect(await store.requeueRelay(ids.a1!, t)).toBe(true);
       expect(await due()).toEqual([ids.a1, ids.b1]);
     });
@@ -141,11 +141,14 @@ describe('the relay hands on in order, per key', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const key = String(JSON.parse(Buffer.concat(chunks).toString()).data.accessRequestId);
-        // The first delivery of key A fails once: A waits for its retry, B and C do not.
+        // Key A's first delivery fails until every delivery of B and C is in: were A's failing head
+        // to hold them up, they would never all arrive, and A never succeed.
         if (key === 'A' && !failedOnce) {
-          failedOnce = true;
-          res.statusCode = 503;
-          return res.end();
+          if (arrivals.filter((a) => a.key !== 'A').length >= 20) failedOnce = true;
+          else {
+            res.statusCode = 503;
+            return res.end();
+          }
         }
         arrivals.push({ id: String(req.headers['x-service-delivery']), key });
         res.end('ok');
@@ -161,7 +164,7 @@ describe('the relay hands on in order, per key', () => {
     cleanups.push(remove);
     const store = await createSqliteStore(join(dir, 'ordered.db'), { outbox: { to: app, routes: [], order: orderOfTargets(pacing, [app]) } });
     cleanups.push(() => store.close());
-    const worker = createRelayWorker({ store, hub: createEventHub(), target: app, pacing, secret: 'whsec_order', timeoutMs: 5000, retry: { ...DEFAULT_RELAY_RETRY, initialDelayMs: 300 }, extraHeaders: [], pollIntervalMs: 100 });
+    const worker = createRelayWorker({ store, hub: createEventHub(), target: app, pacing, secret: 'whsec_order', timeoutMs: 5000, retry: { ...DEFAULT_RELAY_RETRY, initialDelayMs: 100, maxDelayMs: 200 }, extraHeaders: [], pollIntervalMs: 100 });
     cleanups.push(() => worker.stop());
 
     const sent: Record<string, string[]> = { A: [], B: [], C: [] };
@@ -178,7 +181,7 @@ describe('the relay hands on in order, per key', () => {
     while (arrivals.length < 30 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(failedOnce).toBe(true);
     for (const key of ['A', 'B', 'C']) expect(arrivals.filter((a) => a.key === key).map((a) => a.id)).toEqual(sent[key]);
-    // B and C were not held up by A's retry: they were all in before A's first arrival.
+    // B and C all came in while A's head kept failing: before A's first arrival.
     const firstA = arrivals.findIndex((a) => a.key === 'A');
     expect(arrivals.slice(0, firstA).filter((a) => a.key !== 'A')).toHaveLength(20);
   });

@@ -163,6 +163,7 @@ async function accept(store: DeliveryStore, worker: RelayWorker, trigger: string
 }
 
 async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  // (a local one: it takes the bound as a number, and the tests here wait on counts)
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) throw new Error('timed out waiting');
@@ -244,5 +245,75 @@ describe('the relay at each target\'s pace', () => {
     expect(app.arrivals).toHaveLength(0);
     worker.setPaused(app.url, false);
     await until(() => app.arrivals.length === 1);
+  });
+});
+
+describe('pacing, where targets meet', () => {
+  it('jobs queued with no target (an older hookrelay) for a paused target never fill the reads: other targets go on', async () => {
+    const paused = await timedTarget();
+    const other = await timedTarget();
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const path = join(dir.dir, 'legacy.db');
+    // An older run kept no targets: its jobs have none.
+    const old = await createSqliteStore(path, { outbox: true });
+    for (let i = 0; i < 150; i++) {
+      const id = randomUUID();
+      const d = makeDelivery({ id, trigger: 'control.failed', rawHeaders: ['Content-Type', 'application/json', 'X-Service-Delivery', id, 'X-Service-Event', 'control.failed'] });
+      await old.accept(d, attemptFor(d));
+    }
+    await old.close();
+    const targets = { to: paused.url, routes: [{ glob: 'vendor.*', url: other.url }] };
+    const store = await createSqliteStore(path, { outbox: targets });
+    cleanups.push(() => store.close());
+    const { settings } = paced([`${paused.url} paused`], [paused.url, other.url]);
+    const worker = createRelayWorker({ store, hub: createEventHub(), target: paused.url, routes: targets.routes, pacing: settings, secret: 'whsec_pace', timeoutMs: 5000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], pollIntervalMs: 100 });
+    cleanups.push(() => worker.stop());
+    // Stored, not offered: the relay finds it only by reading the outbox, behind the 150 older jobs.
+    const id = randomUUID();
+    const d = makeDelivery({ id, trigger: 'vendor.onboarded', rawHeaders: ['Content-Type', 'application/json', 'X-Service-Delivery', id, 'X-Service-Event', 'vendor.onboarded'] });
+    await store.accept(d, attemptFor(d));
+    await until(() => other.arrivals.length === 1, 5000);
+    expect(paused.arrivals).toHaveLength(0);
+    worker.setPaused(paused.url, false);
+    await until(() => paused.arrivals.length === 150, 10_000);
+    expect(new Set(paused.arrivals.map((a) => a.id)).size).toBe(150);
+  });
+
+  it('a slow target\'s wake-up never holds back a faster one\'s', async () => {
+    const slow = await timedTarget();
+    const fast = await timedTarget();
+    const { store, worker } = await relayOn({ to: slow.url, routes: [{ glob: 'vendor.*', url: fast.url }] }, [`${slow.url} rate=1/m`, `${fast.url} rate=20/s`]);
+    await accept(store, worker, 'control.failed');
+    await accept(store, worker, 'control.failed'); // parked: the slow target's next start is a minute away
+    await until(() => slow.arrivals.length === 1, 5000);
+    for (let i = 0; i < 20; i++) await accept(store, worker, 'vendor.onboarded');
+    // At 20/s, about a second; woken only by the polls (every 200 ms here), it took four times that.
+    await until(() => fast.arrivals.length === 20, 2500);
+    expect(slow.arrivals).toHaveLength(1);
+  });
+
+  it('two targets on one origin each get their own sockets: a slow one never holds up the other', async () => {
+    const arrivals: string[] = [];
+    const slowAnswers: Array<() => void> = [];
+    const server = createServer((req, res) => {
+      arrivals.push(req.url!);
+      req.resume();
+      if (req.url === '/slow') slowAnswers.push(() => res.end('ok'));
+      else res.end('ok');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanups.push(() => new Promise<void>((resolve) => (slowAnswers.forEach((answer) => answer()), server.closeAllConnections(), server.close(() => resolve()))));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { store, worker } = await relayOn({ to: `${origin}/slow`, routes: [{ glob: 'vendor.*', url: `${origin}/fast` }] }, []);
+    for (let i = 0; i < 16; i++) await accept(store, worker, 'control.failed');
+    await until(() => arrivals.filter((u) => u === '/slow').length === 16, 5000);
+    await accept(store, worker, 'vendor.onboarded');
+    // Every slow hand-off still waits for its answer, and the fast one is in.
+    // Well within the hand-off timeout (5 s), after which a shared pool would free a socket anyway.
+    await until(() => arrivals.includes('/fast'), 2000);
+    expect(slowAnswers).toHaveLength(16);
+    slowAnswers.forEach((answer) => answer());
   });
 });

@@ -93,6 +93,22 @@ describe('postgres store', () => {
     expect(await stores[1]!.dueRelayJobs(now + 86_400_000, 100, holding[1])).toEqual([]);
   });
 
+  it('gives back the claims of jobs its relay let go (a paused target): another live instance takes them', async () => {
+    const url = await server.freshSchema();
+    const holder = await open(url, { outbox: true });
+    const other = await open(url, { outbox: true });
+    const delivery = makeDelivery();
+    await holder.accept(delivery, attemptFor(delivery));
+    const t = delivery.receivedAt;
+    const [claim] = await holder.dueRelayJobs(t, 10);
+    expect(await other.dueRelayJobs(t, 10)).toEqual([]);
+    await holder.releaseRelayClaims!([claim!.job.deliverySeq]);
+    expect((await other.dueRelayJobs(t, 10)).map((c) => c.job.deliveryId)).toEqual([delivery.id]);
+    // Only the claimant's own claim is given back: the holder cannot free the other's now.
+    await holder.releaseRelayClaims!([claim!.job.deliverySeq]);
+    expect(await holder.dueRelayJobs(t, 10)).toEqual([]);
+  });
+
   it('never takes over a live instance\'s claim, however long its hand-off; gives the job back to its own worker once that lets it go', async () => {
     const url = await server.freshSchema();
     const holder = await open(url, { outbox: true, relayLeaseMs: 300 });

@@ -26,7 +26,8 @@ describeBridgeContract('sqlite', (options) => createSqliteStore(dbPath(), option
 
 /** Takes a file back to before schema 7 (order keys). */
 function dropOrderKeys(db: Database.Database): void {
-  db.exec('DROP INDEX relay_jobs_by_order_key');
+  db.exec('DROP INDEX relay_jobs_owed_by_order_key');
+  db.exec('DROP INDEX relay_jobs_dead_by_order_key');
   db.exec('ALTER TABLE relay_jobs DROP COLUMN order_key');
 }
 
@@ -201,7 +202,7 @@ describe('sqlite store', () => {
 
     const store = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
     expect((await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 5)).map((due) => due.delivery.id)).toEqual(['unordered-job']);
-    expect(await store.blockedOrderKeys(5)).toEqual([]);
+    expect(await store.blockedOrderKeys('http://127.0.0.1:3000/h', 5)).toEqual([]);
     await store.close();
   });
 

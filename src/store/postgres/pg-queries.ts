@@ -39,6 +39,8 @@ export const SQL = {
     )
     SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error, c.target
     FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq`,
+  // Only this instance's own claims of jobs still pending: one that moved meanwhile is left as it is.
+  releaseClaims: "UPDATE relay_jobs SET leased_until = NULL, leased_by = NULL WHERE delivery_seq = ANY($1::bigint[]) AND leased_by = $2 AND state = 'pending'",
   insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
       answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,

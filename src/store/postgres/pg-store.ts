@@ -253,6 +253,12 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       });
     },
 
+    async releaseRelayClaims(deliverySeqs) {
+      await write(async () => {
+        await pool.query(named('releaseClaims', [deliverySeqs.map(String), instanceId]));
+      });
+    },
+
     async recordRelay(o: RelayOutcome) {
       await write(async () => {
         const a = o.answer ?? null;

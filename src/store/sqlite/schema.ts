@@ -116,7 +116,10 @@ const MIGRATIONS: readonly string[] = [
   // job is due only while no earlier job of its target and key is owed. Null: not ordered.
   `
   ALTER TABLE relay_jobs ADD COLUMN order_key TEXT;
-  CREATE INDEX relay_jobs_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL;
+  -- Only the rows the order waits on: a key's done jobs pile up for the retention period, and a read
+  -- that walked them before reaching its owed head grew with each one.
+  CREATE INDEX relay_jobs_owed_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state IN ('pending', 'held');
+  CREATE INDEX relay_jobs_dead_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state = 'dead';
   `,
 ];
 

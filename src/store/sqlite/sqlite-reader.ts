@@ -83,12 +83,15 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** An earlier job of the same target and key in `states` (each a partial index of schema 7: done rows never walked). */
+const earlierOfKey = (states: string) => `SELECT 1 FROM relay_jobs e WHERE e.target = j.target AND e.order_key = j.order_key AND e.delivery_seq < j.delivery_seq AND e.state ${states}`;
+
 /**
  * An ordered job (`order_key` set) is due only while no earlier job of its target and key is owed:
- * pending or held, or dead where its target's dead jobs block (the query's last parameter).
+ * pending or held, or dead where its target's dead jobs block (the one parameter: those targets).
  */
-const EARLIER_OWED_OF_KEY = `SELECT 1 FROM relay_jobs e WHERE e.target = j.target AND e.order_key = j.order_key AND e.delivery_seq < j.delivery_seq
-  AND (e.state IN ('pending', 'held') OR (e.state = 'dead' AND e.target IN (SELECT value FROM json_each(?))))`;
+const KEY_FREE = `(NOT EXISTS (${earlierOfKey("IN ('pending', 'held')")})
+  AND (j.target NOT IN (SELECT value FROM json_each(?)) OR NOT EXISTS (${earlierOfKey("= 'dead'")})))`;
 
 export function createSqliteReader(db: Database.Database) {
   const byId = db.prepare<[number, string], DeliveryRow>('SELECT * FROM deliveries WHERE id_key = ? AND id = ?');
@@ -133,7 +136,7 @@ export function createSqliteReader(db: Database.Database) {
           `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
          WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?))
            AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?)))
-           AND (j.order_key IS NULL OR NOT EXISTS (${EARLIER_OWED_OF_KEY})) ORDER BY j.next_at LIMIT ${n}`,
+           AND (j.order_key IS NULL OR ${KEY_FREE}) ORDER BY j.next_at LIMIT ${n}`,
         )
         .raw(true);
       if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
@@ -158,7 +161,7 @@ export function createSqliteReader(db: Database.Database) {
     (relayAnswersOf ??= db.prepare<[number, number], AnswerRow>(`SELECT ${RELAY_ATTEMPT_COLUMNS}, ${answerColumns} FROM relay_attempts WHERE delivery_seq = ? ORDER BY seq DESC LIMIT ?`));
   // Order keys come with schema version 7: an older file (a reader never migrates) has none.
   const hasOrderKeys = db.prepare("SELECT 1 FROM pragma_table_info('relay_jobs') WHERE name = 'order_key'").get() !== undefined;
-  let blockedKeys: Database.Statement<[string, string, number], BlockedOrderKey> | undefined;
+  let blockedKeys: Database.Statement<[string, string, string, number], BlockedOrderKey> | undefined;
   const jobCounts = db.prepare<[], { state: string; n: number }>('SELECT state, COUNT(*) AS n FROM relay_jobs GROUP BY state');
 
   // The bridge: along the seq primary key, never a scan of the table.
@@ -257,18 +260,18 @@ export function createSqliteReader(db: Database.Database) {
       return foldBacklog(backlogRows.all());
     },
 
-    blockedOrderKeys(limit: number, deadBlocks: readonly string[] = []): BlockedOrderKey[] {
+    blockedOrderKeys(target: string, limit: number, deadBlocks: readonly string[] = []): BlockedOrderKey[] {
       if (!hasOrderKeys) return [];
       const blocks = JSON.stringify(deadBlocks);
-      return (blockedKeys ??= db.prepare<[string, string, number], BlockedOrderKey>(
+      return (blockedKeys ??= db.prepare<[string, string, string, number], BlockedOrderKey>(
         `SELECT j.target, j.order_key AS key, d.id AS deliveryId, j.state, j.tries, j.last_status AS lastStatus, j.last_error AS lastError,
            (SELECT COUNT(*) FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held')) AS waiting
          FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-         WHERE j.order_key IS NOT NULL AND ((j.state = 'pending' AND j.tries > 0) OR (j.state = 'dead' AND j.target IN (SELECT value FROM json_each(?))))
-           AND NOT EXISTS (${EARLIER_OWED_OF_KEY})
+         WHERE j.target = ? AND j.order_key IS NOT NULL AND ((j.state = 'pending' AND j.tries > 0) OR (j.state = 'dead' AND j.target IN (SELECT value FROM json_each(?))))
+           AND ${KEY_FREE}
            AND EXISTS (SELECT 1 FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held'))
          ORDER BY j.delivery_seq LIMIT ?`,
-      )).all(blocks, blocks, Math.max(0, Math.floor(limit)));
+      )).all(target, blocks, blocks, Math.max(0, Math.floor(limit)));
     },
 
     relayCounts() {

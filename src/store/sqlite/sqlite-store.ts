@@ -276,8 +276,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async relayCounts() {
       return reader.relayCounts();
     },
-    async blockedOrderKeys(limit) {
-      return reader.blockedOrderKeys(limit, deadBlocks);
+    async blockedOrderKeys(target, limit) {
+      return reader.blockedOrderKeys(target, limit, deadBlocks);
     },
 
     async relayBacklog() {
