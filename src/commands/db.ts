@@ -93,8 +93,9 @@ export function registerDbCommand(program: Command): void {
       .command('backup')
       .description("an online backup to FILE with SQLite's backup API (consistent while listen writes); never a file copy")
       .argument('<file>', 'where to write the backup')
-      .option('--force', 'replace FILE if it exists'),
-  ).action(async (target: string, flags: DbFlags & { force?: boolean }) => {
+      .option('--force', 'replace FILE if it exists')
+      .option('--json', 'print JSON'),
+  ).action(async (target: string, flags: DbFlags & { force?: boolean; json?: boolean }) => {
     const file = existingDb(flags);
     if (!file) return;
     const destination = resolve(target);
@@ -131,6 +132,10 @@ export function registerDbCommand(program: Command): void {
       if (check !== 'ok') {
         process.stderr.write(`hookrelay: the backup at ${destination} does not pass quick_check: ${check}\n`);
         process.exitCode = EXIT.couldNotRun;
+        return;
+      }
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ file, backup: destination, pages: progress.totalPages, bytes: sizeOf(destination), quickCheck: check })}\n`);
         return;
       }
       process.stdout.write(`backed up ${file}\n      to ${destination} (${progress.totalPages} pages, ${bytes(sizeOf(destination))}; quick_check ok)\n`);

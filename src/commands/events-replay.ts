@@ -14,7 +14,9 @@ import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
 import { openExistingStore } from '../store/open-store.js';
 import type { DeliveryStore } from '../store/store.js';
+import type { ReplayJobResult } from '../relay/replay-job.js';
 import { describeSelection, parseSelection, REPLAY_STATUSES, selectDeliveries, selects, type SelectionFlags } from './events-replay-selection.js';
+import { relayTryJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 import { collect as collectValues, reportProblems } from './shared-options.js';
 
@@ -29,6 +31,7 @@ interface BulkFlags extends SelectionFlags {
   dryRun?: boolean;
   resume?: string;
   jobs?: boolean;
+  json?: boolean;
 }
 
 type Flags = ReplayFlags & BulkFlags & { db?: string; store?: string };
@@ -61,6 +64,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
+    .option('--json', 'print JSON (docs/cli-json.md): one object for one id, a dry run or --jobs; NDJSON for a bulk job, a line per copy sent and a summary line last')
     .addHelpText(
       'after',
       `
@@ -75,7 +79,7 @@ Examples:
       const where = resolveStoreLocation(flags);
       if (!where.ok) return usage(where.problems);
       const dataDir = dataDirOf(where.dbPath);
-      if (flags.jobs) return printJobs(dataDir);
+      if (flags.jobs) return printJobs(dataDir, flags.json === true);
       const bulk = selects(flags);
       const modes = [id !== undefined, bulk, flags.resume !== undefined].filter(Boolean).length;
       if (modes !== 1) {
@@ -108,14 +112,15 @@ Examples:
       if (replay && !replay.ok) return usage(replay.problems);
 
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
-        if (id !== undefined) return replayOne(store, replay!.settings, id);
+        if (id !== undefined) return replayOne(store, replay!.settings, id, flags.json === true);
         if (journal === null) {
           const chosen = selection!.ok ? selection!.value : null;
           const items = await selectDeliveries(store, chosen!);
           const described = describeSelection(chosen!);
-          if (flags.dryRun) return printDryRun(store, items, described);
+          if (flags.dryRun) return printDryRun(store, items, described, flags.json === true);
           if (items.length === 0) {
-            process.stdout.write(`nothing to replay: no stored delivery matches (${described})\n`);
+            if (flags.json) process.stdout.write(`${JSON.stringify(jobSummaryJson(null, described, EMPTY_RESULT))}\n`);
+            (flags.json ? process.stderr : process.stdout).write(`nothing to replay: no stored delivery matches (${described})\n`);
             process.exitCode = EXIT.finding;
             return;
           }
@@ -123,7 +128,7 @@ Examples:
           journal = createJournal(dataDir, plan);
           process.stderr.write(`replay job ${plan.id}: ${items.length.toLocaleString('en-US')} deliveries (${printable(described)})\n`);
         }
-        await runJob(store, replay!.settings, journal);
+        await runJob(store, replay!.settings, journal, flags.json === true);
       });
     });
 }
@@ -149,35 +154,45 @@ function parsePace(flags: BulkFlags): PaceOk | { ok: false; problems: string[] }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { ratePerSecond, concurrency } };
 }
 
-async function replayOne(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], id: string): Promise<void> {
+async function replayOne(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], id: string, json: boolean): Promise<void> {
   const { createReplayer } = await import('../relay/replay.js');
   const replayer = createReplayer({ store, settings: settings.settings, clock: Date.now });
   try {
     const result = await replayer.replay(id, settings.to ?? undefined);
     if (!result) {
+      if (json) process.stdout.write(`${JSON.stringify({ deliveryId: id, ok: false, relayTry: null })}\n`);
       process.stderr.write(`hookrelay: no stored delivery with id ${printable(id)}\n`);
       process.exitCode = EXIT.finding;
       return;
     }
-    process.stdout.write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
+    if (json) process.stdout.write(`${JSON.stringify(await replayedJson(store, id, result.ok))}\n`);
+    (json ? process.stderr : process.stdout).write(`${result.ok ? 'replayed' : 'replay failed'}: ${result.status ?? '---'} from ${printable(result.target)} in ${Math.round(result.latencyMs)} ms${result.error ? ` (${result.error})` : ''}\n`);
     process.exitCode = result.ok ? EXIT.done : EXIT.finding;
   } finally {
     await replayer.close();
   }
 }
 
-async function printDryRun(store: DeliveryStore, items: Array<{ id: string }>, described: string): Promise<void> {
+async function printDryRun(store: DeliveryStore, items: Array<{ id: string }>, described: string, json: boolean): Promise<void> {
+  process.exitCode = items.length > 0 ? EXIT.done : EXIT.finding;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ dryRun: true, selection: described, count: items.length, deliveryIds: items.map((item) => item.id) })}\n`);
+    return;
+  }
   process.stdout.write(`would replay ${items.length.toLocaleString('en-US')} deliveries (${printable(described)}); nothing sent\n`);
   for (const item of items.slice(0, DRY_RUN_SHOWN)) {
     const d = await store.getDelivery(item.id);
     if (d) process.stdout.write(`  ${time(d.receivedAt)}  ${printable(d.trigger)}  ${printable(d.id)}\n`);
   }
   if (items.length > DRY_RUN_SHOWN) process.stdout.write(`  … and ${(items.length - DRY_RUN_SHOWN).toLocaleString('en-US')} more\n`);
-  process.exitCode = items.length > 0 ? EXIT.done : EXIT.finding;
 }
 
-function printJobs(dataDir: string): void {
+function printJobs(dataDir: string, json: boolean): void {
   const jobs = listJobs(dataDir);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(jobs.map((job) => jobJson(dataDir, job)))}\n`);
+    return;
+  }
   if (jobs.length === 0) {
     process.stdout.write(`no replay jobs in ${printable(dataDir)}\n`);
     return;
@@ -194,7 +209,7 @@ function printJobs(dataDir: string): void {
   }
 }
 
-async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal): Promise<void> {
+async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal, json: boolean): Promise<void> {
   const [{ createReplayer }, { runReplayJob, jobSettings }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
   const { plan } = journal;
   const replayer = createReplayer({ store, settings: jobSettings(settings.settings, plan.id), clock: Date.now, advice: { noTarget: NO_REPLAY_TARGET, noSecret: 'no secret: pass --secret' } });
@@ -210,7 +225,17 @@ async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typ
   process.on('SIGTERM', onSignal);
   let result;
   try {
-    result = await runReplayJob({ journal, replayer, store, clock: Date.now, signal: stop.signal, onProgress: (p) => progress.update(p.done, p.sentThisRun) });
+    // With --json, a line per copy sent, as `events replay ID --json` prints one, as soon as it is recorded.
+    const replaying = json
+      ? {
+          replay: async (deliveryId: string, to?: string) => {
+            const replayed = await replayer.replay(deliveryId, to);
+            if (replayed) process.stdout.write(`${JSON.stringify(await replayedJson(store, deliveryId, replayed.ok))}\n`);
+            return replayed;
+          },
+        }
+      : replayer;
+    result = await runReplayJob({ journal, replayer: replaying, store, clock: Date.now, signal: stop.signal, onProgress: (p) => progress.update(p.done, p.sentThisRun) });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -229,7 +254,37 @@ async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typ
     process.stderr.write(`replay job ${plan.id} interrupted at ${result.done}/${result.total} (${counts}); go on with: ${resume}\n`);
     process.exitCode = EXIT.interrupted;
   } else {
-    process.stdout.write(`replay job ${plan.id}: ${result.total.toLocaleString('en-US')} deliveries, ${counts}\n`);
+    if (json) process.stdout.write(`${JSON.stringify(jobSummaryJson(plan.id, plan.selection, result))}\n`);
+    (json ? process.stderr : process.stdout).write(`replay job ${plan.id}: ${result.total.toLocaleString('en-US')} deliveries, ${counts}\n`);
     process.exitCode = result.failed > 0 ? EXIT.finding : EXIT.done;
   }
+}
+
+/**
+ * One copy sent, for `--json`: the delivery, whether the target took it, and the relay try it was
+ * recorded as (docs/cli-json.md `relayTry`, the newest replay of its history; null if none was recorded).
+ */
+async function replayedJson(store: DeliveryStore, deliveryId: string, ok: boolean) {
+  const { attempts } = await store.relayHistory(deliveryId, { withAnswers: true });
+  const tried = attempts.filter((a) => a.replay).reduce<(typeof attempts)[number] | null>((newest, a) => (newest === null || a.seq > newest.seq ? a : newest), null);
+  return { deliveryId, ok, relayTry: tried && relayTryJson(tried) };
+}
+
+const EMPTY_RESULT = { total: 0, done: 0, ok: 0, failed: 0, missing: 0, foundRecorded: 0, failures: [] };
+
+/** The last line of a bulk job's NDJSON: its counts and how to go on (`job` null when nothing matched, so no job was made). */
+function jobSummaryJson(job: string | null, selection: string, r: Pick<ReplayJobResult, 'total' | 'done' | 'ok' | 'failed' | 'missing' | 'foundRecorded' | 'failures'>) {
+  return {
+    job, selection, total: r.total, done: r.done, handedOn: r.ok, failed: r.failed, missing: r.missing, foundRecorded: r.foundRecorded,
+    failures: r.failures.map((f) => ({ deliveryId: f.id, status: f.status, error: f.error })),
+  };
+}
+
+/** A bulk job of `--jobs --json`; a damaged one has only its id and why. */
+function jobJson(dataDir: string, job: ReturnType<typeof listJobs>[number]) {
+  if (!job.plan) return { job: job.id, state: 'damaged' as const, error: job.error ?? null };
+  return {
+    job: job.id, state: listedJobState(dataDir, { ...job, plan: job.plan }), createdAt: new Date(job.plan.createdAt).toISOString(), selection: job.plan.selection,
+    total: job.plan.items.length, sent: job.sent ?? 0, failed: job.failed ?? 0,
+  };
 }

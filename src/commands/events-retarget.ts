@@ -19,6 +19,7 @@ interface RetargetFlags {
   db?: string;
   store?: string;
   config?: string;
+  json?: boolean;
 }
 
 /** What `--from` names: the stored target, or the redacted form every listing shows; `unknown` for jobs queued before targets were kept. */
@@ -34,6 +35,7 @@ export function registerEventsRetargetCommand(events: Command): Command {
     .option('--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--config <file>', 'config file to read db and store from')
+    .option('--json', 'print JSON: an array of what waits by target, or one object of what was moved (docs/cli-json.md)')
     .action(async (flags: RetargetFlags) => {
       const where = resolveStoreLocation(flags);
       const problems = where.ok ? [] : [...where.problems];
@@ -55,17 +57,23 @@ export function registerEventsRetargetCommand(events: Command): Command {
       try {
         const backlog = (await store.relayBacklog()).filter((b) => b.pending + b.held > 0);
         if (flags.from === undefined) {
-          process.stdout.write(backlog.length === 0 ? 'no relay job waits\n' : backlog.map(backlogLine).join(''));
+          if (flags.json) process.stdout.write(`${JSON.stringify(backlog.map(backlogJson))}\n`);
+          else process.stdout.write(backlog.length === 0 ? 'no relay job waits\n' : backlog.map(backlogLine).join(''));
           return;
         }
         const from = backlog.find((b) => (b.target === null ? flags.from === UNKNOWN : b.target === flags.from || displayUrl(b.target) === flags.from));
         if (!from) {
+          if (flags.json) process.stdout.write(`${JSON.stringify({ from: flags.from === UNKNOWN ? null : displayUrl(flags.from), to: displayUrl(new URL(flags.to!).href), moved: 0 })}\n`);
           process.stderr.write(`hookrelay: no relay job waits for ${printable(displayUrl(flags.from), 200)}${backlog.length > 0 ? `; these do:\n${backlog.map(backlogLine).join('')}` : '\n'}`);
           process.exitCode = EXIT.finding;
           return;
         }
         const to = new URL(flags.to!).href;
         const moved = await store.retargetRelayJobs(from.target, to, Date.now());
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify({ from: from.target === null ? null : displayUrl(from.target), to: displayUrl(to), moved })}\n`);
+          return;
+        }
         process.stdout.write(`moved ${moved} relay job${moved === 1 ? '' : 's'} from ${printable(shown(from.target), 200)} to ${printable(displayUrl(to), 200)}: a listen that hands on there delivers ${moved === 1 ? 'it' : 'them'}\n`);
       } finally {
         await store.close();
@@ -76,6 +84,11 @@ export function registerEventsRetargetCommand(events: Command): Command {
 function backlogLine(b: RelayBacklog): string {
   const parts = [b.pending > 0 ? `${b.pending} pending` : '', b.held > 0 ? `${b.held} held (the running relay hands on elsewhere)` : ''].filter(Boolean).join(', ');
   return `${printable(shown(b.target), 200)}  ${parts}\n`;
+}
+
+/** A target's backlog as `status --json` prints each of its targets (credentials redacted, null for jobs queued before targets were kept). */
+function backlogJson(b: RelayBacklog) {
+  return { target: b.target === null ? null : displayUrl(b.target), pending: b.pending, held: b.held, dead: b.dead, retrying: b.retrying, oldestOwedAt: b.oldestOwedAt === null ? null : new Date(b.oldestOwedAt).toISOString() };
 }
 
 function isHttpUrl(text: string): boolean {

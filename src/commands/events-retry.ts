@@ -4,6 +4,7 @@ import { printable } from '../reporter/printable.js';
 import { openExistingStore } from '../store/open-store.js';
 import { retryRefusal } from '../core/retry-refusal.js';
 import type { DeliveryStore } from '../store/store.js';
+import { relayJobJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 
 export function registerEventsRetryCommand(events: Command): void {
@@ -14,15 +15,19 @@ export function registerEventsRetryCommand(events: Command): void {
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
-    .action(async (id: string, flags: { db?: string; store?: string; config?: string }) => {
+    .option('--json', 'print one object: queued or not, the relay job as it now is, and why not (docs/cli-json.md)')
+    .action(async (id: string, flags: { db?: string; store?: string; config?: string; json?: boolean }) => {
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
-        if (await store.requeueRelay(id, Date.now())) {
-          process.stdout.write(`queued again: ${printable(id)}\n`);
-          return;
-        }
+        const queued = await store.requeueRelay(id, Date.now());
         const shown = printable(id);
-        process.stderr.write(`hookrelay: ${shown} ${retryRefusal((await store.relayHistory(id)).job?.state ?? null, `hookrelay events replay ${shown} --to <url>`)}\n`);
-        process.exitCode = 1;
+        const job = !queued || flags.json ? (await store.relayHistory(id)).job : null;
+        const reason = queued ? null : retryRefusal(job?.state ?? null, `hookrelay events replay ${shown} --to <url>`);
+        if (flags.json) process.stdout.write(`${JSON.stringify({ deliveryId: id, queued, job: job && relayJobJson(job), reason })}\n`);
+        else if (queued) process.stdout.write(`queued again: ${shown}\n`);
+        if (!queued) {
+          process.stderr.write(`hookrelay: ${shown} ${reason}\n`);
+          process.exitCode = 1;
+        }
       });
     });
 }

@@ -1,7 +1,11 @@
-/** The one-line rows of a stored delivery and an attempt, and a delivery as JSON: shared by `events list` and `events show`. */
-import { decodeBodyLeniently } from '../core/envelope.js';
+/**
+ * The one-line rows of a stored delivery and an attempt, and a delivery, a relay job and a relay try
+ * as JSON (docs/cli-json.md's shared definitions): shared by every `events` subcommand.
+ */
+import { decodeBodyLeniently, keptBodyText } from '../core/envelope.js';
+import { displayUrl } from '../core/url-secrets.js';
 import { printable } from '../reporter/printable.js';
-import type { AttemptRecord, StoredDelivery } from '../store/store.js';
+import type { AttemptRecord, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store/store.js';
 import { time } from './events-store-access.js';
 
 export function deliveryRow(d: StoredDelivery): string {
@@ -17,3 +21,23 @@ export const asJson = (d: StoredDelivery) => {
   const { rawBody, ...rest } = d;
   return { ...rest, bodyBytes: rawBody.length, body: decodeBodyLeniently(Buffer.from(rawBody)) };
 };
+
+/** A relay job as JSON (`relayJob`): its target's credentials redacted. */
+export const relayJobJson = (job: RelayJob) => ({ ...job, target: job.target === null ? null : displayUrl(job.target) });
+
+/**
+ * A relay try for JSON output: the kept answer's body as text and base64, never as a byte array;
+ * text and `invalidUtf8` as the console reads them (keptBodyText: a cut inside a character is not invalid).
+ */
+export function relayTryJson(r: RelayAttemptRecord) {
+  // Tries recorded before targets were redacted on the way in keep what they were given.
+  const { answer, ...tried } = r;
+  const rest = { ...tried, target: displayUrl(tried.target) };
+  if (!answer) return { ...rest, answer: null };
+  const body = Buffer.from(answer.body);
+  const { text, invalidUtf8 } = keptBodyText(body, answer);
+  return {
+    ...rest,
+    answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: text, bodyBase64: body.toString('base64'), invalidUtf8 },
+  };
+}

@@ -9,7 +9,7 @@ import { displayUrl } from '../core/url-secrets.js';
 import { printable, RELAY_ERROR_CHARS } from '../reporter/printable.js';
 import { openStoreReader } from '../store/open-store.js';
 import type { AttemptRecord, RelayAttemptRecord, RelayJob } from '../store/store.js';
-import { asJson, attemptRow } from './events-rows.js';
+import { asJson, attemptRow, relayJobJson, relayTryJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 
 /**
@@ -74,23 +74,6 @@ function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
 }
 
 /**
- * A relay try for JSON output: the kept answer's body as text and base64, never as a byte array;
- * text and `invalidUtf8` as the console reads them (keptBodyText: a cut inside a character is not invalid).
- */
-function relayTryJson(r: RelayAttemptRecord) {
-  // Tries recorded before targets were redacted on the way in keep what they were given.
-  const { answer, ...tried } = r;
-  const rest = { ...tried, target: displayUrl(tried.target) };
-  if (!answer) return { ...rest, answer: null };
-  const body = Buffer.from(answer.body);
-  const { text, invalidUtf8 } = keptBodyText(body, answer);
-  return {
-    ...rest,
-    answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: text, bodyBase64: body.toString('base64'), invalidUtf8 },
-  };
-}
-
-/**
  * One relay try of `events show`: when, which try, the target's status, how long, where, why it
  * failed; then what the target answered (its header lines and the kept start of its body), or why
  * there is nothing to show.
@@ -143,7 +126,7 @@ export function registerEventsShowCommand(events: Command): void {
         const drift = delivery ? (await import('../runtime/trigger-drift.js')).driftOfBody(delivery.rawBody) : null;
         if (flags.json) {
           const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { job: relay.job && { ...relay.job, target: relay.job.target === null ? null : displayUrl(relay.job.target) }, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { job: relay.job && relayJobJson(relay.job), attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];

@@ -14,6 +14,7 @@ import { NoStoreError, openStoreReader, type StoreLocation, type StoreReader } f
 import type { StoredDelivery } from '../store/store.js';
 import { describeFilter, matchesFilter, parseWhere, type DeliveryFilter, type WhereCondition } from '../core/delivery-filter.js';
 import { watchForDelivery } from '../testing/watch-store.js';
+import { asJson as storedDeliveryJson } from './events-rows.js';
 import { collect, reportProblems } from './shared-options.js';
 
 interface WaitFlags {
@@ -25,6 +26,7 @@ interface WaitFlags {
   db?: string;
   store?: string;
   config?: string;
+  json?: boolean;
 }
 
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
@@ -42,6 +44,7 @@ export function registerEventsWaitCommand(events: Command): Command {
     .option('--db <file>', 'SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
     .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--config <file>', 'config file to read db and store from')
+    .option('--json', 'print the delivery on one line as `events list --json` and `events show --json` print a stored delivery (docs/cli-json.md), without the parsed `event`')
     .addHelpText('after', `
 Examples:
   npx hookrelay events wait --trigger trustcenter.access_approved --where data.accessRequestId=ar_1 --timeout 30s
@@ -72,7 +75,8 @@ Exit code: 0 a matching delivery was stored (JSON on stdout), 1 none within --ti
       const deadline = Date.now() + timeout.ms;
       const found = await waitInStore(location.location, filter, since.value, deadline);
       if (found.kind === 'found') {
-        process.stdout.write(`${JSON.stringify(asJson(found.delivery), null, 2)}\n`);
+        // --json: the shared stored delivery (docs/cli-json.md); without it, as before, pretty with `event`.
+        process.stdout.write(flags.json ? `${JSON.stringify(storedDeliveryJson(found.delivery))}\n` : `${JSON.stringify(asJson(found.delivery), null, 2)}\n`);
         return;
       }
       if (found.kind === 'error') {

@@ -8,11 +8,12 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/emulator/delivery-engine.js';
+import { addToSecretSet } from '../../src/service/secret-set.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startEmulator, type Harness } from '../emulate/helpers.js';
 import { cliEntry } from '../helpers/cli-entry.js';
@@ -33,15 +34,21 @@ let h: Harness;
 let target: Target;
 let dir: string;
 let db: string;
+/** A store of its own for the commands that change it (retry, retarget, replay, backup, secrets remove). */
+let writeDir: string;
+let writeDb: string;
 let env: Record<string, string>;
 let webhookId: string;
 let serviceDeliveryId: string;
 let created: Ran;
 const cleanups: Array<() => unknown> = [];
 
-/** Two stored deliveries (one received twice, one relayed with an answer kept), a refused attempt with its request, a bridge subscriber. */
-async function seedStore(): Promise<void> {
-  const store = await createSqliteStore(db, { outbox: { to: APP, routes: [] } });
+/**
+ * Two stored deliveries (one received twice, one relayed with an answer kept), a refused attempt
+ * with its request, a bridge subscriber; with `dead`, evt-b's relay given up after a 503.
+ */
+async function seedStore(file: string, dead = false): Promise<void> {
+  const store = await createSqliteStore(file, { outbox: { to: APP, routes: [] } });
   const a = makeDelivery({ id: 'evt-a', trigger: 'vendor.rating_dropped', receivedAt: 1_763_719_200_000 });
   const b = makeDelivery({ id: 'evt-b', receivedAt: 1_763_719_260_000 });
   for (const d of [a, b]) await store.accept(d, attemptFor(d, { receivedAt: d.receivedAt }));
@@ -55,6 +62,10 @@ async function seedStore(): Promise<void> {
     answer: { headers: [['content-length', '0']], headerLines: 1, body: Buffer.alloc(0), bodyBytes: 0, complete: true },
   });
   await store.ackBridge('laptop', seq, 1_763_719_400_000);
+  if (dead) {
+    const seqB = (await store.getDelivery('evt-b'))!.seq;
+    await store.recordRelay({ deliverySeq: seqB, startedAt: 1_763_719_261_000, finishedAt: 1_763_719_261_020, status: 503, error: null, replay: false, target: APP, try: 1, next: { state: 'dead' } });
+  }
   await store.close();
 }
 
@@ -66,7 +77,12 @@ beforeAll(async () => {
   cleanups.push(temp.remove);
   dir = temp.dir;
   db = join(dir, 'hookrelay.db');
-  await seedStore();
+  await seedStore(db);
+  writeDir = join(dir, 'changed');
+  mkdirSync(writeDir);
+  writeDb = join(writeDir, 'hookrelay.db');
+  await seedStore(writeDb, true);
+  addToSecretSet(writeDir, { secret: 'whsec_0123456789abcdef0123456789abcdef', webhookId: null, origin: 'seeded by the test' }, 1_763_719_000_000);
   writeFileSync(join(dir, 'capture.txt'), 'x-service-signature: t=1,v1=00\nx-service-delivery: d\n\n{"id":"d"}');
   h = await startEmulator({ timeScale: 0.001 });
   cleanups.push(() => h.close());
@@ -143,6 +159,7 @@ const storeCases: Record<string, Case> = {
   'hookrelay events list --json': { args: () => ['events', 'list', '--db', db, '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--limit', '0', '--json'] },
   'hookrelay events list --all': { args: () => ['events', 'list', '--db', db, '--all'], exit: 0, ndjson: true, usage: () => ['events', 'list', '--db', db, '--all', '--limit', '5', '--json'] },
   'hookrelay events list --status rejected --json': { args: () => ['events', 'list', '--db', db, '--status', 'rejected', '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--status', 'lost', '--json'] },
+  'hookrelay events wait --json': { args: () => ['events', 'wait', '--since', '2025-11-01T00:00:00Z', '--timeout', '10s', '--db', db, '--json'], exit: 0, usage: () => ['events', 'wait', '--timeout', 'never', '--db', db, '--json'] },
   'hookrelay events show ID --json': { args: () => ['events', 'show', 'evt-a', '--db', db, '--json'], exit: 0, usage: () => ['events', 'show', 'evt-a', '--db', missingDb(), '--json'] },
   // The seeded evt-a came again after its 200, with the same signature: two rules fail, exit 1.
   'hookrelay check --json': { args: () => ['check', '--db', db, '--json'], exit: 1, usage: () => ['check', '--db', db, '--max-attempts', '99', '--json'] },
@@ -151,6 +168,21 @@ const storeCases: Record<string, Case> = {
   'hookrelay secrets list --json': { args: () => ['secrets', 'list', '--db', db, '--json'], exit: 0, usage: () => ['secrets', 'list', '--config', join(dir, 'none.json'), '--json'] },
   'hookrelay triggers --json': { args: () => ['triggers', '--json'], exit: 0, usage: () => ['triggers', '--tier', 'gold', '--json'] },
   'hookrelay send --json': { args: () => ['send', '--to', target.url, '--secret', 'whsec_0123456789abcdef', '--json'], exit: 0, usage: () => ['send', '--to', target.url, '--max-attempts', '99', '--json'] },
+};
+
+const SECRET = 'whsec_0123456789abcdef';
+
+/** They change the store of writeDir: one after the other, in this order (retry makes the job retarget moves; replay makes the job --jobs lists). */
+const storeWriteCases: Record<string, Case> = {
+  'hookrelay events retry ID --json': { args: () => ['events', 'retry', 'evt-b', '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'retry', 'evt-b', '--db', missingDb(), '--json'] },
+  'hookrelay events retarget --json': { args: () => ['events', 'retarget', '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'retarget', '--from', APP, '--db', writeDb, '--json'] },
+  'hookrelay events retarget --from URL --to URL --json': { args: () => ['events', 'retarget', '--from', APP, '--to', 'http://127.0.0.1:9/moved', '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'retarget', '--from', APP, '--to', 'ftp://x', '--db', writeDb, '--json'] },
+  'hookrelay events replay ID --json': { args: () => ['events', 'replay', 'evt-a', '--to', target.url, '--secret', SECRET, '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'replay', 'evt-a', '--dry-run', '--db', writeDb, '--json'] },
+  'hookrelay events replay --all --json': { args: () => ['events', 'replay', '--all', '--to', target.url, '--secret', SECRET, '--db', writeDb, '--json'], exit: 0, ndjson: true, usage: () => ['events', 'replay', '--all', '--concurrency', '0', '--db', writeDb, '--json'] },
+  'hookrelay events replay --all --dry-run --json': { args: () => ['events', 'replay', '--all', '--dry-run', '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'replay', '--since', 'whenever', '--dry-run', '--db', writeDb, '--json'] },
+  'hookrelay events replay --jobs --json': { args: () => ['events', 'replay', '--jobs', '--db', writeDb, '--json'], exit: 0, usage: () => ['events', 'replay', '--jobs', '--config', join(dir, 'none.json'), '--json'] },
+  'hookrelay db backup FILE --json': { args: () => ['db', 'backup', join(writeDir, 'backup.db'), '--db', writeDb, '--json'], exit: 0, usage: () => ['db', 'backup', writeDb, '--db', writeDb, '--json'] },
+  'hookrelay secrets remove SELECTOR --json': { args: () => ['secrets', 'remove', '1', '--db', writeDb, '--json'], exit: 0, usage: () => ['secrets', 'remove', '99', '--db', writeDb, '--json'] },
 };
 
 /** Read-only against the service: they run at once. */
@@ -178,7 +210,7 @@ const specialCases: Record<string, Pick<Case, 'usage'>> = {
   [FOLLOW]: { usage: () => ['webhooks', 'deliveries', webhookId, '--follow', '--interval', '0', '--json'] },
 };
 
-const allCases = { ...storeCases, ...serviceReadCases, ...serviceWriteCases, ...specialCases };
+const allCases = { ...storeCases, ...storeWriteCases, ...serviceReadCases, ...serviceWriteCases, ...specialCases };
 
 function expectOutput(name: string, c: Case, ran: Ran): void {
   expect(ran.code, `${name}: ${ran.stderr}`).toBe(c.exit);
@@ -236,6 +268,23 @@ describe('docs/cli-json.md against the real output', () => {
     expect(secrets).toHaveLength(1);
     const refused = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay events list --status rejected --json')]!.stdout) as Array<{ outcome: string }>;
     expect(refused.map((a) => a.outcome)).toEqual(['rejected']);
+  });
+
+  it.concurrent('store-changing commands: each output validates, in order, and what they did shows in it', { timeout: 120_000 }, async () => {
+    const runs: Record<string, Ran> = {};
+    for (const [name, c] of Object.entries(storeWriteCases)) {
+      runs[name] = await runCli(c.args(), { env });
+      expectOutput(name, c, runs[name]);
+    }
+    const line = (name: string) => JSON.parse(runs[name]!.stdout) as Record<string, unknown>;
+    expect(line('hookrelay events retry ID --json')).toMatchObject({ deliveryId: 'evt-b', queued: true, job: { state: 'pending' }, reason: null });
+    expect(line('hookrelay events retarget --from URL --to URL --json')).toEqual({ from: APP, to: 'http://127.0.0.1:9/moved', moved: 1 });
+    expect(line('hookrelay events replay ID --json')).toMatchObject({ deliveryId: 'evt-a', ok: true, relayTry: { replay: true, status: 204 } });
+    const bulk = ndjson(runs['hookrelay events replay --all --json']!.stdout) as Array<Record<string, unknown>>;
+    expect(bulk.slice(0, -1).map((l) => l.deliveryId).sort()).toEqual(['evt-a', 'evt-b']);
+    expect(bulk.at(-1)).toMatchObject({ total: 2, done: 2, handedOn: 2, failed: 0 });
+    expect(JSON.parse(runs['hookrelay events replay --jobs --json']!.stdout)).toMatchObject([{ job: bulk.at(-1)!.job, state: 'finished' }]);
+    expect(runs['hookrelay secrets remove SELECTOR --json']!.stdout).not.toContain('0123456789abcdef0123');
   });
 
   it.concurrent('service commands: each output validates (reads at once, then the changes in order), and the secret is only a hint', { timeout: 120_000 }, async () => {
