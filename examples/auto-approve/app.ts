@@ -1,5 +1,5 @@
 import express from 'express';
-import { hookrelay, isEvent, memoryDedupe } from 'hookrelay/express';
+import { hookrelay, isEvent } from 'hookrelay/express';
 import { ServiceError, type ServiceClient } from 'hookrelay/client';
 import { decide } from './decide.js';
 
@@ -18,7 +18,9 @@ export interface AutoApproveOptions {
 export function createAutoApprove(options: AutoApproveOptions): express.Express {
   const { client, allowedDomains, log } = options;
   const app = express();
-  app.post('/webhooks', hookrelay({ secrets: [options.secret], dedupe: memoryDedupe(), onError: (e) => log({ refused: e.code, hints: e.hints }) }), async (req, res) => {
+  // No dedupe: the decision is idempotent (a second one answers 409), and a copy that arrived while the
+  // first was still deciding must not be answered 2xx before any decision was made.
+  app.post('/webhooks', hookrelay({ secrets: [options.secret], onError: (e) => log({ refused: e.code, hints: e.hints }) }), async (req, res) => {
     const event = req.webhook!;
     try {
       if (isEvent(event, 'trustcenter.access_requested')) {
@@ -44,6 +46,12 @@ export function createAutoApprove(options: AutoApproveOptions): express.Express 
     } catch (err) {
       if (err instanceof ServiceError && err.apiCode === 'ACCESS_REQUEST_ALREADY_DECIDED') {
         log({ done: 'already decided', accessRequestId: id });
+        return;
+      }
+      // A decision the service refuses as given fails the same way on every retry: said, and not retried
+      // (answering 500 forever would count towards suspending the webhook).
+      if (err instanceof ServiceError && err.status === 422) {
+        log({ refused: 'decision refused by the service', accessRequestId: id, error: { code: err.apiCode, requestId: err.requestId } });
         return;
       }
       throw err;

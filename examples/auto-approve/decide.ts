@@ -13,7 +13,7 @@ export function emailDomain(email: string): string | null {
 export function decide(request: Pick<AccessRequest, 'id' | 'visitorEmail'>, allowedDomains: readonly string[]): Decision {
   const domain = emailDomain(request.visitorEmail);
   const allowed = domain !== null && allowedDomains.some((d) => domain === d || domain.endsWith(`.${d}`));
-  if (allowed) return { approve: true, reference: `auto-approve: ${domain} is an allowed domain` };
-  // The domain is the requester's text: cut, so the reason stays within what the service stores.
+  // The domain is the requester's text: cut, so the reference (at most 500) and the reason stay within what the service takes.
+  if (allowed) return { approve: true, reference: `auto-approve: ${domain.slice(0, 200)} is an allowed domain` };
   return { approve: false, reason: `auto-approve: ${domain === null ? 'no domain' : domain.slice(0, 200)} is not an allowed domain` };
 }

@@ -29,11 +29,18 @@ export interface PageOptions<T> {
   idOf: (item: T) => string;
 }
 
+/** Empty pages in a row that still claim more: past this, the cursor goes nowhere. */
+const MAX_EMPTY_PAGES_IN_A_ROW = 10;
+/** No list is walked past this many pages, whatever the service claims. */
+const MAX_PAGES = 100_000;
+
 export async function* cursorPages<T>(client: ApiClient, options: PageOptions<T>): AsyncGenerator<CursorPage<T>> {
   const seenCursors = new Map<string, number>();
   const seenIds = new Set<string>();
   let cursor = options.startCursor ?? null;
+  let emptyInARow = 0;
   for (let page = 1; ; page++) {
+    if (page > MAX_PAGES) throw new ServiceError('CURSOR_LOOP', `GET ${options.path}: more than ${MAX_PAGES} pages; stopped instead of reading forever`);
     const answer = await client.call('GET', options.path, { query: { ...options.query, limit: options.limit, ...(cursor === null ? {} : { cursor }) } });
     if (!Array.isArray(answer.data)) throw new ServiceError('BAD_RESPONSE', `GET ${options.path}: "data" of a list must be an array (spec 2.1)`);
     const raw = answer.data;
@@ -50,6 +57,10 @@ export async function* cursorPages<T>(client: ApiClient, options: PageOptions<T>
     const fresh = items.filter((item) => !seenIds.has(options.idOf(item)));
     if (items.length > 0 && fresh.length === 0) {
       throw new ServiceError('CURSOR_LOOP', `GET ${options.path}: page ${page} repeats only items of earlier pages: the service's cursor loops back; stopped after ${page - 1} pages instead of reading forever`);
+    }
+    emptyInARow = items.length === 0 && hasMore ? emptyInARow + 1 : 0;
+    if (emptyInARow > MAX_EMPTY_PAGES_IN_A_ROW) {
+      throw new ServiceError('CURSOR_LOOP', `GET ${options.path}: ${emptyInARow} empty pages in a row each say there is more: the service's cursor goes nowhere; stopped after ${page} pages instead of reading forever`);
     }
     for (const item of items) seenIds.add(options.idOf(item));
     const next = hasMore ? (nextCursor as string) : null;

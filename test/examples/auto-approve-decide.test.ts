@@ -30,6 +30,12 @@ describe('auto-approve decide', () => {
     expect(!decision.approve && decision.reason.length).toBeLessThan(300);
   });
 
+  it('keeps an approval\'s reference within the 500 characters the service takes (spec 4.3), however long the allowed subdomain', () => {
+    const decision = decide({ id: 'r', visitorEmail: `mallory@${'x'.repeat(480)}.example.com` }, ALLOWED);
+    expect(decision.approve).toBe(true);
+    expect(decision.approve && decision.reference.length).toBeLessThanOrEqual(500);
+  });
+
   it('takes the domain after the last @, lowercased', () => {
     expect(emailDomain('x@y@Z.Test ')).toBe('z.test');
     expect(emailDomain('x')).toBeNull();

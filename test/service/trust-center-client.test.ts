@@ -47,6 +47,25 @@ describe('hookrelay/client: Trust Center', () => {
     expect(server!.requests[1]!.url).toContain('cursor=same');
   });
 
+  it('stops a cursor that only ever leads to empty pages claiming more, after a bounded number of them', async () => {
+    const c = await serve((i) => json(200, { success: true, data: [], cursor: { hasMore: true, nextCursor: `c${i}` } }));
+    const walk = (async () => {
+      for await (const _ of c.trustCenter.accessEvents()) void _;
+    })();
+    await expect(walk).rejects.toMatchObject({ name: 'ServiceError', code: 'CURSOR_LOOP', message: expect.stringContaining('empty pages in a row') });
+    expect(server!.requests.length).toBe(11);
+  });
+
+  it('stops a page-based list whose service ignores `page` (the same page again) instead of yielding it forever', async () => {
+    const c = await serve(() => json(200, { success: true, data: [request('r1')], pagination: { page: 1, limit: 100, total: 1e9, totalPages: 1e7 } }));
+    const ids: string[] = [];
+    const walk = (async () => {
+      for await (const r of c.trustCenter.accessRequests()) ids.push(r.id);
+    })();
+    await expect(walk).rejects.toMatchObject({ name: 'ServiceError', code: 'BAD_RESPONSE', message: expect.stringContaining('ignores `page`') });
+    expect(ids).toEqual(['r1']);
+  });
+
   it('refuses a request without its id or status as BAD_RESPONSE naming the field, never a crash later', async () => {
     const c = await serve(() => json(200, { success: true, data: { organizationId: 'o', visitorEmail: 'a@b.test', status: 'pending' } }));
     await expect(c.trustCenter.accessRequest('x')).rejects.toMatchObject({ code: 'BAD_RESPONSE', message: expect.stringContaining('"id"') });
