@@ -7,6 +7,8 @@ import { createProgressLine } from '../reporter/progress-line.js';
 import { openStoreReader, type StoreReader } from '../store/open-store.js';
 import type { StoredDelivery } from '../store/store.js';
 import { attemptItem, BodyNotKeptError, deliveryItem, EXPORT_FORMATS, formatExport, type ExportFormat, type ExportItem } from './events-export.js';
+import { exportHeaders } from './captured-request.js';
+import { asJson, attemptJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
 
@@ -24,6 +26,7 @@ export function registerEventsExportCommand(events: Command): void {
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
+    .option('--json', 'NDJSON of the shapes `events list --json` and `events show --json` print: a stored delivery a line, or with --attempt the attempt (docs/cli-json.md); the signature redacted as in every format')
     .addHelpText('after', `
 Every format redacts the signature: a MAC and the body it signs are enough to guess a weak secret
 offline, and an export is made to be shared. --include-signature keeps it, e.g. to judge a rejected
@@ -34,7 +37,7 @@ attempt again:
 
 A capture records the arrival time (x-hookrelay-received-at), and verify judges the signature's t
 against it, so the verdict is the receiver's.`)
-    .action(async (id: string | undefined, flags: { format: string; attempt?: string; includeSignature?: boolean; trigger?: string; limit: string; url: string; db?: string; store?: string; config?: string }) => {
+    .action(async function (this: Command, id: string | undefined, flags: { format: string; attempt?: string; includeSignature?: boolean; trigger?: string; limit: string; url: string; db?: string; store?: string; config?: string; json?: boolean }) {
       const problems: string[] = [];
       if (!EXPORT_FORMATS.includes(flags.format as ExportFormat)) problems.push(`--format: must be one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
       const limit = Number(flags.limit);
@@ -43,6 +46,7 @@ against it, so the verdict is the receiver's.`)
       if (attemptNumber !== undefined && (!Number.isSafeInteger(attemptNumber) || attemptNumber < 1)) problems.push(`--attempt: must be a whole number from 1 (as \`events show\` numbers attempts), got ${JSON.stringify(flags.attempt)}`);
       if (id === undefined && flags.attempt !== undefined) problems.push('--attempt needs the delivery id: hookrelay events export <id> --attempt <n>');
       if (id === undefined && flags.format === 'capture') problems.push('--format capture holds one request: give the delivery id (and --attempt <n> for one of its attempts)');
+      if (flags.json && this.getOptionValueSource('format') === 'cli') problems.push('--json is its own output: leave out --format (--format ndjson is the export record for sharing, with the body in base64)');
       if (problems.length) {
         reportProblems(problems);
         process.exitCode = 2;
@@ -59,6 +63,7 @@ against it, so the verdict is the receiver's.`)
             process.exitCode = 1;
             return;
           }
+          if (flags.json) return void process.stdout.write(`${JSON.stringify(redacted(item.json, options.includeSignature))}\n`);
           items = [item.item];
         } else {
           const deliveries: StoredDelivery[] = [];
@@ -72,6 +77,7 @@ against it, so the verdict is the receiver's.`)
             before = page.nextCursor;
           }
           progress.end();
+          if (flags.json) return void process.stdout.write(deliveries.map((d) => `${JSON.stringify(redacted(asJson(d), options.includeSignature))}\n`).join(''));
           items = deliveries.map(deliveryItem);
         }
         try {
@@ -92,11 +98,11 @@ against it, so the verdict is the receiver's.`)
  * (`200 accepted`, not the first hop's `307 faulted`); every hop re-sent the same body and
  * signature, so it is also the request the receiver judged last. Its `hop` field says which.
  */
-async function exportOne(reader: StoreReader, id: string, attempt: number | undefined): Promise<{ ok: true; item: ExportItem } | { ok: false; message: string }> {
+async function exportOne(reader: StoreReader, id: string, attempt: number | undefined): Promise<{ ok: true; item: ExportItem; json: Exported } | { ok: false; message: string }> {
   const delivery = await reader.getDelivery(id);
   const senderAttempts = async () => splitSenderAttempts((await reader.listAttempts({ deliveryId: id, limit: 1000, withRequest: true })).reverse());
   if (attempt === undefined) {
-    if (delivery) return { ok: true, item: deliveryItem(delivery) };
+    if (delivery) return { ok: true, item: deliveryItem(delivery), json: asJson(delivery) };
     const count = (await senderAttempts()).length;
     return {
       ok: false,
@@ -114,7 +120,15 @@ async function exportOne(reader: StoreReader, id: string, attempt: number | unde
   // The stored delivery's body is this attempt's whenever their SHA-256 agree (the same bytes): a
   // refused or faulted body longer than the 64 KiB an attempt keeps exports whole all the same.
   const body = item.body ?? (delivery && sha256(delivery.rawBody) === chosen.bodySha256 ? Buffer.from(delivery.rawBody) : null);
-  return { ok: true, item: { ...item, body, fields: { ...item.fields, hop } } };
+  return { ok: true, item: { ...item, body, fields: { ...item.fields, hop } }, json: attemptJson(chosen, attempt, hop) };
+}
+
+type Exported = ReturnType<typeof asJson> | ReturnType<typeof attemptJson>;
+
+/** A delivery's or an attempt's JSON with the signature header's MACs redacted, as every export has them unless --include-signature. */
+function redacted(record: Exported, includeSignature: boolean): Exported {
+  if ('request' in record) return record.request === null ? record : { ...record, request: { ...record.request, headers: exportHeaders(record.request.headers, includeSignature) } };
+  return { ...record, headers: exportHeaders(record.headers, includeSignature) };
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -41,3 +41,11 @@ export function relayTryJson(r: RelayAttemptRecord) {
     answer: { headers: answer.headers, headerLines: answer.headerLines, bodyBytes: answer.bodyBytes, complete: answer.complete, body: text, bodyBase64: body.toString('base64'), invalidUtf8 },
   };
 }
+
+/** An attempt for JSON output: the kept body as text and base64, never as a byte array; which of the sender's attempts it is, and which hop of it. */
+export function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
+  const { request, ...rest } = a;
+  if (!request) return { ...rest, senderAttempt, hop, request: null };
+  const body = request.body === null ? null : Buffer.from(request.body);
+  return { ...rest, senderAttempt, hop, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
+}

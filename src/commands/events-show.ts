@@ -9,7 +9,7 @@ import { displayUrl } from '../core/url-secrets.js';
 import { printable, RELAY_ERROR_CHARS } from '../reporter/printable.js';
 import { openStoreReader } from '../store/open-store.js';
 import type { AttemptRecord, RelayAttemptRecord, RelayJob } from '../store/store.js';
-import { asJson, attemptRow, relayJobJson, relayTryJson } from './events-rows.js';
+import { asJson, attemptJson, attemptRow, relayJobJson, relayTryJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 
 /**
@@ -63,14 +63,6 @@ function bodyLines(a: AttemptRecord, note = ''): string[] {
     `      body (${body.length} bytes${cut}${body.length > shown.length ? `, first ${shown.length} shown` : ''}${note})`,
     ...printable(decodeBodyLeniently(shown), 100_000).replace(/\\u000a/g, '\n').split('\n').map((line) => `        ${line}`),
   ];
-}
-
-/** An attempt for JSON output: the kept body as text and base64, never as a byte array; which of the sender's attempts it is, and which hop of it. */
-function attemptJson(a: AttemptRecord, senderAttempt: number, hop: number) {
-  const { request, ...rest } = a;
-  if (!request) return { ...rest, senderAttempt, hop, request: null };
-  const body = request.body === null ? null : Buffer.from(request.body);
-  return { ...rest, senderAttempt, hop, request: { headers: request.headers, body: body === null ? null : decodeBodyLeniently(body), bodyBase64: body === null ? null : body.toString('base64') } };
 }
 
 /**

@@ -159,6 +159,8 @@ const storeCases: Record<string, Case> = {
   'hookrelay events list --json': { args: () => ['events', 'list', '--db', db, '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--limit', '0', '--json'] },
   'hookrelay events list --all': { args: () => ['events', 'list', '--db', db, '--all'], exit: 0, ndjson: true, usage: () => ['events', 'list', '--db', db, '--all', '--limit', '5', '--json'] },
   'hookrelay events list --status rejected --json': { args: () => ['events', 'list', '--db', db, '--status', 'rejected', '--json'], exit: 0, usage: () => ['events', 'list', '--db', db, '--status', 'lost', '--json'] },
+  'hookrelay events export --json': { args: () => ['events', 'export', '--db', db, '--json'], exit: 0, ndjson: true, usage: () => ['events', 'export', '--format', 'har', '--db', db, '--json'] },
+  'hookrelay events export ID --attempt N --json': { args: () => ['events', 'export', 'evt-a', '--attempt', '2', '--db', db, '--json'], exit: 0, usage: () => ['events', 'export', '--attempt', '1', '--db', db, '--json'] },
   'hookrelay events wait --json': { args: () => ['events', 'wait', '--since', '2025-11-01T00:00:00Z', '--timeout', '10s', '--db', db, '--json'], exit: 0, usage: () => ['events', 'wait', '--timeout', 'never', '--db', db, '--json'] },
   'hookrelay events show ID --json': { args: () => ['events', 'show', 'evt-a', '--db', db, '--json'], exit: 0, usage: () => ['events', 'show', 'evt-a', '--db', missingDb(), '--json'] },
   // The seeded evt-a came again after its 200, with the same signature: two rules fail, exit 1.

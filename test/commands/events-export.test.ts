@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { deliveryItem, formatExport, type ExportFormat } from '../../src/commands/events-export.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { StoredDelivery } from '../../src/store/store.js';
+import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { testListenConfig } from '../helpers/listen-config.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startRawCapture, type RawRequest } from '../helpers/shell-stub.js';
@@ -31,6 +33,33 @@ const delivery: StoredDelivery = {
 };
 
 describe('events export', () => {
+  it('--json prints the stored delivery and the attempt of events show, their MACs redacted unless --include-signature', async () => {
+    const temp = tempDir('hookrelay-export-json-');
+    cleanups.push(temp.remove);
+    const db = join(temp.dir, 'hookrelay.db');
+    const mac = 'ab'.repeat(32);
+    const signature = ['X-Service-Signature', `t=1763719200,v1=${mac}`];
+    const store = await createSqliteStore(db, {});
+    const d = makeDelivery({ id: 'evt-s', rawHeaders: ['Content-Type', 'application/json', ...signature] });
+    await store.recordAttempt(attemptFor(d, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', request: { headers: [['x-service-signature', signature[1]!]], body: Buffer.from(d.rawBody) } }));
+    await store.accept(d, attemptFor(d, { receivedAt: 1_763_719_260_000, attemptHeader: 2 }));
+    await store.close();
+    const [all, attempt, kept] = await Promise.all([
+      runCli(['events', 'export', '--db', db, '--json']),
+      runCli(['events', 'export', 'evt-s', '--attempt', '1', '--db', db, '--json']),
+      runCli(['events', 'export', '--db', db, '--json', '--include-signature']),
+    ]);
+    for (const ran of [all, attempt, kept]) expect(ran.code, ran.stderr).toBe(0);
+    const line = JSON.parse(all.stdout) as { id: string; headers: string[][]; body: string };
+    expect(line).toMatchObject({ id: 'evt-s', body: d.rawBody.toString() });
+    expect(line.headers).toContainEqual(['X-Service-Signature', 't=1763719200,v1=redacted']);
+    const refused = JSON.parse(attempt.stdout) as { outcome: string; senderAttempt: number; hop: number; request: { headers: string[][] } };
+    expect(refused).toMatchObject({ outcome: 'rejected', senderAttempt: 1, hop: 0 });
+    expect(refused.request.headers).toEqual([['x-service-signature', 't=1763719200,v1=redacted']]);
+    expect(`${all.stdout}${attempt.stdout}`).not.toContain(mac);
+    expect(kept.stdout).toContain(mac);
+  });
+
   it('ndjson keeps the exact bytes in base64 and a readable body', () => {
     const line = JSON.parse(exportText('ndjson', [delivery]).trim());
     expect(Buffer.from(line.bodyBase64, 'base64').equals(body)).toBe(true);
