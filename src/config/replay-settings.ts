@@ -7,7 +7,8 @@ import { parseDuration } from '../core/duration.js';
 import type { ReplaySettings } from '../relay/replay.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
-import { dataDirOf, readDevSecret } from './data-dir.js';
+import { dataDirOf } from './data-dir.js';
+import { folderSecrets } from './folder-secrets.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
@@ -69,13 +70,17 @@ export function resolveReplaySettings(
   }
   const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1 });
   if (!timeout.ok) problems.push(`--timeout: must be milliseconds, or a duration such as 30s, got ${JSON.stringify(flags.timeout)}`);
-  // As listen signs: --forward-secret, else its primary secret, else the development secret (flag > env > file each).
-  const secret =
-    flags.secret ??
-    (resolved.values.forwardSecret as string | undefined) ??
-    (resolved.values.secret as string[] | undefined)?.[0] ??
-    (dbPath === null ? undefined : readDevSecret(dataDirOf(dbPath)) ?? undefined);
-  if (!secret) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
+  // As listen signs: --forward-secret, else its primary secret, else the data folder's (the newest kept
+  // secret of `webhooks create --signing`, else the development secret); flag > env > file each.
+  let secret = flags.secret ?? (resolved.values.forwardSecret as string | undefined) ?? (resolved.values.secret as string[] | undefined)?.[0];
+  if (secret === undefined && dbPath !== null) {
+    try {
+      secret = folderSecrets(dataDirOf(dbPath))[0];
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  if (!secret && problems.length === 0) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
   return {
     ok: true,

@@ -15,5 +15,25 @@ export function secretHint(secret: string): string {
 /** Replaces every configured secret in a text by its hint (empty secrets are ignored). The one redactor. */
 export function secretRedactor(secrets: readonly string[]): (text: string) => string {
   const present = [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
-  return (text) => present.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join(secretHint(secret)) : out), text);
+  return (text) => hideCutTail(present.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join(secretHint(secret)) : out), text), present);
+}
+
+/** The shortest start of a secret worth hiding when a text ends in it. */
+const MIN_CUT_SECRET = 8;
+
+/**
+ * A text cut to a length (a body shown in part, a header clipped with "…") may end inside a secret:
+ * its first part is hidden too, as the secret's hint.
+ */
+function hideCutTail(text: string, secrets: readonly string[]): string {
+  const mark = text.endsWith('…') ? '…' : '';
+  const body = mark ? text.slice(0, -1) : text;
+  for (const secret of secrets) {
+    // Most texts end nowhere near a secret: one search of its start in the tail rules them out.
+    if (body.indexOf(secret.slice(0, MIN_CUT_SECRET), Math.max(0, body.length - secret.length)) < 0) continue;
+    for (let k = Math.min(secret.length - 1, body.length); k >= MIN_CUT_SECRET; k--) {
+      if (body.endsWith(secret.slice(0, k))) return `${body.slice(0, body.length - k)}${secretHint(secret)}${mark}`;
+    }
+  }
+  return text;
 }

@@ -4,11 +4,13 @@
  * every answer passes through.
  */
 import { dataDirOf, readDevSecret } from '../config/data-dir.js';
+import { folderSecrets } from '../config/folder-secrets.js';
 import { resolveStoreLocation, type StoreFlags } from '../config/db-path.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { outputRedactor } from '../config/output-redactor.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { parseRoute } from '../core/routes.js';
+import { parseBridgeToken } from '../config/bridge-settings.js';
 import { describeStoreLocation, NoStoreError, openExistingStore, openStoreReader, type StoreLocation, type StoreReader } from '../store/open-store.js';
 import type { DeliveryStore } from '../store/store.js';
 import type { Redact } from './answer.js';
@@ -72,6 +74,13 @@ function settingsRedactor(location: StoreLocation, dbPath: string, configFile: s
     const value = values[spec.key];
     const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
     if (spec.secret) secrets.push(...texts);
+    // A bridge token is written NAME:TOKEN[:GLOBS]: the token alone is what a text would hold.
+    if (spec.key === 'bridgeToken') {
+      for (const text of texts) {
+        const parsed = parseBridgeToken(text);
+        if (parsed.ok) secrets.push(parsed.token.token);
+      }
+    }
     if (URL_KEYS.has(spec.key)) urls.push(...texts);
     // A filtered route's conditions may hold "=" too: its URL is what the route parser finds.
     if (spec.key === 'route') {
@@ -81,9 +90,16 @@ function settingsRedactor(location: StoreLocation, dbPath: string, configFile: s
       }
     }
   }
-  const dev = readDevSecret(dataDirOf(dbPath));
-  if (dev) secrets.push(dev);
+  try {
+    secrets.push(...folderSecrets(dataDirOf(dbPath)));
+  } catch {
+    // A damaged secret set: the development secret still hides.
+    const dev = readDevSecret(dataDirOf(dbPath));
+    if (dev) secrets.push(dev);
+  }
   if (env.HOOKRELAY_API_KEY) secrets.push(env.HOOKRELAY_API_KEY);
   if (location.kind === 'postgres') urls.push(location.url);
+  // A --db or HOOKRELAY_DB that holds a URL read as a file path (postgresql+x://…): its password is still hidden.
+  urls.push(dbPath);
   return outputRedactor(secrets, null, urls);
 }

@@ -5,7 +5,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { dataDirOf, readDevSecret } from '../config/data-dir.js';
+import { dataDirOf } from '../config/data-dir.js';
+import { folderSecrets } from '../config/folder-secrets.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { MAX_ID_LENGTH } from '../core/limits.js';
@@ -23,10 +24,8 @@ function receiverSettings(ctx: McpContext): { secrets: string[]; toleranceSecond
   const settings = resolveOptions(LISTEN_OPTIONS.filter((s) => RECEIVER_KEYS.includes(s.key)), { flags: {}, env: ctx.env, configFile: ctx.configFile, configFileRequired: ctx.configFile !== undefined }, CONFIG_FILE_KEYS);
   if (settings.problems.length > 0) throw new ToolFailure(`the receiver's settings cannot be read: ${settings.problems.join('; ')}`);
   const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
-  if (secrets.length === 0) {
-    const dev = readDevSecret(dataDirOf(ctx.dbPath));
-    if (dev) secrets.push(dev);
-  }
+  // None set: the data folder's, as listen takes them (the kept secrets, then the development one).
+  if (secrets.length === 0) secrets.push(...folderSecrets(dataDirOf(ctx.dbPath)));
   if (secrets.length === 0) throw new ToolFailure('no secret to judge with: set HOOKRELAY_SECRET or "secret" in hookrelay.config.json as listen has it, or run `hookrelay listen` once so it makes a development secret');
   return { secrets, toleranceSeconds: settings.values.tolerance as number, bodyLimitBytes: settings.values.bodyLimit as number };
 }

@@ -85,3 +85,22 @@ describe('hookrelay mcp: the redactor of every answer', () => {
     expect(ctx.redact(`failed: http://relay:${PASSWORD}@127.0.0.1:9/risky answered 503`)).not.toContain(PASSWORD);
   });
 });
+
+describe('hookrelay mcp: a secret cut by an answer\'s limit', () => {
+  it('shows no part of a secret that a body or a header value holds across the cut, nor a kept secret of webhooks create --signing', async () => {
+    const KEPT = 'whsec_kept_by_webhooks_create_0123456789';
+    const body = Buffer.from(`${'x'.repeat(16 * 1024 - 20)}${SECRET}${'y'.repeat(100)}`);
+    const { db, dir, remove } = await seededStore(async (store) => {
+      const d = makeDelivery({ id: 'evt-cut', rawBody: body, rawHeaders: ['Content-Type', 'application/json', 'X-Echo', `${'z'.repeat(1990)}${SECRET}`, 'X-Kept', KEPT] });
+      await store.accept(d, attemptFor(d));
+    });
+    cleanups.push(remove);
+    const { addToSecretSet } = await import('../../src/service/secret-set.js');
+    addToSecretSet(dir, { secret: KEPT, webhookId: 'wh_1', origin: 'test' }, Date.now());
+    const h = await connect(db, { env: { HOOKRELAY_SECRET: SECRET } });
+    cleanups.push(() => h.close());
+    const shown = await h.call('show_delivery', { id: 'evt-cut' });
+    expect(shown.result.isError).toBeFalsy();
+    for (const part of [SECRET.slice(0, 12), KEPT.slice(0, 20)]) expect(shown.text).not.toContain(part);
+  });
+});
