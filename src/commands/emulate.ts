@@ -65,7 +65,8 @@ export function registerEmulateCommand(program: Command): void {
     .option('--api-url <url>', 'the emulator (default: http://127.0.0.1:4100/v1) [env HOOKRELAY_API_URL]')
     .option('--api-key <key>', `an API key with webhooks:write (default: organization A's full key from the data folder); ${PROCESS_LIST_NOTE} [env HOOKRELAY_API_KEY]`)
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
-    .action(async (positional: string | undefined, flags: FireFlags) => {
+    .option('--json', 'print one object: the trigger, how many events, the records created and each delivery (docs/cli-json.md)')
+    .action(async (positional: string | undefined, flags: FireFlags & { json?: boolean }) => {
       // `emulate fire trustcenter.access_requested` is `emulate fire --trigger trustcenter.access_requested`.
       if (positional !== undefined && flags.trigger === undefined) flags = { ...flags, trigger: positional };
       const resolved = resolveFireConfig({ ...flags, db: flags.db ?? parentDb() });
@@ -104,6 +105,10 @@ export function registerEmulateCommand(program: Command): void {
         return;
       }
       const { deliveries } = body.data;
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ trigger: body.data.type, count: config.body.count, recordIds: body.data.recordIds ?? [], deliveries: deliveries.map((d) => ({ deliveryId: d.deliveryId, webhookId: d.webhookId })) })}\n`);
+        return;
+      }
       const recordName = body.data.type === 'sod.violation_detected' ? 'SoD violation' : 'access request';
       for (const id of body.data.recordIds ?? []) process.stdout.write(`Created ${recordName} ${id}\n`);
       if (deliveries.length === 0) process.stdout.write(`Fired ${config.body.count} × ${body.data.type}: no active webhook of the organization subscribes to it, so nothing is sent.\n`);

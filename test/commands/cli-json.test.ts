@@ -197,12 +197,13 @@ const serviceReadCases: Record<string, Case> = {
   'hookrelay reconcile --json': { args: () => ['reconcile', '--webhook', webhookId, '--db', db, '--json'], exit: 1, usage: () => ['reconcile', '--webhook', webhookId, '--db', db, '--since', 'yesterday-ish', '--json'] },
 };
 
-/** They change the webhook: one after the other, in this order, after the reads. */
+/** They change the webhook (or fire a delivery to it): one after the other, in this order, after the reads. */
 const serviceWriteCases: Record<string, Case> = {
   'hookrelay webhooks update ID --json': { args: () => ['webhooks', 'update', webhookId, '--name', 'renamed', '--json'], exit: 0, usage: () => ['webhooks', 'update', webhookId, '--max-attempts', '99', '--json'] },
   'hookrelay webhooks disable ID --json': { args: () => ['webhooks', 'disable', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'disable', webhookId, '--api-url', 'not a url', '--json'] },
   'hookrelay webhooks enable ID --json': { args: () => ['webhooks', 'enable', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'enable', webhookId, '--api-url', 'not a url', '--json'] },
   'hookrelay webhooks replay ID DELIVERY --json': { args: () => ['webhooks', 'replay', webhookId, serviceDeliveryId, '--json'], exit: 0, usage: () => ['webhooks', 'replay', webhookId, serviceDeliveryId, '--api-url', 'not a url', '--json'] },
+  'hookrelay emulate fire TRIGGER --json': { args: () => ['emulate', 'fire', 'sod.violation_detected', '--json'], exit: 0, usage: () => ['emulate', 'fire', '--trigger', 'nope.unknown', '--json'] },
   'hookrelay webhooks delete ID --json': { args: () => ['webhooks', 'delete', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'delete', webhookId, '--api-url', 'not a url', '--json'] },
 };
 
