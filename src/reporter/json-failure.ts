@@ -61,14 +61,15 @@ function isJsonDocument(text: string): boolean {
   }
 }
 
-const MESSAGE = /^(hookrelay|error): (?!warning:)/;
+// `hookrelay: …`, a command's own `hookrelay check: …` or `hookrelay mcp: …`, or commander's `error: …`.
+const MESSAGE = /^(hookrelay(?: [a-z-]+)?|error): (?!warning:)/;
 
 /** The object for what was written: the last `hookrelay: …` or commander `error: …` line, its list of problems, a hint. */
 export function failureOf(text: string, code: JsonFailure['code'], exitCode: number, command: string | undefined): JsonFailure {
   const lines = text.replace(ANSI, '').split(/\r?\n|\r/);
   let at = -1;
   for (let i = lines.length - 1; i >= 0 && at < 0; i--) if (MESSAGE.test(lines[i]!)) at = i;
-  const message = at >= 0 ? lines[at]!.replace(/^(hookrelay|error): /, '') : code === 'interrupted' ? 'interrupted' : 'failed';
+  const message = at >= 0 ? lines[at]!.replace(/^(hookrelay(?: [a-z-]+)?|error): /, '') : code === 'interrupted' ? 'interrupted' : 'failed';
   const problems: string[] = [];
   for (let i = at + 1; at >= 0 && i < lines.length && lines[i]!.startsWith('  - '); i++) problems.push(lines[i]!.slice(4));
   const failure: JsonFailure = { code, exitCode, message: message.replace(/:$/, '') };

@@ -44,7 +44,7 @@ export function createProgressLine(options: ProgressOptions): ProgressLine {
     const rateText = rate === null ? '' : `${rate.toFixed(rate < 10 ? 1 : 0)}/s`;
     if (total === null) return `${label}: ${done.toLocaleString('en-US')}  ${rateText}`.trimEnd();
     const left = rate ? (total - done) / rate : null;
-    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+    const percent = total === 0 ? 100 : Math.min(100, Math.floor((done / total) * 100));
     return `${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} (${percent}%)  ${rateText}  ${left === null ? '' : `${clockText(left)} left`}`.trimEnd();
   };
 
@@ -52,7 +52,10 @@ export function createProgressLine(options: ProgressOptions): ProgressLine {
     update(done, thisRun) {
       last = { done, thisRun };
       const now = clock();
-      if (now - shownAt < every && (total === null || done < total)) return;
+      // Throttled, but for the first time the total is reached (a count past a total read at the start,
+      // as a backup of a database that grows, is throttled as any other).
+      const reachedNow = total !== null && done >= total && (lastShown === null || lastShown.done < total);
+      if (now - shownAt < every && !reachedNow) return;
       shownAt = now;
       if (tty) stream.write(`\r\x1b[2K${text(last)}`);
       else stream.write(`${text(last)}\n`);

@@ -47,3 +47,12 @@ describe('the JSON error object', () => {
     expect(text.stderr).not.toContain('{"error"');
   });
 });
+
+describe('a command that names itself in its message', () => {
+  it('reads `hookrelay check: …` and `hookrelay mcp: …` lines as the message, with their problems', () => {
+    const failure = failureOf('hookrelay check: a problem with the settings:\n  - --since: not a duration\n', 'usage', 2, 'check');
+    expect(failure).toMatchObject({ code: 'usage', exitCode: 2, message: 'a problem with the settings', problems: ['--since: not a duration'] });
+    expect(failureOf('hookrelay mcp: no database at /x.db\n', 'usage', 2, 'mcp').message).toBe('no database at /x.db');
+    expect(failureOf('hookrelay check: warning: old file\nhookrelay: the store is busy\n', 'could_not_run', 3, 'check').message).toBe('the store is busy');
+  });
+});

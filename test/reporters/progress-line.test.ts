@@ -74,4 +74,22 @@ describe('the progress line', () => {
     line.end();
     expect(out.text()).toBe('listed: 12,345  6173/s\n');
   });
+
+  it('past a total read at the start (a database that grew), stays throttled and never shows more than 100%', () => {
+    vi.stubEnv('CI', '');
+    const out = stream(true);
+    let now = 0;
+    const line = createProgressLine({ label: 'backup', total: 10, stream: out, clock: () => now });
+    for (let done = 1; done <= 200; done++) {
+      now += 1; // 200 steps in 200 ms
+      line.update(done, done);
+    }
+    line.end();
+    const draws = out.text().split('\r\x1b[2K').filter(Boolean);
+    // The total reached is shown once at once; past it, at most ten a second: in 200 ms, a handful.
+    expect(draws.length).toBeLessThanOrEqual(5);
+    const percents = [...out.text().matchAll(/\((\d+)%\)/g)].map((m) => Number(m[1]));
+    expect(Math.max(...percents)).toBe(100);
+    expect(draws.at(-1)).toMatch(/^backup: 200\/10 \(100%\)/);
+  });
 });
