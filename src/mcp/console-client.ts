@@ -57,9 +57,18 @@ export async function callConsole(target: ConsoleTarget, method: 'GET' | 'POST' 
   try {
     const answer = await request(new URL(path, target.base), { method, headers, body: body === undefined ? undefined : JSON.stringify(body), headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
     statusCode = answer.statusCode;
-    const bytes = Buffer.from(await answer.body.arrayBuffer());
-    if (bytes.length > MAX_ANSWER_BYTES) throw new ToolFailure(`the console at ${where} answered ${bytes.length} bytes, more than a console sends`);
-    text = bytes.toString('utf8');
+    // Counted as it streams: an answer past the bound is dropped there, never held whole.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of answer.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_ANSWER_BYTES) {
+        answer.body.destroy();
+        throw new ToolFailure(`the console at ${where} answered more than ${MAX_ANSWER_BYTES} bytes, more than a console sends`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    text = Buffer.concat(chunks).toString('utf8');
   } catch (err) {
     if (err instanceof ToolFailure) throw err;
     throw new ToolFailure(`no console answers at ${where} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): fault rules live in a running \`hookrelay listen\` and change through its console; start it, or pass console, the URL its banner printed`);

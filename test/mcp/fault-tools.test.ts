@@ -65,3 +65,32 @@ describe('hookrelay mcp: the fault rule tools', () => {
     expect(names).not.toContain('remove_fault_rule');
   });
 });
+
+describe('the console client of the MCP server', () => {
+  it('drops an answer past its bound as it streams, never holding it whole', async () => {
+    const { createServer } = await import('node:http');
+    const { once } = await import('node:events');
+    const { callConsole } = await import('../../src/mcp/console-client.js');
+    let sent = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      // An endless answer: it stops only when the client goes away.
+      const pump = () => {
+        while (sent < 512 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (sent < 512 * 1024 * 1024) res.once('drain', pump);
+      };
+      res.on('close', () => (sent = Infinity));
+      pump();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as { port: number }).port;
+    try {
+      await expect(callConsole({ base: new URL(`http://127.0.0.1:${port}`), token: null }, 'GET', '/api/faults')).rejects.toThrow(/answered more than \d+ bytes/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
