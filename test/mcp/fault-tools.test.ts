@@ -1,5 +1,8 @@
 /** The fault rule tools against a running listen's console: list, add, refuse a bad rule, remove. */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { callConsole } from '../../src/mcp/console-client.js';
 import { buildApp } from '../../src/app/build-app.js';
 import { freePort } from '../helpers/target-server.js';
 import { testListenConfig } from '../helpers/listen-config.js';
@@ -68,9 +71,6 @@ describe('hookrelay mcp: the fault rule tools', () => {
 
 describe('the console client of the MCP server', () => {
   it('drops an answer past its bound as it streams, never holding it whole', async () => {
-    const { createServer } = await import('node:http');
-    const { once } = await import('node:events');
-    const { callConsole } = await import('../../src/mcp/console-client.js');
     let sent = 0;
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
