@@ -167,6 +167,8 @@ const storeCases: Record<string, Case> = {
   'hookrelay check --json': { args: () => ['check', '--db', db, '--json'], exit: 1, usage: () => ['check', '--db', db, '--max-attempts', '99', '--json'] },
   'hookrelay verify --json': { args: () => ['verify', join(dir, 'capture.txt'), '--secret', 'whsec_0123456789abcdef', '--json'], exit: 1, usage: () => ['verify', join(dir, 'capture.txt'), '--at', 'noon', '--json'] },
   'hookrelay schedule --json': { args: () => ['schedule', '--json'], exit: 0, usage: () => ['schedule', '--max-attempts', '99', '--json'] },
+  'hookrelay schema --json': { args: () => ['schema', '--json'], exit: 0, usage: () => ['schema', '--format', 'yaml', '--json'] },
+  'hookrelay schema TRIGGER --json': { args: () => ['schema', 'sod.violation_detected', '--json'], exit: 0, usage: () => ['schema', 'sod.violation', '--json'] },
   'hookrelay secrets list --json': { args: () => ['secrets', 'list', '--db', db, '--json'], exit: 0, usage: () => ['secrets', 'list', '--config', join(dir, 'none.json'), '--json'] },
   'hookrelay triggers --json': { args: () => ['triggers', '--json'], exit: 0, usage: () => ['triggers', '--tier', 'gold', '--json'] },
   'hookrelay send --json': { args: () => ['send', '--to', target.url, '--secret', 'whsec_0123456789abcdef', '--json'], exit: 0, usage: () => ['send', '--to', target.url, '--max-attempts', '99', '--json'] },
