@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { resolveStoreLocation } from '../config/db-path.js';
 import { EXIT } from '../core/exit-codes.js';
 import { displayUrl } from '../core/url-secrets.js';
+import { shownTarget, targetBacklog, UNKNOWN_TARGET } from '../metrics/lag.js';
 import { printable } from '../reporter/printable.js';
 import { NoStoreError, openExistingStore } from '../store/open-store.js';
 import type { DeliveryStore, RelayBacklog } from '../store/store.js';
@@ -57,13 +58,13 @@ export function registerEventsRetargetCommand(events: Command): Command {
       try {
         const backlog = (await store.relayBacklog()).filter((b) => b.pending + b.held > 0);
         if (flags.from === undefined) {
-          if (flags.json) process.stdout.write(`${JSON.stringify(backlog.map(backlogJson))}\n`);
+          if (flags.json) process.stdout.write(`${JSON.stringify(backlogJson(backlog))}\n`);
           else process.stdout.write(backlog.length === 0 ? 'no relay job waits\n' : backlog.map(backlogLine).join(''));
           return;
         }
         const from = backlog.find((b) => (b.target === null ? flags.from === UNKNOWN : b.target === flags.from || displayUrl(b.target) === flags.from));
         if (!from) {
-          if (flags.json) process.stdout.write(`${JSON.stringify({ from: flags.from === UNKNOWN ? null : displayUrl(flags.from), to: displayUrl(new URL(flags.to!).href), moved: 0 })}\n`);
+          if (flags.json) process.stdout.write(`${JSON.stringify({ from: flags.from === UNKNOWN ? UNKNOWN_TARGET : displayUrl(flags.from), to: displayUrl(new URL(flags.to!).href), moved: 0 })}\n`);
           process.stderr.write(`hookrelay: no relay job waits for ${printable(displayUrl(flags.from), 200)}${backlog.length > 0 ? `; these do:\n${backlog.map(backlogLine).join('')}` : '\n'}`);
           process.exitCode = EXIT.finding;
           return;
@@ -71,7 +72,7 @@ export function registerEventsRetargetCommand(events: Command): Command {
         const to = new URL(flags.to!).href;
         const moved = await store.retargetRelayJobs(from.target, to, Date.now());
         if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ from: from.target === null ? null : displayUrl(from.target), to: displayUrl(to), moved })}\n`);
+          process.stdout.write(`${JSON.stringify({ from: shownTarget(from.target), to: displayUrl(to), moved })}\n`);
           return;
         }
         process.stdout.write(`moved ${moved} relay job${moved === 1 ? '' : 's'} from ${printable(shown(from.target), 200)} to ${printable(displayUrl(to), 200)}: a listen that hands on there delivers ${moved === 1 ? 'it' : 'them'}\n`);
@@ -86,9 +87,9 @@ function backlogLine(b: RelayBacklog): string {
   return `${printable(shown(b.target), 200)}  ${parts}\n`;
 }
 
-/** A target's backlog as `status --json` prints each of its targets (credentials redacted, null for jobs queued before targets were kept). */
-function backlogJson(b: RelayBacklog) {
-  return { target: b.target === null ? null : displayUrl(b.target), pending: b.pending, held: b.held, dead: b.dead, retrying: b.retrying, oldestOwedAt: b.oldestOwedAt === null ? null : new Date(b.oldestOwedAt).toISOString() };
+/** What waits, by target, as `status --json` prints its `relay.targets` (the same rows: targets redacted, `unknown` for jobs queued before targets were kept). */
+function backlogJson(backlog: readonly RelayBacklog[]) {
+  return targetBacklog(backlog, Date.now(), Infinity).targets.map((t) => ({ ...t, oldestOwedAt: t.oldestOwedAt === null ? null : new Date(t.oldestOwedAt).toISOString() }));
 }
 
 function isHttpUrl(text: string): boolean {
