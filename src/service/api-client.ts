@@ -15,6 +15,7 @@ import { parseRetryAfter } from '../core/retry-policy/retry-after.js';
 import { VERSION } from '../runtime/version.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { secretHint } from '../core/secret-hint.js';
+import { displayUrl } from '../core/url-secrets.js';
 import { createPacer, headerInteger, type Budget, type Pacer } from './pacer.js';
 import { excerpt, ServiceError, describeEnvelope, type ErrorEnvelope } from './service-error.js';
 
@@ -190,7 +191,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         // The base URL includes /v1 (spec, top and section 9): without it every path answers 404.
         const hint =
           got.status === 404 && !/\/v\d+$/.test(new URL(base).pathname)
-            ? `; is --api-url the API's base URL? It usually ends in /v1 (${excerpt(base, 200)}/v1)`
+            ? `; is --api-url the API's base URL? It usually ends in /v1 (${excerpt(displayUrl(base), 200)}/v1)`
             : got.status === 401
               ? unauthorizedHint(key, base)
               : '';
@@ -253,6 +254,14 @@ interface ParsedBody {
   problem?: string;
 }
 
+/** Every string of a parsed answer through `scrub`. */
+function scrubStrings(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, scrub));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubStrings(v, scrub)]));
+  return value;
+}
+
 function parseBody(got: { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }, scrub: (text: string) => string): ParsedBody {
   if (got.body.length === 0) return { envelope: null, problem: 'with an empty body' };
   let text = scrub(got.body.toString('utf8'));
@@ -272,7 +281,8 @@ function parseBody(got: { status: number; headers: Record<string, string | strin
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { envelope: null, problem: `with JSON that is not the API's envelope object (spec 2.1): ${excerpt(trimmed, 80)}` };
   }
-  const json = value as Record<string, unknown>;
+  // Scrubbed again once parsed: a key written with \u escapes in the text is whole only now.
+  const json = scrubStrings(value, scrub) as Record<string, unknown>;
   const envelope = typeof json.code === 'string' && typeof json.error === 'string' && json.success !== true
     ? { error: json.error, code: json.code, ...(json.details === undefined ? {} : { details: json.details }), ...(typeof json.requestId === 'string' ? { requestId: json.requestId } : {}), raw: json }
     : null;

@@ -163,6 +163,23 @@ describe('the error envelope, verbatim', () => {
     expect(JSON.stringify(e.envelope)).not.toContain(KEY);
   });
 
+  it('scrubs the key from a 2xx answer that echoes it written with \\u escapes (whole only once parsed)', async () => {
+    const escaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const { api } = await clientFor(() => raw(200, `{"success":true,"data":${JSON.stringify(webhook('wh_1')).replace(/}$/, `,"note":"${escaped}"}`)}}`, { 'content-type': 'application/json' }));
+    const read = await api.get('wh_1');
+    expect(JSON.stringify(read)).not.toContain(KEY);
+    expect(JSON.stringify(read)).toContain('[API key]');
+  });
+
+  it('never echoes credentials of the base URL in its 404 hint', async () => {
+    server = await startHostile(() => apiError(404, 'NOT_FOUND', 'no route'));
+    const withCredentials = server.baseUrl.replace('http://', 'http://svc:hunter2pass@').replace(/\/v1$/, '/api');
+    const client = createApiClient({ baseUrl: withCredentials, apiKey: KEY, sleep: async () => {}, random: () => 0.5 });
+    const e = await failure(createWebhooksApi(client).list());
+    expect(e.message).toMatch(/usually ends in \/v1/);
+    expect(JSON.stringify([e.message, e.hint])).not.toContain('hunter2pass');
+  });
+
   it('a 401 names the key sent by its hint, and on loopback where an emulator keeps its keys', async () => {
     const { api } = await clientFor(() => apiError(401, 'UNAUTHORIZED', 'invalid API key'));
     const e = await failure(api.list());
