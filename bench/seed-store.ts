@@ -5,6 +5,7 @@ import { deliveryKey } from '../src/store/delivery-key.js';
 import { openDatabase } from '../src/store/sqlite/open-database.js';
 import { migrate } from '../src/store/sqlite/schema.js';
 import { SCHEMA_FLOOR_TABLES } from './schema-floor-ddl.js';
+import { createProgressLine } from '../src/reporter/progress-line.js';
 
 export function seedDeliveries(path: string, count: number): void {
   const db = openDatabase(path);
@@ -30,7 +31,12 @@ export function seedDeliveries(path: string, count: number): void {
     }
   });
   const start = Date.now() - count;
-  for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done), start + done);
+  const progress = createProgressLine({ label: `seeding ${path.split('/').at(-1)} (deliveries)`, total: count, stream: process.stderr });
+  for (let done = 0; done < count; done += 50_000) {
+    batch(Math.min(50_000, count - done), start + done);
+    progress.update(Math.min(count, done + 50_000), Math.min(count, done + 50_000));
+  }
+  progress.end();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }
@@ -53,7 +59,12 @@ export function seedSchemaFloor(path: string, count: number): void {
     }
   });
   const start = Date.now() - count;
-  for (let done = 0; done < count; done += 50_000) batch(Math.min(50_000, count - done), start + done);
+  const progress = createProgressLine({ label: `seeding ${path.split('/').at(-1)} (deliveries)`, total: count, stream: process.stderr });
+  for (let done = 0; done < count; done += 50_000) {
+    batch(Math.min(50_000, count - done), start + done);
+    progress.update(Math.min(count, done + 50_000), Math.min(count, done + 50_000));
+  }
+  progress.end();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
 }

@@ -10,6 +10,7 @@ import { resolveStoreLocation } from '../config/db-path.js';
 import { resolveServiceSettings } from '../config/service-settings.js';
 import { parseDuration } from '../core/duration.js';
 import { printable } from '../reporter/printable.js';
+import { createProgressLine, type ProgressLine } from '../reporter/progress-line.js';
 import { serviceAttemptLine } from './service-attempt-line.js';
 import { EXIT_USAGE, outputOf } from '../sender/cli-output.js';
 import { BUDGET_PER_MINUTE, pacedDurationMs } from '../service/pacer.js';
@@ -81,6 +82,8 @@ export function registerReconcileCommand(program: Command): void {
     const perMinute = BUDGET_PER_MINUTE.read * MAX_DELIVERIES_PAGE;
     if (!flags.json) output.err(`reading the service's deliveries of ${printable(flags.webhook!, 64)}, newest first: ${MAX_DELIVERIES_PAGE} a page, paced to ${BUDGET_PER_MINUTE.read} reads a minute (spec 8), so up to ${perMinute.toLocaleString('en')} deliveries a minute`);
     let nextMark = 10_000;
+    // On a terminal, the replays as one progress line (their outcomes are in the report); elsewhere a line each.
+    let replays: { line: ProgressLine; done: number } | null = null;
     try {
       await runWithSession(session, flags.json === true, async () => {
         const report = await reconcile({
@@ -106,12 +109,15 @@ export function registerReconcileCommand(program: Command): void {
             if (p.kind === 'replaying') {
               const ms = pacedDurationMs(p.count, 'write');
               output.err(`replaying ${p.count} missed deliver${p.count === 1 ? 'y' : 'ies'}${ms > 0 ? `: about ${Math.ceil(ms / 60_000)} min inside the write budget of ${BUDGET_PER_MINUTE.write} a minute` : ''}`);
+              if (process.stderr.isTTY) replays = { line: createProgressLine({ label: 'replayed (missed deliveries)', total: p.count, stream: process.stderr }), done: 0 };
             }
             if (p.kind === 'waiting') output.err(`waiting up to ${printable(flags.wait!, 40)} for ${p.count} deliver${p.count === 1 ? 'y' : 'ies'} still in flight to arrive here`);
             if (p.kind === 'arrived') output.err(`  ${printable(p.deliveryId, 64)} arrived`);
-            if (p.kind === 'replayed') output.err(`  ${printable(p.deliveryId, 64)} → replay ${printable(p.replayId, 64)} ${p.arrived ? 'arrived' : 'did NOT arrive in time'}`);
+            if (p.kind === 'replayed' && replays !== null) replays.line.update(++replays.done, replays.done);
+            else if (p.kind === 'replayed') output.err(`  ${printable(p.deliveryId, 64)} → replay ${printable(p.replayId, 64)} ${p.arrived ? 'arrived' : 'did NOT arrive in time'}`);
           },
         });
+        replays?.line.end();
         if (flags.json) output.out(JSON.stringify(report, null, 2));
         else for (const line of reportLines(report)) output.out(line);
         process.exitCode = report.reconciled ? EXIT.done : EXIT.finding;
