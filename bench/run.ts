@@ -5,7 +5,7 @@
  * docs/benchmarks.md and bench/results/latest.json.
  *
  * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
- * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,prune,tracing,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
+ * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,prune,tracing,fanout,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,6 +20,7 @@ import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinn
 import { seedDeliveries, seedSchemaFloor } from './seed-store.js';
 import { pruneDuringIntake } from './prune-during-intake.js';
 import { tracingScenario } from './tracing.js';
+import { baselineCli } from './baseline-build.js';
 import { coreTicks, pinPostgres, postgresCpuMs } from './lib.js';
 import pg from 'pg';
 
@@ -28,7 +29,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? (QUICK ? 3000 : 8000));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SKIP_1M = QUICK || process.env.BENCH_SKIP_1M === '1';
-/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres, bridge, prune): for working on one. Writes no docs. */
+/** Some scenarios only, by name (receive, million, relay, consoles, coldstart, sender, postgres, bridge, prune, fanout, tracing): for working on one. Writes no docs. */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 /** The baseline servers, compiled (not run through tsx), as hookrelay is. */
@@ -296,6 +297,58 @@ async function relay(work: string): Promise<void> {
     target: '',
     met: null,
   });
+}
+
+/** Two servers' CPU a request (their median rounds'), side by side. */
+const cpuPair = (a: Measured, b: Measured) => (a.cpuUsPerRequest === null || b.cpuUsPerRequest === null ? 'CPU not measured' : `${fmt(a.cpuUsPerRequest)} vs ${fmt(b.cpuUsPerRequest)} µs CPU/req`);
+
+/** The last commit before fan-out: one target's forwarding is measured against it (issue 41). */
+const FAN_OUT_BASELINE = process.env.BENCH_BASELINE_REF ?? 'e81f7ee';
+
+/**
+ * Fan-out (issue 41): the same intake handed on to three targets (--also) against one, sustained (the
+ * backlog drained after each round), and one target against the build before fan-out. The three
+ * targets are paths of one stand-in app on core 1; each has its own job and connections.
+ */
+async function fanOut(work: string): Promise<void> {
+  say(`\n10. fan-out: three targets against one, and one target against the build before fan-out (${FAN_OUT_BASELINE})`);
+  const baseline = baselineCli(FAN_OUT_BASELINE);
+  const appPort = await freePort();
+  const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
+  await once(app.stdout!, 'data');
+  const to = (path: string) => `http://127.0.0.1:${appPort}/${path}`;
+  const [onePort, threePort, beforePort] = [await freePort(), await freePort(), await freePort()];
+  const [oneDb, threeDb, beforeDb] = ['fan-one.db', 'fan-three.db', 'fan-before.db'].map((name) => join(work, name)) as [string, string, string];
+  const one = await startServer(listenArgs(onePort, oneDb, ['--forward-to', to('a')]), onePort, '/webhooks');
+  const three = await startServer(listenArgs(threePort, threeDb, ['--forward-to', to('a'), '--also', `*=${to('b')} ${to('c')}`]), threePort, '/webhooks');
+  const before = await startServer([baseline, ...listenArgs(beforePort, beforeDb, ['--forward-to', to('a')]).slice(1)], beforePort, '/webhooks');
+  try {
+    const result = await alternate([
+      { name: 'one target', url: one.url, drain: async () => (await drainRelay(oneDb)).ms, pid: one.child.pid },
+      { name: 'three targets', url: three.url, drain: async () => (await drainRelay(threeDb)).ms, pid: three.child.pid },
+      { name: 'one target, before fan-out', url: before.url, drain: async () => (await drainRelay(beforeDb)).ms, pid: before.child.pid },
+    ]);
+    const oneM = result.get('one target')!;
+    const threeM = result.get('three targets')!;
+    const beforeM = result.get('one target, before fan-out')!;
+    const fan = sameRoundRatio(threeM.rounds.map((r) => r.sustainedRps), oneM.rounds.map((r) => r.sustainedRps));
+    rows.push({
+      measure: 'fan-out: accepted and handed on to three targets (--also), sustained, vs one target (each delivery three hand-offs)',
+      result: `${fan.text}; medians ${fmt(medianSustained(threeM))} vs ${fmt(medianSustained(oneM))} deliveries/s (${fmt(3 * medianSustained(threeM))} hand-offs/s); ${cpuPair(threeM, oneM)}`,
+      target: '',
+      met: null,
+    });
+    const same = sameRoundRatio(oneM.rounds.map((r) => r.sustainedRps), beforeM.rounds.map((r) => r.sustainedRps));
+    rows.push({
+      measure: `one target, sustained: this build vs the build before fan-out (${FAN_OUT_BASELINE}), same rounds`,
+      result: `${same.text}; medians ${fmt(medianSustained(oneM))} vs ${fmt(medianSustained(beforeM))} req/s; ${cpuPair(oneM, beforeM)}`,
+      target: '≥ 0.97×',
+      met: same.ratio >= 0.97,
+    });
+  } finally {
+    await Promise.all([one.stop(), three.stop(), before.stop()]);
+    app.kill();
+  }
 }
 
 const BRIDGE_TOKEN = 'bench-bridge-token-0123456789abcdef0123456789abcdef';
@@ -759,6 +812,7 @@ async function main(): Promise<void> {
     if (wanted('sender')) senderSimulation();
     if (wanted('postgres') && process.env.BENCH_SKIP_PG !== '1') await postgresInstances(work);
     if (wanted('bridge')) await bridge(work);
+    if (wanted('fanout')) await fanOut(work);
     if (wanted('prune') && !QUICK && process.env.BENCH_SKIP_PG !== '1') rows.push(...(await pruneDuringIntake(work, { rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say })));
     if (wanted('tracing')) {
       say('\n10. traces (issue 39): receive with tracing off and on, against a build without the tracing code, in the same rounds');

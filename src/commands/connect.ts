@@ -37,6 +37,7 @@ line, ps shows them to every user.
 Routes: the first --route whose glob matches the trigger wins; --forward-to takes the rest:
   npx hookrelay connect wss://hooks.example.com/bridge --forward-to http://127.0.0.1:3000/webhooks \\
     --route 'vendor.*=https://localhost:3443/vendor' --forward-ca ./dev-ca.pem
+Fan-out: --also '*=http://127.0.0.1:3005/audit' hands every delivery there too (docs/relay.md "Fan-out").
 
 A public side serving its own self-signed certificate (listen --tls-cert): trust it with --bridge-ca cert.pem`,
   );
@@ -109,7 +110,8 @@ export function registerBridgeCommand(program: Command): void {
     .command('token')
     .description('print a fresh random bridge token (32 random bytes, base64url)')
     .option('--name <name>', 'print it as NAME:TOKEN, ready for --bridge-token')
-    .action((flags: { name?: string }) => {
+    .option('--json', 'print one object: the name (or null), the token, and the value for --bridge-token; it holds the token, as the plain output does (docs/cli-json.md)')
+    .action((flags: { name?: string; json?: boolean }) => {
       if (flags.name !== undefined && !isBridgeTokenName(flags.name)) {
         // Not echoed: a token pasted here by mistake would be printed.
         reportProblems([`--name must be ${BRIDGE_TOKEN_NAME_RULE} (listen --bridge-token refuses any other NAME)`]);
@@ -117,6 +119,7 @@ export function registerBridgeCommand(program: Command): void {
         return;
       }
       const token = randomBytes(32).toString('base64url');
-      process.stdout.write(`${flags.name ? `${flags.name}:` : ''}${token}\n`);
+      const value = `${flags.name ? `${flags.name}:` : ''}${token}`;
+      process.stdout.write(flags.json ? `${JSON.stringify({ name: flags.name ?? null, token, bridgeToken: value })}\n` : `${value}\n`);
     });
 }

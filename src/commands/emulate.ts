@@ -50,10 +50,11 @@ export function registerEmulateCommand(program: Command): void {
     .command('keys')
     .description('print the API keys of the emulator again')
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
-    .action((flags: { db?: string }) => {
+    .option('--json', 'print one object: each organization with its keys; it holds the keys, as the plain output does (docs/cli-json.md)')
+    .action((flags: { db?: string; json?: boolean }) => {
       const file = readKeysQuietly(resolveEmulatorDbPath({ db: flags.db ?? parentDb() }));
       if (file === null) return;
-      process.stdout.write(formatKeys(file).join('\n') + '\n');
+      process.stdout.write(flags.json ? `${JSON.stringify(keysJson(file))}\n` : formatKeys(file).join('\n') + '\n');
     });
 
   emulate
@@ -178,6 +179,17 @@ function proxyLine(proxy: ProxySettings): string[] {
   if (proxy.explicit) return [`  proxy       every attempt through ${shown(proxy.explicit)}, loopback endpoints too${named ? ' (the hosts NO_PROXY names directly)' : ''}`];
   const parts = [...(proxy.https ? [`https endpoints through ${shown(proxy.https)}`] : []), ...(proxy.http ? [`http endpoints through ${shown(proxy.http)}`] : [])];
   return parts.length === 0 ? [] : [`  proxy       ${parts.join('; ')}; loopback${named ? ' and the hosts NO_PROXY names' : ''} directly`];
+}
+
+/** `emulate keys --json`: each organization with its keys (the keys themselves: printing them is the command's purpose). */
+function keysJson(file: KeysFile): { organizations: Array<{ id: string; name: string; keys: Array<{ name: string; key: string; scopes: string[] }> }> } {
+  return {
+    organizations: file.organizations.map((org) => ({
+      id: org.id,
+      name: org.name,
+      keys: file.keys.filter((k) => k.organizationId === org.id).map((k) => ({ name: k.name, key: k.key, scopes: [...k.scopes] })),
+    })),
+  };
 }
 
 function formatKeys(file: KeysFile): string[] {

@@ -90,10 +90,14 @@ export async function selectDeliveries(store: Pick<DeliveryStore, 'listDeliverie
   return picked.reverse();
 }
 
+/**
+ * A delivery's relay status (`--status`): `dead`, any of its jobs (one per target) given up; `failed`,
+ * any try that the target did not take; `handed-on`, any try it took (tries of every target and replays).
+ */
 async function hasStatus(store: Pick<DeliveryStore, 'relayHistory'>, id: string, status: Exclude<ReplayStatus, 'all'>): Promise<boolean> {
-  const { job, attempts } = await store.relayHistory(id);
+  const { jobs, attempts } = await store.relayHistory(id);
   const took = (s: number | null) => s !== null && s >= 200 && s < 300;
-  if (status === 'dead') return job?.state === 'dead';
+  if (status === 'dead') return jobs.some((job) => job.state === 'dead');
   if (status === 'failed') return attempts.some((a) => !took(a.status));
   return attempts.some((a) => took(a.status));
 }

@@ -44,7 +44,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option('--since <when>', 'bulk: deliveries received at or after this (a time ago such as 2h, or an ISO date-time)')
     .option('--until <when>', 'bulk: deliveries received before this')
     .option('--trigger <glob>', 'bulk: deliveries whose trigger matches, e.g. vendor.*')
-    .option('--status <status>', `bulk: by relay status: ${REPLAY_STATUSES.join(', ')} (handed-on: the target took it; failed: a try failed; dead: given up)`)
+    .option('--status <status>', `bulk: by relay status: ${REPLAY_STATUSES.join(', ')} (handed-on: a target took a try; failed: a try failed; dead: the relay gave up on any of its targets)`)
     .option('--where <path=value>', 'bulk: a condition on the body, as events wait has it; repeatable (all must hold)', collectValues)
     .option('--all', 'bulk: every stored delivery')
     .option('--rate <n>', 'bulk: at most this many a second (N, N/s or N/m)')

@@ -118,7 +118,9 @@ export function registerEventsShowCommand(events: Command): void {
         const drift = delivery ? (await import('../runtime/trigger-drift.js')).driftOfBody(delivery.rawBody) : null;
         if (flags.json) {
           const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { job: relay.job && relayJobJson(relay.job), attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
+          const jobs = relay.jobs.map(relayJobJson);
+          // `job`: the first job, kept for scripts written before a delivery had one job per target (deprecated: read `jobs`).
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { jobs, job: jobs[0] ?? null, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];
@@ -143,8 +145,11 @@ export function registerEventsShowCommand(events: Command): void {
         if (attempts.some((a) => a.request)) {
           lines.push(`  (export one attempt for \`hookrelay verify\`: hookrelay events export ${shellQuote(id)} --attempt <#> --format capture --include-signature)`);
         }
-        if (relay.job || relay.attempts.length) {
-          lines.push(`relay     ${relay.job ? relayJobLine(relay.job) : 'no relay job (forwarding was off)'}`);
+        if (relay.jobs.length > 0 || relay.attempts.length > 0) {
+          if (relay.jobs.length === 0) lines.push('relay     no relay job (forwarding was off)');
+          else if (relay.jobs.length === 1) lines.push(`relay     ${relayJobLine(relay.jobs[0]!)}`);
+          else lines.push(`relay     ${relay.jobs.length} jobs, one per target`, ...relay.jobs.map((job) => `  job  ${relayJobLine(job)}`));
+          if (relay.attempts.length > 0) lines.push('relay tries');
           for (const r of relay.attempts) lines.push(...relayTryLines(r));
         }
         process.stdout.write(`${lines.join('\n')}\n`);
@@ -163,10 +168,14 @@ function driftLines(drift: SchemaDrift | null): string[] {
   ];
 }
 
-/** The relay job of `events show`: its state, tries, when it is due, and the target it was queued for. */
+/**
+ * One relay job of `events show` (a delivery has one per target): its state, tries, when it is due,
+ * the target it was queued for, and what that target last answered.
+ */
 function relayJobLine(job: RelayJob): string {
   const due = job.state === 'pending' ? `, next at ${time(job.nextAt)}` : '';
   const target = job.target === null ? '' : ` for ${printable(displayUrl(job.target), 200)}`;
+  const last = job.tries === 0 ? '' : ` (last answer ${job.lastStatus ?? '---'}${job.lastError ? `: ${printable(job.lastError, RELAY_ERROR_CHARS)}` : ''})`;
   const held = job.state === 'held' ? ' (queued for a target the last relay started did not hand on to: `hookrelay events retarget` moves it)' : '';
-  return `${job.state} after ${job.tries} tries${due}${target}${held}`;
+  return `${job.state} after ${job.tries} ${job.tries === 1 ? 'try' : 'tries'}${due}${target}${last}${held}`;
 }

@@ -41,6 +41,10 @@ Routes (docs/relay.md) are tried in order, the first whose glob matches the trig
   npx hookrelay listen --forward-to http://127.0.0.1:3000/webhooks \\
     --route 'vendor.*=http://127.0.0.1:3001/vendor' --route 'trustcenter.*=https://localhost:3443/tc' --forward-insecure
 
+Fan-out: a route may name several targets, and every --also that matches adds its own; each target
+gets its own job, retries and dead state:
+  npx hookrelay listen --forward-to http://127.0.0.1:3000/webhooks --also '*=http://127.0.0.1:3005/audit'
+
 Without a TLS proxy in front (docs/deploy.md), the receiver and the bridge listener serve HTTPS:
   npx hookrelay listen --tls-cert cert.pem --tls-key key.pem
 
@@ -104,7 +108,8 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         bridge: app.bridgeUrl,
         metrics: app.consoleUrl ? (config.console?.token ? displayUrl(metricsUrl(app.consoleUrl)) : metricsUrl(app.consoleUrl)) : null,
         forwardTo: config.forward ? displayUrl(config.forward.to) : null,
-        routes: (config.forward?.routes ?? []).map(({ glob, url }) => ({ glob, url: displayUrl(url) })),
+        // `url`: the first target, as before fan-out; `urls`: every one; `also` for an --also route.
+        routes: (config.forward?.routes ?? []).map(({ glob, urls, also }) => ({ glob, url: displayUrl(urls[0]!), urls: urls.map((u) => displayUrl(u)), ...(also ? { also: true } : {}) })),
         tls: config.tls ? { cert: config.tls.certFile } : null,
         retain: config.retainMs ? formatRetainDuration(config.retainMs) : 'off',
         secretHints: config.secrets.map(secretHint),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ForwardConfig } from '../config/listen-config.js';
 import type { OptionSpec } from '../config/option-specs.js';
 import { DEFAULT_PACE, describePace } from '../core/pacing.js';
+import type { Route } from '../core/routes.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { printable } from '../reporter/printable.js';
 
@@ -38,10 +39,15 @@ export function addSpecOptions(command: Command, specs: readonly OptionSpec[]): 
 /** The routes in the order they are tried, and how https targets are trusted; shared with `connect`. */
 export function forwardDetailLines(forward: ForwardConfig | null | undefined): string[] {
   if (!forward) return [];
-  const routes = forward.routes ?? [];
-  const width = Math.max(0, ...routes.map((r) => r.glob.length));
-  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${r.glob.padEnd(width)}${r.where ? ` where ${printable(r.where.map((c) => c.text).join(' and '), 200)}` : ''}  → ${printable(displayUrl(r.url), 200)}`);
+  const all = forward.routes ?? [];
+  const routes = all.filter((r) => r.also !== true);
+  const also = all.filter((r) => r.also === true);
+  const width = Math.max(0, ...all.map((r) => r.glob.length));
+  const describe = (r: Route) => `${r.glob.padEnd(width)}${r.where ? ` where ${printable(r.where.map((c) => c.text).join(' and '), 200)}` : ''}  → ${r.urls.map((url) => printable(displayUrl(url), 200)).join(', ')}`;
+  const lines = routes.map((r, i) => `${i === 0 ? '  routes     ' : '             '}${describe(r)}`);
   if (routes.length > 0) lines.push(`             tried in order: the first matching route (glob and filter) wins, the rest go to ${printable(displayUrl(forward.to), 200)}`);
+  also.forEach((r, i) => lines.push(`${i === 0 ? '  also       ' : '             '}${describe(r)}`));
+  if (also.length > 0) lines.push('             every --also that matches hands the delivery to its targets too: one job per target, each with its own retries');
   if (forward.pacing && forward.mode === 'async') {
     const { fallback, byTarget } = forward.pacing;
     const paced = [...byTarget].map(([target, pace]) => `${printable(displayUrl(target), 200)} ${describePace(pace)}`);

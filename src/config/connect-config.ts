@@ -11,12 +11,13 @@ import { parseRetainDuration } from '../store/retention.js';
 import { isPostgresUrl } from '../store/postgres/pg-url.js';
 import { bridgeTokenProblem } from './bridge-settings.js';
 import { dataDirOf, makeDevSecret, readDevSecret } from './data-dir.js';
-import { forwardHeadersOf, orderProblem, resolveForwardExtras } from './forward-settings.js';
+import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import type { ConsoleConfig, ForwardConfig, NodeConfig } from './node-config.js';
 import { MAX_BODY_LIMIT_BYTES } from '../core/limits.js';
 import type { ProxySettings } from '../runtime/proxy.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS, PROXY_OPTION, type OptionSpec } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
+import { dbUrlProblem } from './db-path.js';
 import { PROCESS_LIST_NOTE, secretFlagWarning, secretFlagWarnings } from './secret-flags.js';
 import { resolveProxySettings } from './service-settings.js';
 import { readCaFile } from './tls-files.js';
@@ -54,7 +55,7 @@ export interface ConnectFlags {
   [listenFlag: string]: unknown;
 }
 
-const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'pace', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
+const LOCAL_KEYS = ['db', 'store', 'forwardTo', 'route', 'also', 'pace', 'forwardSecret', 'forwardTimeout', 'forwardHeader', 'forwardMaxTries', 'forwardInsecure', 'forwardCa', 'forwardProxy', 'console', 'consolePort', 'consoleHost', 'consoleAllowedHost', 'consoleToken', 'retain', 'logFormat'];
 
 /** `connect`'s own settings that follow the same precedence (flag > env > config file). */
 const BRIDGE_CA: OptionSpec = {
@@ -100,14 +101,14 @@ export function resolveConnectConfig(url: string, flags: ConnectFlags, env: Node
   problems.push(...resolved.problems);
   warnings.push(...secretFlagWarnings(CONNECT_LOCAL_OPTIONS, resolved.sources));
   const values = resolved.values;
+  const dbUrl = dbUrlProblem(resolved);
+  if (dbUrl !== null) problems.push(dbUrl);
   const storeUrl = values.store as string | undefined;
   if (storeUrl !== undefined && !isPostgresUrl(storeUrl)) problems.push('--store: must be a postgres:// or postgresql:// URL (the SQLite file is --db)');
   const retain = typeof values.retain === 'string' ? parseRetainDuration(values.retain) : ({ ok: true, ms: null } as const);
   if (!retain.ok) problems.push(`--retain: ${retain.message}`);
   const headers = forwardHeadersOf(values, problems);
   const { routes, trust, pacing } = resolveForwardExtras(resolved, flags.config ?? CONFIG_FILE, problems, warnings);
-  const unordered = orderProblem(pacing, storeUrl);
-  if (unordered) problems.push(unordered);
   const consoleToken = values.consoleToken as string | undefined;
   if (consoleToken !== undefined && consoleToken.length < 8) problems.push('--console-token: must be at least 8 characters');
   const bridgeCa = resolveBridgeCa(values.bridgeCa as string | undefined, target, problems);

@@ -2,7 +2,7 @@
 import type { StoreLocation } from '../store/open-store.js';
 import { parsePostgresUrl } from '../store/postgres/pg-url.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
-import { resolveOptions } from './resolve-config.js';
+import { resolveOptions, type Resolved } from './resolve-config.js';
 
 export interface StoreFlags {
   db?: string;
@@ -20,10 +20,25 @@ function resolveKeys(keys: readonly string[], flags: StoreFlags, env: NodeJS.Pro
   );
 }
 
+/**
+ * A PostgreSQL URL given as the SQLite file (`--db postgres://…`, HOOKRELAY_DB): read as a path it would
+ * make a file of that name. Named without the URL, which may hold a password.
+ */
+export function dbUrlProblem(resolved: Pick<Resolved, 'values' | 'sources'>): string | null {
+  const db = resolved.values.db;
+  if (typeof db !== 'string' || !/^postgres(ql)?:\/\//i.test(db.trim())) return null;
+  const from = resolved.sources.db === 'env' ? 'HOOKRELAY_DB' : resolved.sources.db === 'file' ? 'the config file\'s "db"' : '--db';
+  const to = from === 'HOOKRELAY_DB' ? 'HOOKRELAY_STORE' : from === '--db' ? '--store' : '"store"';
+  return `${from} is the SQLite file, and it holds a postgres:// URL: give a PostgreSQL store as ${to}`;
+}
+
 /** The SQLite path (its folder is the data folder, where the development secret lives). */
 export function resolveDbPath(flags: StoreFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; dbPath: string } | Problems {
   const resolved = resolveKeys(['db'], flags, env);
-  if (resolved.problems.length > 0) return { ok: false, problems: resolved.problems };
+  const problems = [...resolved.problems];
+  const url = dbUrlProblem(resolved);
+  if (url !== null) problems.push(url);
+  if (problems.length > 0) return { ok: false, problems };
   return { ok: true, dbPath: resolved.values.db as string };
 }
 
@@ -31,6 +46,8 @@ export function resolveDbPath(flags: StoreFlags, env: NodeJS.ProcessEnv = proces
 export function resolveStoreLocation(flags: StoreFlags, env: NodeJS.ProcessEnv = process.env): { ok: true; location: StoreLocation; dbPath: string } | Problems {
   const resolved = resolveKeys(['db', 'store'], flags, env);
   const problems = [...resolved.problems];
+  const dbUrl = dbUrlProblem(resolved);
+  if (dbUrl !== null) problems.push(dbUrl);
   const url = resolved.values.store as string | undefined;
   if (url !== undefined) {
     const parsed = parsePostgresUrl(url);

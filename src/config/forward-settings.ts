@@ -1,7 +1,8 @@
 /**
- * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route GLOB=URL` or
- * `--route 'GLOB where COND and … = URL'` (repeatable; HOOKRELAY_ROUTE one per line; config key
- * "route", an array of the same texts) and the trust of https
+ * The hand-off settings `listen` and `connect` share beyond `--forward-to`: `--route 'GLOB=URL …'` or
+ * `--route 'GLOB where COND and … = URL …'` (repeatable; HOOKRELAY_ROUTE one per line; config key
+ * "route", an array of the same texts), `--also` written the same (HOOKRELAY_ALSO, "also": fan-out
+ * besides the route that takes a delivery) and the trust of https
  * targets (`--forward-insecure` or `--forward-ca FILE`) and how they are reached (`--forward-proxy URL`).
  */
 import { contradictionOf } from '../core/conditions/contradiction.js';
@@ -25,11 +26,19 @@ export function resolveForwardExtras(resolved: Resolved, configFile: string, pro
   const { values, sources } = resolved;
   const texts = (values.route as string[] | undefined) ?? [];
   const where = sources.route === 'file' ? `${configFile} "route"` : sources.route === 'env' ? 'HOOKRELAY_ROUTE' : '--route';
-  const routes = parseRoutes(texts, where, problems, warnings);
+  const alsoTexts = (values.also as string[] | undefined) ?? [];
+  const alsoWhere = sources.also === 'file' ? `${configFile} "also"` : sources.also === 'env' ? 'HOOKRELAY_ALSO' : '--also';
+  const routes = [...parseRoutes(texts, where, problems, warnings), ...parseRoutes(alsoTexts, alsoWhere, problems, warnings, true)];
 
   const forwardToGiven = values.forwardTo !== undefined || (sources.forwardTo !== undefined && sources.forwardTo !== 'default');
   if (!forwardToGiven && texts.length > 0) {
-    problems.push(`${where} needs --forward-to: it is where a delivery goes when no route matches its trigger (every delivery is handed to exactly one target)`);
+    problems.push(`${where} needs --forward-to: it is where a delivery goes when no route matches its trigger`);
+  }
+  if (!forwardToGiven && alsoTexts.length > 0) {
+    problems.push(`${alsoWhere} needs --forward-to: an --also route adds targets besides the route or --forward-to that takes each delivery`);
+  }
+  if (values.forwardMode === 'sync' && routes.some((route) => route.also === true || route.urls.length > 1)) {
+    problems.push(`--forward-mode sync hands each delivery to one target while the sender waits: ${alsoTexts.length > 0 ? alsoWhere : `${where} with several targets`} needs the async relay (leave --forward-mode out)`);
   }
   const trust: TargetTrust = { insecure: values.forwardInsecure === true, ca: null };
   const caFile = values.forwardCa as string | undefined;
@@ -60,27 +69,17 @@ export function resolveForwardExtras(resolved: Resolved, configFile: string, pro
   else if (values.forwardMode === 'sync' && paceTexts.length > 0) warnings.push(`${paceFrom} paces the async relay; with --forward-mode sync each delivery is handed on while the sender waits, unpaced`);
   // A --forward-to that did not parse is a problem already: only the routes are known then.
   const to = typeof values.forwardTo === 'string' && URL.canParse(values.forwardTo) ? new URL(values.forwardTo).href : null;
-  const targets = to === null ? routes.map((route) => route.url) : relayTargetList({ to, routes });
+  const targets = to === null ? routes.flatMap((route) => route.urls) : relayTargetList({ to, routes });
   const pacing = resolvePacing(paceTexts, paceFrom, targets, problems, warnings);
   return { routes, trust, pacing };
 }
 
-/**
- * Ordered hand-offs are kept by the SQLite store only: on a PostgreSQL store shared by instances the
- * order key would have to be written by the group accept, which does not write it yet.
- */
-export function orderProblem(pacing: PaceSettings, storeUrl: string | undefined): string | null {
-  if (storeUrl === undefined) return null;
-  const ordered = [pacing.fallback, ...pacing.byTarget.values()].some((pace) => pace.order !== null);
-  return ordered ? '--pace order=…: ordered hand-offs need the SQLite store (--db); on a PostgreSQL store (--store) the relay hands on unordered, so hookrelay refuses to start rather than break the order' : null;
-}
-
-/** Every route parsed; a bad one is a problem naming its place, a doubtful one a warning. */
-export function parseRoutes(texts: readonly string[], where: string, problems: string[], warnings: string[]): Route[] {
+/** Every route parsed (`also`: as --also routes); a bad one is a problem naming its place, a doubtful one a warning. */
+export function parseRoutes(texts: readonly string[], where: string, problems: string[], warnings: string[], also = false): Route[] {
   const routes: Route[] = [];
   texts.forEach((text, i) => {
     const label = texts.length > 1 ? `${where} #${i + 1}` : where;
-    const parsed = parseRoute(text);
+    const parsed = parseRoute(text, also);
     if (!parsed.ok) {
       problems.push(`${label}: ${parsed.message}`);
       return;
@@ -88,8 +87,8 @@ export function parseRoutes(texts: readonly string[], where: string, problems: s
     const { glob } = parsed.route;
     // Kept, with a warning: the service may add triggers this build does not know yet.
     if (!matchesCatalogue(glob)) warnings.push(`${label}: the glob ${JSON.stringify(glob)} matches no trigger of the catalogue (\`hookrelay triggers\` lists them); kept for triggers this build does not know`);
-    // Only an earlier route with no filter takes every delivery its glob matches.
-    const earlier = routes.find((r) => r.where === undefined && (r.glob === glob || /^\*+$/.test(r.glob)));
+    // Only an earlier route with no filter takes every delivery its glob matches; --also routes all apply.
+    const earlier = also ? undefined : routes.find((r) => r.where === undefined && (r.glob === glob || /^\*+$/.test(r.glob)));
     if (earlier) warnings.push(`${label}: ${JSON.stringify(glob)} never applies: the earlier route ${JSON.stringify(earlier.glob)} (with no filter) matches first (the first matching route wins)`);
     const never = parsed.route.where === undefined ? null : contradictionOf(parsed.route.where);
     if (never !== null) warnings.push(`${label}: its filter never matches: ${never}`);

@@ -8,6 +8,6 @@ import type { ForwardConfig } from './listen-config.js';
  * carry (`http://user:password@`, `?token=`): whatever prints them past displayUrl is still caught.
  */
 export function outputRedactor(secrets: readonly string[], forward: ForwardConfig | null | undefined, urls: ReadonlyArray<string | null | undefined> = []): (text: string) => string {
-  const targets = forward ? [forward.to, ...(forward.routes ?? []).map((r) => r.url)] : [];
+  const targets = forward ? [forward.to, ...(forward.routes ?? []).flatMap((r) => r.urls)] : [];
   return secretRedactor([...secrets, ...(forward ? [forward.secret] : []), ...[...targets, ...urls].flatMap((url) => (url ? urlSecrets(url) : []))]);
 }

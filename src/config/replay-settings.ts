@@ -66,7 +66,7 @@ export function resolveReplaySettings(
   else if (flags.to !== undefined) problems.push(...targetProblems('--to', flags.to, flags.allowRemote ?? false));
   else {
     // Where the relay's settings send it: on this machine too, unless the user says otherwise.
-    for (const url of [forwardTo, ...routes.map((r) => r.url)]) problems.push(...targetProblems('the target of the relay settings', url, flags.allowRemote ?? false));
+    for (const url of [forwardTo, ...routes.flatMap((r) => r.urls)]) problems.push(...targetProblems('the target of the relay settings', url, flags.allowRemote ?? false));
   }
   const timeout = parseDuration(flags.timeout, { bare: 'ms', min: 1 });
   if (!timeout.ok) problems.push(`--timeout: must be milliseconds, or a duration such as 30s, got ${JSON.stringify(flags.timeout)}`);

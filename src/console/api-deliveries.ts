@@ -6,7 +6,7 @@ import { ConsoleApiError, badRequest, notFound, notImplemented, success } from '
 import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
 import { relayJobView } from './relay-job.js';
-import { retryRefusal } from '../core/retry-refusal.js';
+import { jobsRetried, retryRefusal, retryTargetOf } from '../core/retry-refusal.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
   attemptDetailViews,
@@ -54,6 +54,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
   const redactRelay = (r: RelayRecordView): RelayRecordView => (r.error === undefined ? r : { ...r, error: ctx.redact(r.error) });
   const showRelay = (r: RelayRecordView) => relayView(redactRelay(r));
 
+  /** A delivery's relay jobs as shown, one per target in the order they were queued; null when the store cannot say. */
+  const relayJobs = (id: string) => optional(async () => (await store.relayHistory(id)).jobs.map((job) => relayJobView(job, ctx.redact)));
+
   const requireDelivery = async (id: string): Promise<StoredDelivery> => {
     const delivery = await store.getDelivery(id);
     if (!delivery) throw notFound('no stored delivery with this id');
@@ -90,7 +93,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
           ...deliverySummary({ ...d, bodyBytes: d.rawBody.length }, hints),
           latestAttempt: latest ? attemptView(latest) : null,
           attempts: attemptTally(attempts, read.length > MAX_TALLIED_ATTEMPTS),
+          // The newest try (to any target), and each target's job: a fan-out's row says which target is behind.
           relay: lastRelay ? showRelay(lastRelay) : null,
+          relayJobs: await relayJobs(d.id),
         };
       }),
     );
@@ -162,7 +167,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const { relayHistory, conformance } = ctx.options;
     // The page shows the newest MAX_DETAIL_ANSWERS answers at most: no more are read.
     const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS })));
-    const job = await optional(async () => relayJobView((await store.relayHistory(d.id)).job));
+    const jobs = await relayJobs(d.id);
     const verdict = await optional(conformance && (() => conformance(d.id)));
     // Computed on read, never at intake; ajv loads with the module on the first detail shown.
     const drift = await optional(async () => (await import('../runtime/trigger-drift.js')).driftOfBody(d.rawBody));
@@ -178,8 +183,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         attemptsTruncated,
         // The newest tries' answers only (relayDetailViews): replays are unlimited, each answer up to 4 KiB of body.
         relay: relay ? relayDetailViews(relay.map(redactRelay)) : null,
-        // The job the relay tries belong to: a dead one is what Retry requeues.
-        relayJob: job,
+        // The jobs the relay tries belong to, one per target: a dead one is what Retry requeues.
+        relayJobs: jobs,
+        // The first job, kept for clients written before a delivery had one job per target (deprecated: read relayJobs).
+        relayJob: jobs?.[0] ?? null,
         conformance: verdict ?? null,
       },
       ctx.now(),
@@ -225,16 +232,28 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     );
   });
 
-  // `hookrelay events retry` from the page: a dead relay job goes back in the queue, due now; the
-  // running relay picks it up at its next poll. Any other job is refused (a done one would reach
-  // the app twice).
+  // `hookrelay events retry` from the page: a delivery's dead relay jobs (only the one for `target`,
+  // when the body names one) go back in the queue, due now; the running relay picks them up at its
+  // next poll. Any other job is refused (a done one would reach the app twice).
   app.post<{ Params: IdParams }>('/api/deliveries/:id/retry', async (request) => {
     const body = request.body;
-    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest('the body must be a JSON object: {}');
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest('the body must be a JSON object: {} or {"target": "<url>"}');
+    const asked = (body as { target?: unknown } | undefined)?.target;
+    if (asked !== undefined && (typeof asked !== 'string' || asked === '' || asked.length > 2048)) throw badRequest('"target" must be one of the delivery\'s relay targets, as its relayJobs list them');
     const d = await requireDelivery(request.params.id);
-    if (await store.requeueRelay(d.id, ctx.now())) return success({ id: clip(d.id), requeued: true }, ctx.now());
-    const { job } = await store.relayHistory(d.id);
-    throw new ConsoleApiError(409, 'CONFLICT', `this delivery ${retryRefusal(job?.state ?? null, 'Replay')}`);
+    const before = (await store.relayHistory(d.id)).jobs;
+    let target: string | undefined;
+    if (asked !== undefined && before.length > 0) {
+      const chosen = retryTargetOf(before, asked);
+      if (!chosen.ok) throw badRequest(`"target": ${clip(ctx.redact(chosen.message))}`);
+      target = chosen.target;
+    }
+    if (await store.requeueRelay(d.id, ctx.now(), target)) {
+      const requeued = jobsRetried(before, target).map((job) => relayJobView(job, ctx.redact).target);
+      return success({ id: clip(d.id), requeued: true, requeuedTargets: requeued }, ctx.now());
+    }
+    const { jobs } = await store.relayHistory(d.id);
+    throw new ConsoleApiError(409, 'CONFLICT', clip(ctx.redact(`this delivery ${retryRefusal(jobs, 'Replay', target)}`), 4096));
   });
 
   app.delete<{ Params: IdParams }>('/api/deliveries/:id', async (request) => {

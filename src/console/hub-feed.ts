@@ -28,6 +28,7 @@ export function publishHubToFeed({ hub, feed, secretHints, redact, now }: HubFee
     hub.on('relay', (r) =>
       feed.publish('relay', {
         deliveryId: clip(r.deliveryId),
+        target: redact(clip(r.target)),
         ...relayView({ at: now(), ok: r.ok, status: r.status, latencyMs: r.latencyMs, replay: r.replay, error: r.error === undefined ? undefined : redact(r.error), nextRetryAt: r.nextRetryAt }),
       }),
     ),

@@ -18,6 +18,8 @@ export const MAX_INLINE_BODY_BYTES = 4 * 1024 * 1024;
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
+export function clip(value: string, max?: number): string;
+export function clip(value: string | null, max?: number): string | null;
 export function clip(value: string | null, max = MAX_FIELD_CHARS): string | null {
   if (value === null) return null;
   return value.length > max ? `${value.slice(0, max)}…` : value;

@@ -93,7 +93,6 @@ export interface StoredDelivery extends Omit<NewDelivery, 'rawHeaders'> {
   lastAttemptAt: number;
 }
 
-/** The relay hand-off of one accepted delivery (its outbox job). */
 /** A delivery just stored, as the receiver holds it: handed on without reading it back. */
 export interface FreshDelivery {
   seq: number;
@@ -105,6 +104,10 @@ export interface FreshDelivery {
   rawHeaders: readonly string[];
 }
 
+/**
+ * The relay hand-off of one accepted delivery to one target (its outbox job). A delivery has one
+ * job per target (`--also`, routes of several targets): a job is named by its delivery and target.
+ */
 export interface RelayJob {
   deliverySeq: number;
   deliveryId: string;
@@ -122,6 +125,13 @@ export interface RelayJob {
   lastStatus: number | null;
   lastError: string | null;
 }
+
+/**
+ * The one name of a relay job among a worker's and a store's sets: its delivery's seq and its target
+ * (empty for a job queued before targets were kept: a delivery has at most one such job). The stores
+ * build the same text in SQL: `delivery_seq || '|' || coalesce(target, '')`.
+ */
+export const relayJobKey = (job: { deliverySeq: number; target: string | null }): string => `${job.deliverySeq}|${job.target ?? ''}`;
 
 /**
  * What the target answered to one relay try, as kept (issue 13, item 13). Bounded whatever the

@@ -1,10 +1,11 @@
 /**
- * `--route 'GLOB=URL'` and `--route 'GLOB where COND and COND … = URL'`: which target a delivery
- * is handed to, by its trigger and, with `where`, by conditions on its body and headers
- * (./conditions/parse-conditions.ts). Routes are tried in the order given and the first that
- * matches (glob and every condition) wins; a delivery no route matches goes to the fallback
- * (`--forward-to`). Globs are the trigger globs of fault rules and bridge tokens (`*` any run,
- * `?` one character: ./faults/glob.ts).
+ * `--route 'GLOB=URL [URL …]'` and `--route 'GLOB where COND and COND … = URL [URL …]'`: which
+ * targets a delivery is handed to, by its trigger and, with `where`, by conditions on its body and
+ * headers (./conditions/parse-conditions.ts). Routes are tried in the order given and the first
+ * that matches (glob and every condition) wins; a delivery no route matches goes to the fallback
+ * (`--forward-to`). `--also` routes, written the same, are not a choice: every one that matches
+ * adds its targets besides (fan-out). A delivery gets one relay job per distinct target. Globs are
+ * the trigger globs of fault rules and bridge tokens (`*` any run, `?` one character: ./faults/glob.ts).
  */
 import type { Condition, ConditionProblem } from './conditions/condition.js';
 import { factsOf, meetsAll, type DeliveryFacts, type DeliverySubject } from './conditions/judge-conditions.js';
@@ -17,10 +18,12 @@ import { TRIGGER_CATALOGUE } from './triggers.js';
 export interface Route {
   /** A trigger glob, e.g. `vendor.*`. */
   glob: string;
-  /** An http or https URL, normalised (`new URL(…).href`). */
-  url: string;
+  /** One or more http or https URLs, normalised (`new URL(…).href`), distinct, in the order written. */
+  urls: string[];
   /** `where …`: every condition must hold too; absent for a route on the trigger alone. */
   where?: Condition[];
+  /** An `--also` route: it adds its targets whenever it matches, and is never the first-match choice. */
+  also?: true;
 }
 
 /** What a trigger glob may hold: the characters of trigger names, `*` and `?`; at most 256. */
@@ -35,15 +38,27 @@ export type ParsedRoute = { ok: true; route: Route } | { ok: false; message: str
 
 /** `GLOB where …`: the word `where` after the glob, spaces around it. */
 const WITH_FILTER = /^(\s*)(\S+)(\s+where\s)/i;
-/** The target of a filtered route: ` = URL` at the end (a URL holds no space; a condition may hold "="). */
-const FILTER_TARGET = /\s=\s*(\S+)\s*$/;
+/**
+ * The targets of a filtered route: ` = URL [URL …]` at the end, each URL with its scheme (a URL holds
+ * no space; a condition may hold "=" and words).
+ */
+const FILTER_TARGET = /\s=\s*((?:[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+\s*)+)$/;
+/** At most this many targets in one route: a fan-out wider than this is a typo or a broadcast, not a route. */
+export const MAX_ROUTE_TARGETS = 16;
 
 /**
- * Parses one `GLOB=URL`. The glob ends at the first `=` (a glob holds none; a URL's query may).
- * Refuses a missing `=`, a glob that is not a trigger glob, and a URL that is not http(s). The
- * message names what was wrong, never more than 200 characters of the input.
+ * Parses one `GLOB=URL [URL …]`. The glob ends at the first `=` (a glob holds none; a URL's query
+ * may); the targets are separated by spaces. Refuses a missing `=`, a glob that is not a trigger
+ * glob, and a URL that is not http(s). The message names what was wrong, never more than 200
+ * characters of the input. `also`: the route is an `--also` route (the words of its examples say so).
  */
-export function parseRoute(text: string): ParsedRoute {
+export function parseRoute(text: string, also = false): ParsedRoute {
+  const parsed = parseRouteText(text);
+  if (!parsed.ok || !also) return parsed;
+  return { ok: true, route: { ...parsed.route, also: true } };
+}
+
+function parseRouteText(text: string): ParsedRoute {
   // Credentials in a route's URL are never echoed (url-secrets.ts).
   const safe = displayUrl(text);
   const shown = JSON.stringify(safe.length > 200 ? `${safe.slice(0, 200)}…` : safe);
@@ -69,11 +84,26 @@ function parseFilteredRoute(text: string, head: RegExpExecArray, shown: string):
   return routeOf(shown, head[2]!, target![1]!, conditions.ok ? conditions.conditions : undefined);
 }
 
-function routeOf(shown: string, glob: string, target: string, where: Condition[] | undefined): ParsedRoute {
+function routeOf(shown: string, glob: string, targetText: string, where: Condition[] | undefined): ParsedRoute {
   if (glob === '') return { ok: false, message: `${shown} has no glob before "=": write GLOB=URL, e.g. 'vendor.*=http://127.0.0.1:3001/webhooks' ('*=URL' matches every trigger)` };
   if (!isTriggerGlob(glob)) {
     return { ok: false, message: `${shown}: the glob ${JSON.stringify(glob.slice(0, 64))} is not a trigger glob (letters, digits, ".", "_", "-", "*" any run, "?" one character)` };
   }
+  const texts = targetText.split(/\s+/).filter((t) => t !== '');
+  if (texts.length === 0) return { ok: false, message: `${shown} has no target after "=": write GLOB=URL, e.g. 'vendor.*=http://127.0.0.1:3001/webhooks'` };
+  if (texts.length > MAX_ROUTE_TARGETS) return { ok: false, message: `${shown} names ${texts.length} targets: at most ${MAX_ROUTE_TARGETS} in one route` };
+  const urls: string[] = [];
+  for (const target of texts) {
+    const url = targetUrlOf(shown, target);
+    if (typeof url !== 'string') return url;
+    if (urls.includes(url)) return { ok: false, message: `${shown} names ${JSON.stringify(displayUrl(url).slice(0, 200))} twice: a delivery is handed to each target once` };
+    urls.push(url);
+  }
+  return { ok: true, route: where === undefined ? { glob, urls } : { glob, urls, where } };
+}
+
+/** One target of a route, normalised; a refusal naming why. */
+function targetUrlOf(shown: string, target: string): string | { ok: false; message: string } {
   // `localhost:3000` parses as a URL of scheme "localhost:": say what is missing, not what it parsed as.
   const noScheme = target.includes('://') ? '' : ' (the scheme is missing: write http://… or https://…)';
   let url: URL;
@@ -83,7 +113,7 @@ function routeOf(shown: string, glob: string, target: string, where: Condition[]
     return { ok: false, message: `${shown}: ${JSON.stringify(displayUrl(target).slice(0, 200))} is not a URL${noScheme || ' (e.g. http://127.0.0.1:3001/webhooks)'}` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${shown}: the target must be an http or https URL${noScheme || `, got ${url.protocol}`}` };
-  return { ok: true, route: where === undefined ? { glob, url: url.href } : { glob, url: url.href, where } };
+  return url.href;
 }
 
 /** True when the glob matches at least one trigger of the catalogue (spec 6.2). */
@@ -105,26 +135,40 @@ export interface RouteSubject extends DeliverySubject {
 }
 
 /**
- * The target of a delivery: the first route whose glob matches and whose conditions all hold,
- * else the fallback. The one choice: the store queues each job for it, the relay hands on to it,
- * a replay with no URL and the sync passthrough go there. The body is parsed only when a route
- * whose glob matches has a condition on it, and then once.
+ * The targets of a delivery: those of the first (non-`--also`) route whose glob matches and whose
+ * conditions all hold, else the fallback; then those of every `--also` route that matches, each
+ * target once, in that order. The one choice: the store queues a job for each, the relay hands on to
+ * them. The body is parsed only when a route whose glob matches has a condition on it, and then once.
  */
-export function relayTargetOf(targets: RelayTargets, delivery: RouteSubject): string {
-  let facts: DeliveryFacts | undefined;
+export function relayTargetsOf(targets: RelayTargets, delivery: RouteSubject): string[] {
+  const facts: { of?: DeliveryFacts } = {};
+  const matches = (route: Route) => globMatch(route.glob, delivery.trigger) && (route.where === undefined || meetsAll(route.where, (facts.of ??= factsOf(delivery))));
+  const chosen = targets.routes.find((route) => route.also !== true && matches(route));
+  const out = [...(chosen ? chosen.urls : [targets.to])];
   for (const route of targets.routes) {
-    if (!globMatch(route.glob, delivery.trigger)) continue;
-    if (route.where === undefined) return route.url;
-    if (meetsAll(route.where, (facts ??= factsOf(delivery)))) return route.url;
+    if (route.also !== true || !matches(route)) continue;
+    for (const url of route.urls) if (!out.includes(url)) out.push(url);
   }
-  return targets.to;
+  return out;
 }
 
-/** The job a delivery is queued as: its target, and its order key when that target is ordered (else null). */
-export function relayJobOf(targets: RelayTargets, delivery: RouteSubject): { target: string; orderKey: string | null } {
-  const target = relayTargetOf(targets, delivery);
+/**
+ * The first of a delivery's targets (relayTargetsOf): where a replay with no URL goes, where the
+ * sync passthrough (one target only) hands on, and where a job queued before targets were kept goes.
+ */
+export function relayTargetOf(targets: RelayTargets, delivery: RouteSubject): string {
+  return relayTargetsOf(targets, delivery)[0]!;
+}
+
+/** The order key of a delivery's job for `target` when that target is ordered, else null. */
+export function orderKeyFor(targets: RelayTargets, target: string, delivery: RouteSubject): string | null {
   const order = targets.order !== undefined && Object.hasOwn(targets.order, target) ? targets.order[target] : undefined;
-  return { target, orderKey: order === undefined ? null : orderKeyOf(order, delivery) };
+  return order === undefined ? null : orderKeyOf(order, delivery);
+}
+
+/** The jobs a delivery is queued as: one per target, with its order key when that target is ordered (else null). */
+export function relayJobsOf(targets: RelayTargets, delivery: RouteSubject): Array<{ target: string; orderKey: string | null }> {
+  return relayTargetsOf(targets, delivery).map((target) => ({ target, orderKey: orderKeyFor(targets, target, delivery) }));
 }
 
 /** The ordered targets whose dead jobs keep the later ones of their key waiting (`on-dead=block`). */
@@ -136,4 +180,4 @@ export function deadBlockingTargets(outbox: boolean | RelayTargets | undefined):
 }
 
 /** Every target a relay with these settings hands on to. */
-export const relayTargetList = (targets: RelayTargets): string[] => [...new Set([targets.to, ...targets.routes.map((r) => r.url)])];
+export const relayTargetList = (targets: RelayTargets): string[] => [...new Set([targets.to, ...targets.routes.flatMap((r) => r.urls)])];

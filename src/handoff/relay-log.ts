@@ -21,6 +21,8 @@ export interface RelayTry {
   handedOff: HandOffResult;
   /** What becomes of the delivery's job; null for a try that moves no job (a replay, the sync hand-off). */
   next: RelayOutcome['next'];
+  /** The target of the job it moves, as queued (null: queued before targets were kept); with `next`. */
+  jobTarget?: string | null;
 }
 
 export interface RelayLog {
@@ -35,6 +37,8 @@ export function createRelayLog(store: Pick<RelayOutbox, 'recordRelay'>, hub: Eve
       await store.recordRelay({
         deliverySeq: relayTry.deliverySeq, startedAt, finishedAt, status: answer.status, error: answer.error,
         replay: relayTry.replay, target: displayUrl(target), try: relayTry.try, answer: answer.reply ?? null, next: relayTry.next,
+        // The job is named by its target as queued, credentials and all; the try shows it without them.
+        ...(relayTry.next !== null && relayTry.jobTarget ? { jobTarget: relayTry.jobTarget } : {}),
       });
       if (hub === null) return;
       try {
@@ -46,8 +50,8 @@ export function createRelayLog(store: Pick<RelayOutbox, 'recordRelay'>, hub: Eve
   };
 }
 
-function announcement({ deliveryId, try: n, replay, handedOff: { answer }, next }: RelayTry): HubEvents['relay'] {
-  const relayed: HubEvents['relay'] = { deliveryId, status: answer.status, ok: targetTook(answer), latencyMs: Math.round(answer.latencyMs), replay };
+function announcement({ deliveryId, try: n, replay, handedOff: { answer, target }, next }: RelayTry): HubEvents['relay'] {
+  const relayed: HubEvents['relay'] = { deliveryId, status: answer.status, ok: targetTook(answer), latencyMs: Math.round(answer.latencyMs), replay, target: displayUrl(target) };
   const error = next?.state === 'dead' ? `${answer.error ?? 'failed'}; gave up after ${n} tries (retry by hand: hookrelay events retry ${deliveryId})` : answer.error;
   if (error) relayed.error = error;
   if (next !== null) relayed.nextRetryAt = next.state === 'pending' ? next.nextAt : null;

@@ -59,6 +59,8 @@ export async function openMcpContext(flags: McpFlags, env: NodeJS.ProcessEnv = p
 
 /** Settings whose values are URLs that may carry credentials. */
 const URL_KEYS = new Set(['forwardTo', 'forwardProxy', 'store']);
+/** Settings written as routes (`GLOB[ where …]=URL [URL …]`): their URLs may carry credentials too. */
+const ROUTE_KEYS = new Set(['route', 'also']);
 
 /**
  * The redactor of every answer: every secret the settings hold (those `listen` marks secret: signing
@@ -82,11 +84,11 @@ function settingsRedactor(location: StoreLocation, dbPath: string, configFile: s
       }
     }
     if (URL_KEYS.has(spec.key)) urls.push(...texts);
-    // A filtered route's conditions may hold "=" too: its URL is what the route parser finds.
-    if (spec.key === 'route') {
+    // A filtered route's conditions may hold "=" too: its URLs (every target of a fan-out) are what the route parser finds.
+    if (ROUTE_KEYS.has(spec.key)) {
       for (const text of texts) {
         const parsed = parseRoute(text);
-        if (parsed.ok) urls.push(parsed.route.url);
+        if (parsed.ok) urls.push(...parsed.route.urls);
       }
     }
   }

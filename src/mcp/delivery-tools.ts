@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { splitSenderAttempts } from '../core/conformance/group-attempts.js';
 import { MAX_ID_LENGTH } from '../core/limits.js';
 import { displayUrl } from '../core/url-secrets.js';
-import type { AttemptOutcome, AttemptRecord, RelayAttemptRecord, StoredDelivery } from '../store/store.js';
+import type { AttemptOutcome, AttemptRecord, RelayAttemptRecord, RelayJob, StoredDelivery } from '../store/store.js';
 import { answer, guarded, ToolFailure } from './answer.js';
 import type { McpContext } from './context.js';
 import { SHOWN_BODY_BYTES } from '../core/limits.js';
@@ -86,7 +86,7 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
     'show_delivery',
     {
       title: 'Show one delivery',
-      description: `One delivery as \`hookrelay events show\` shows it: its headers (the signature redacted as exports redact it) and body, every attempt (with the request kept of those that stored nothing, and the receiver's hints on a rejection), its relay job and relay tries with what the target answered. ${UNTRUSTED_NOTE}`,
+      description: `One delivery as \`hookrelay events show\` shows it: its headers (the signature redacted as exports redact it) and body, every attempt (with the request kept of those that stored nothing, and the receiver's hints on a rejection), its relay jobs (one per target: state, tries, last answer) and relay tries (each with its target) with what the target answered. ${UNTRUSTED_NOTE}`,
       inputSchema: {
         id: idSchema,
         bodyBytes: z.number().int().min(0).max(MAX_SHOWN_BODY_BYTES).default(SHOWN_BODY_BYTES).describe(`how many bytes of each body to show (default ${SHOWN_BODY_BYTES}, at most ${MAX_SHOWN_BODY_BYTES})`),
@@ -129,13 +129,26 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
           attempts: senderAttempts,
           ...(attempts.length === MAX_ATTEMPTS_SHOWN ? { attemptsNote: `the newest ${MAX_ATTEMPTS_SHOWN} attempts are shown` } : {}),
           relay: {
-            job: relay.job && { state: relay.job.state, tries: relay.job.tries, nextAt: relay.job.state === 'pending' ? iso(relay.job.nextAt) : null, lastStatus: relay.job.lastStatus, lastError: relay.job.lastError, target: relay.job.target === null ? null : displayUrl(relay.job.target) },
+            // One job per target, in the order they were queued; none when forwarding was off.
+            jobs: relay.jobs.map(relayJob),
             tries,
             ...(relay.attempts.length > MAX_TRIES_SHOWN ? { triesNote: `the newest ${MAX_TRIES_SHOWN} of ${relay.attempts.length} tries are shown` } : {}),
           },
         });
       }),
   );
+}
+
+/** A relay job (one per target): the target shown without credentials, its state, tries and what its target last answered. */
+function relayJob(job: RelayJob) {
+  return {
+    target: job.target === null ? null : displayUrl(job.target),
+    state: job.state,
+    tries: job.tries,
+    nextAt: job.state === 'pending' ? iso(job.nextAt) : null,
+    lastStatus: job.lastStatus,
+    lastError: job.lastError === null ? null : untrustedText(job.lastError),
+  };
 }
 
 /** A relay try: the target shown without credentials, what it answered as untrusted content. */

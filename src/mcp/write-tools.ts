@@ -1,7 +1,7 @@
 /**
  * The write tools, listed only with `--allow-write`: `replay_delivery` (the one replayer,
  * relay/replay.ts, with the settings `events replay` reads) and `retry_relay` (what `events retry`
- * does: a dead relay job back in the queue). The fault rule tools, which reach a running `listen`'s
+ * does: a delivery's dead relay jobs back in the queue, one target's with `target`). The fault rule tools, which reach a running `listen`'s
  * console rather than the store, are in fault-tools.ts.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { resolveReplaySettings } from '../config/replay-settings.js';
 import { MAX_ID_LENGTH } from '../core/limits.js';
 import { createReplayer } from '../relay/replay.js';
-import { retryRefusal } from '../core/retry-refusal.js';
+import { jobsRetried, retryRefusal, retryTargetOf } from '../core/retry-refusal.js';
+import { displayUrl } from '../core/url-secrets.js';
 import type { DeliveryStore } from '../store/store.js';
 import { answer, guarded, ToolFailure } from './answer.js';
 import type { McpContext } from './context.js';
@@ -48,14 +49,27 @@ export function registerWriteTools(server: McpServer, ctx: McpContext, store: De
     'retry_relay',
     {
       title: 'Queue a dead relay job again',
-      description: `Puts a dead relay job back in the queue, as \`hookrelay events retry ID\` does: a running \`listen --forward-to\` picks it up. Only a dead job (a done one would reach the app twice: replay_delivery sends it again, marked as a replay). ${UNTRUSTED_NOTE}`,
-      inputSchema: { id: idSchema },
+      description: `Puts a delivery's dead relay jobs (one per target; only the one for \`target\` when given) back in the queue, as \`hookrelay events retry ID [--target URL]\` does: a running \`listen\` that hands on to their targets picks them up. Only dead jobs (a done one would reach the app twice: replay_delivery sends it again, marked as a replay). show_delivery lists the jobs and their targets. ${UNTRUSTED_NOTE}`,
+      inputSchema: {
+        id: idSchema,
+        target: z.string().min(1).max(2048).optional().describe('only the job for this target: one of the delivery\'s job targets, as show_delivery lists them'),
+      },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (input) =>
       guarded(ctx.redact, async () => {
-        if (await store.requeueRelay(input.id, ctx.now())) return answer(ctx.redact, { queued: true, note: 'queued again: a running listen --forward-to hands it on' });
-        throw new ToolFailure(`${JSON.stringify(input.id)} ${retryRefusal((await store.relayHistory(input.id)).job?.state ?? null, 'replay_delivery')}`);
+        const before = (await store.relayHistory(input.id)).jobs;
+        let target: string | undefined;
+        if (input.target !== undefined && before.length > 0) {
+          const chosen = retryTargetOf(before, input.target);
+          if (!chosen.ok) throw new ToolFailure(`target: ${chosen.message}`);
+          target = chosen.target;
+        }
+        if (await store.requeueRelay(input.id, ctx.now(), target)) {
+          const requeued = jobsRetried(before, target).map((job) => (job.target === null ? null : displayUrl(job.target)));
+          return answer(ctx.redact, { queued: true, requeuedTargets: requeued, note: 'queued again: a running listen that hands on to these targets picks them up' });
+        }
+        throw new ToolFailure(`${JSON.stringify(input.id)} ${retryRefusal((await store.relayHistory(input.id)).jobs, 'replay_delivery', target)}`);
       }),
   );
 }

@@ -3,17 +3,19 @@
  * as it is stored, and polling for retries that come due; a restart resumes from the database. A
  * job is done only once the target answered 2xx, and only then never sent again.
  *
- * A job goes to the target it was queued for (its route, else --forward-to, chosen once when the
- * delivery was accepted: core/routes.ts relayTargetOf), never to another: a run that forwards
- * elsewhere holds it (store.holdRelayJobs, at start) until a run forwards there again or
- * `hookrelay events retarget` moves it. A job queued before targets were kept goes where this
- * run routes it. Each try records the target it used.
+ * A delivery has one job per target (its route's targets, else --forward-to, and those of each
+ * --also route that matches, chosen once when it was accepted: core/routes.ts relayTargetsOf), each
+ * with its own tries, retries and dead state; a job is named by its delivery and target
+ * (relayJobKey). A job goes to its target, never to another: a run that forwards elsewhere holds it
+ * (store.holdRelayJobs, at start) until a run forwards there again or `hookrelay events retarget`
+ * moves it. A job queued before targets were kept goes where this run's first route sends it.
+ * Each try records the target it used.
  */
 import { NO_PACING, orderOfTargets, paceOf, type PaceSettings } from '../core/pacing.js';
-import { relayTargetList, relayTargetOf, type RelayTargets, type Route } from '../core/routes.js';
+import { relayTargetList, relayTargetOf, relayTargetsOf, type RelayTargets, type Route } from '../core/routes.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { FreshDelivery } from '../core/records.js';
-import type { OutboxDelivery, RelayJob, RelayOutbox } from '../store/store.js';
+import { relayJobKey, type OutboxDelivery, type RelayJob, type RelayOutbox } from '../store/store.js';
 import { createForwardAgent, type TargetTrust } from '../handoff/forward-agent.js';
 import { createHandOff, type HandOffResult } from '../handoff/hand-off.js';
 import { createRelayLog } from '../handoff/relay-log.js';
@@ -25,7 +27,7 @@ export interface RelayOptions {
   hub: EventHub;
   /** `--forward-to`: where a delivery goes that no route matches. */
   target: string;
-  /** `--route GLOB=URL`, in order: the first whose glob matches the trigger wins. */
+  /** `--route GLOB=URL …` in order (the first whose glob matches the trigger wins) and `--also` routes (each that matches adds its targets). */
   routes?: readonly Route[];
   /** `--forward-insecure` / `--forward-ca`: how https targets' certificates are checked. */
   trust?: TargetTrust;
@@ -106,13 +108,13 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   const dispatcher = createForwardAgent(options.trust, { connections: Math.max(...perOrigin.values()), keepAliveTimeout: 10_000 });
   const handOffs = createHandOff({ secret: options.secret, headers: options.extraHeaders, timeoutMs: options.timeoutMs }, dispatcher, clock);
   const relayLog = createRelayLog(store, hub);
-  // Hand-offs waiting for the target's answer: each holds one of the `concurrency` slots.
-  const inFlight = new Set<number>();
+  // Hand-offs waiting for the target's answer, by relayJobKey: each holds one of the `concurrency` slots.
+  const inFlight = new Set<string>();
   // stop() waits on this for the last answer.
   let allAnswered: (() => void) | null = null;
   // Answered, their outcome not yet committed: no slot (a commit is a wait, not work for the
   // target), but never read again before the commit, so never sent twice.
-  const recording = new Map<number, Promise<void>>();
+  const recording = new Map<string, Promise<void>>();
   // Due jobs read ahead of the hand-offs that will take them: one outbox read for many hand-offs.
   let readAhead: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
   // Twice the slots, within the bound of one read's memory however many targets there are.
@@ -120,8 +122,8 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   // Deliveries just stored, handed on from memory before anything is read from the outbox.
   let fresh: Array<{ job: RelayJob; delivery: HandOffSource }> = [];
   let freshBytes = 0;
-  // Every job this worker holds (fresh, read ahead, parked, posting, recording): never read or taken again.
-  const held = new Set<number>();
+  // Every job this worker holds (fresh, read ahead, parked, posting, recording), by relayJobKey: never read or taken again.
+  const held = new Set<string>();
   // Jobs read for a target that could not start then (its pace), in order, at most parkMax a target;
   // past that they are let go (still pending in the store) and read again once it opens.
   const parked = new Map<string, Array<{ job: RelayJob; delivery: HandOffSource }>>();
@@ -129,10 +131,10 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   // Targets whose jobs were let go while closed: the outbox may hold them once the target opens.
   const letGo = new Set<string>();
   // Jobs queued with no target (by an older hookrelay) that were let go: the store cannot skip them by
-  // target, so they are skipped by seq until their target opens, or they would fill every read.
-  const letGoUntargeted = new Map<string, Set<number>>();
-  // Claims to give back (PostgreSQL): a job let go must not stay reserved to this instance.
-  let unclaim: number[] = [];
+  // target, so they are skipped by key until their target opens, or they would fill every read.
+  const letGoUntargeted = new Map<string, Set<string>>();
+  // Claims to give back (PostgreSQL), by relayJobKey: a job let go must not stay reserved to this instance.
+  let unclaim: string[] = [];
   // The one wake-up for a target closed by its rate, and when it fires.
   let rateTimer: NodeJS.Timeout | null = null;
   let rateTimerAt = Infinity;
@@ -187,7 +189,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
         () => undefined, // the store could not write: the jobs stay pending and are read again at the next poll
       )
       .finally(() => (holding = null)));
-    void hold.finally(() => held.delete(job.deliverySeq));
+    void hold.finally(() => held.delete(relayJobKey(job)));
   }
 
   /** Starts the job when its target's pace allows, else parks it (or lets it go: it stays in the store). */
@@ -206,29 +208,36 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
 
   /** Lets a job go: it stays pending in the store and is read again once its target opens. */
   function letGoOf(job: RelayJob, target: string): void {
-    held.delete(job.deliverySeq);
+    const key = relayJobKey(job);
+    held.delete(key);
     letGo.add(target);
     if (job.target === null) {
-      const seqs = letGoUntargeted.get(target) ?? new Set<number>();
-      seqs.add(job.deliverySeq);
-      letGoUntargeted.set(target, seqs);
+      const keys = letGoUntargeted.get(target) ?? new Set<string>();
+      keys.add(key);
+      letGoUntargeted.set(target, keys);
     }
-    if (store.claimsRelayJobs && store.releaseRelayClaims) unclaim.push(job.deliverySeq);
+    if (store.claimsRelayJobs && store.releaseRelayClaims) unclaim.push(key);
   }
 
   /** Gives back the claims of the jobs let go, in one write. */
   function releaseClaims(): void {
     if (unclaim.length === 0 || !store.releaseRelayClaims) return;
-    const seqs = unclaim;
+    const keys = unclaim;
     unclaim = [];
     // Not given back (the store could not write): the claim runs out with this instance's, as a kill's would.
-    store.releaseRelayClaims(seqs).catch((err: Error) => hub.emit('notice', { level: 'warn', message: `relay: could not give back the claim of ${seqs.length} job(s) let go: ${err.message}` }));
+    store.releaseRelayClaims(keys).catch((err: Error) => hub.emit('notice', { level: 'warn', message: `relay: could not give back the claim of ${keys.length} job(s) let go: ${err.message}` }));
   }
 
-  /** Every job to leave out of an outbox read: those held here, and untargeted ones let go for a closed target. */
-  function unreadable(): Set<number> {
+  /**
+   * Every job to leave out of an outbox read: those held here, and untargeted ones let go for a closed
+   * target. A job held here for a delivery leaves out its delivery's job queued with no target too: a
+   * store that kept no targets (or an older hookrelay) queued that one job for what the worker offered
+   * under its target, and it must not be read and sent a second time.
+   */
+  function unreadable(): Set<string> {
     const skip = new Set(held);
-    for (const seqs of letGoUntargeted.values()) for (const seq of seqs) skip.add(seq);
+    for (const key of held) skip.add(relayJobKey({ deliverySeq: Number(key.slice(0, key.indexOf('|'))), target: null }));
+    for (const keys of letGoUntargeted.values()) for (const key of keys) skip.add(key);
     return skip;
   }
 
@@ -270,22 +279,22 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
   /** Posts the delivery; once answered, frees the slot and records the outcome. */
   function start(job: RelayJob, delivery: HandOffSource, target: string): void {
     const relayTry = job.tries + 1;
-    const seq = job.deliverySeq;
-    inFlight.add(seq);
+    const key = relayJobKey(job);
+    inFlight.add(key);
     gates.started(target, clock());
     let answeredOnce = false;
     const onAnswer = (result: HandOffResult) => {
       answeredOnce = true;
       gates.finished(target);
-      answered(seq);
+      answered(key);
       const recorded = record(job, relayTry, result).finally(() => {
-        recording.delete(seq);
-        held.delete(seq);
+        recording.delete(key);
+        held.delete(key);
         // The next delivery of its key may be due now.
         if (isOrdered(target)) markOutbox();
         void pump();
       });
-      recording.set(seq, recorded);
+      recording.set(key, recorded);
       void pump();
     };
     try {
@@ -295,21 +304,21 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       // stays pending and is read again. After one, the job is the recording's to release.
       if (answeredOnce) return;
       gates.finished(target);
-      answered(seq);
-      held.delete(seq);
+      answered(key);
+      held.delete(key);
       markOutbox();
     }
   }
 
-  function answered(seq: number): void {
-    inFlight.delete(seq);
+  function answered(key: string): void {
+    inFlight.delete(key);
     if (inFlight.size === 0) allAnswered?.();
   }
 
   async function record(job: RelayJob, relayTry: number, handedOff: HandOffResult): Promise<void> {
     const next = nextRelayState(retry, relayTry, handedOff.answer.status, handedOff.finishedAt, random);
     try {
-      await relayLog.record({ deliveryId: job.deliveryId, deliverySeq: job.deliverySeq, try: relayTry, replay: false, handedOff, next });
+      await relayLog.record({ deliveryId: job.deliveryId, deliverySeq: job.deliverySeq, try: relayTry, replay: false, handedOff, next, jobTarget: job.target });
     } catch (err) {
       hub.emit('notice', { level: 'warn', message: `relay: the try of delivery ${job.deliveryId} could not be recorded (${(err as Error).message}); it is handed on again` });
       // The store could not write (or not in time: the write may still land). The job is handed
@@ -349,8 +358,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           if (read.length >= wanted) outboxMayHold = true;
           else if (changes === outboxChanges) outboxMayHold = false;
           for (const entry of read) {
-            if (held.has(entry.job.deliverySeq)) continue;
-            held.add(entry.job.deliverySeq);
+            const key = relayJobKey(entry.job);
+            if (held.has(key)) continue;
+            held.add(key);
             readAhead.push(entry);
           }
           if (readAhead.length === 0 && fresh.length > 0) again = true;
@@ -384,25 +394,33 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
     },
 
     offer(delivery) {
-      if (held.has(delivery.seq)) return pumpSoon();
       // Another instance could claim the same job from a shared outbox: there, only the outbox hands on.
       if (store.claimsRelayJobs || fresh.length >= FRESH_MAX || freshBytes + delivery.rawBody.length > FRESH_MAX_BYTES) return this.poke();
-      const target = relayTargetOf(targets, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders });
-      // An ordered delivery may have to wait for an earlier one of its key: the outbox's read knows.
-      if (isOrdered(target)) return this.poke();
-      held.add(delivery.seq);
-      freshBytes += delivery.rawBody.length;
-      fresh.push({
-        job: { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target, tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null },
-        delivery: { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) },
-      });
-      pumpSoon();
+      const subject = { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders };
+      const source: HandOffSource = { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) };
+      let fromOutbox = false;
+      // The store queued one job per target, as this choice gives them (the one choice: core/routes.ts).
+      for (const target of relayTargetsOf(targets, subject)) {
+        const job: RelayJob = { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target, tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null };
+        const key = relayJobKey(job);
+        if (held.has(key)) continue;
+        // An ordered delivery may have to wait for an earlier one of its key: the outbox's read knows.
+        if (isOrdered(target)) {
+          fromOutbox = true;
+          continue;
+        }
+        held.add(key);
+        if (!fresh.some((entry) => entry.delivery === source)) freshBytes += delivery.rawBody.length;
+        fresh.push({ job, delivery: source });
+      }
+      if (fromOutbox) this.poke();
+      else pumpSoon();
     },
 
     forget(deliveryId) {
       const kept = (entry: { job: RelayJob }) => {
         if (entry.job.deliveryId !== deliveryId) return true;
-        held.delete(entry.job.deliverySeq);
+        held.delete(relayJobKey(entry.job));
         return false;
       };
       readAhead = readAhead.filter(kept);

@@ -97,6 +97,7 @@ export function relayLine(relay: HubEvents['relay']): string {
     field('ok', relay.ok) +
     field('latencyMs', relay.latencyMs) +
     field('replay', relay.replay) +
+    field('target', relay.target) +
     field('error', relay.error) +
     field('nextRetryAt', relay.nextRetryAt) +
     `,"msg":"relay ${relay.ok ? 'forwarded' : 'failed'}"}`

@@ -86,7 +86,7 @@ export function attachTerminalReporter(hub: EventHub, options: ReporterOptions):
     ));
     offs.push(hub.on('relay', (r) =>
       sink.write(
-        `${clockTime(Date.now())}  ${paint(options.color, r.ok ? 32 : 31, `→ ${r.status ?? '---'} ${r.ok ? 'forwarded' : 'forward failed'}`)}  ${printable(r.deliveryId, 64)}  ${r.latencyMs} ms${r.replay ? '  (replay)' : ''}${r.error ? `  ${printable(r.error, RELAY_ERROR_CHARS)}` : ''}${r.nextRetryAt ? `  retry at ${new Date(r.nextRetryAt).toISOString().slice(11, 19)}` : ''}`,
+        `${clockTime(Date.now())}  ${paint(options.color, r.ok ? 32 : 31, `→ ${r.status ?? '---'} ${r.ok ? 'forwarded' : 'forward failed'}`)}  ${printable(r.deliveryId, 64)}  ${r.latencyMs} ms  to ${printable(r.target, 120)}${r.replay ? '  (replay)' : ''}${r.error ? `  ${printable(r.error, RELAY_ERROR_CHARS)}` : ''}${r.nextRetryAt ? `  retry at ${new Date(r.nextRetryAt).toISOString().slice(11, 19)}` : ''}`,
       ),
     ));
     offs.push(hub.on('rules', ({ change }) => sink.write(`fault rules: ${printable(change, 200)}`)));

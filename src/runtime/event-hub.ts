@@ -23,7 +23,7 @@ export interface HubEvents {
    * A relay try (the relay's, a replay, or the sync hand-off that let a delivery in), announced by
    * the relay log (handoff/relay-log.ts) once it is recorded in the delivery's relay history.
    */
-  relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null };
+  relay: { deliveryId: string; status: number | null; ok: boolean; latencyMs: number; replay: boolean; error?: string; nextRetryAt?: number | null; /** Where it went, its credentials hidden (displayUrl). */ target: string };
   /** The fault rules changed (issue 4). */
   rules: { rules: unknown[]; change: string };
   /** One group commit of the store's writer (metrics): duration, requests in it, and whether it committed. */

@@ -1,5 +1,5 @@
 /** The in-memory double of the store: same contract, no durability. For tests and demos. */
-import { deadBlockingTargets, relayJobOf, type RelayTargets } from '../core/routes.js';
+import { deadBlockingTargets, relayJobsOf, type RelayTargets } from '../core/routes.js';
 import {
   type BlockedOrderKey,
   pairHeaders,
@@ -15,9 +15,11 @@ import {
   type PruneResult,
   type RelayAttemptRecord,
   isOwed,
+  jobTargetOf,
   foldBacklog,
   type RelayBacklog,
   type RelayJob,
+  relayJobKey,
   type StoredDelivery,
 } from './store.js';
 import { checkBridgeCursorArgs, clampLimit, triggerFilter } from './bridge-cursors.js';
@@ -31,9 +33,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
   let deliveries: StoredDelivery[] = [];
   const byId = new Map<string, StoredDelivery>();
   let attempts: AttemptRecord[] = [];
-  const jobs = new Map<number, RelayJob>();
-  // The order key of each ordered job (as the SQL stores' relay_jobs.order_key).
-  const orderKeys = new Map<number, string>();
+  // By relayJobKey, in the order queued: a delivery has one job per target.
+  const jobs = new Map<string, RelayJob>();
+  // The order key of each ordered job, by relayJobKey (as the SQL stores' relay_jobs.order_key).
+  const orderKeys = new Map<string, string>();
+  const jobsOf = (seq: number) => [...jobs.values()].filter((job) => job.deliverySeq === seq);
+  const dropJobsOf = (seq: number) => {
+    for (const job of jobsOf(seq)) {
+      jobs.delete(relayJobKey(job));
+      orderKeys.delete(relayJobKey(job));
+    }
+  };
   const deadBlocks = deadBlockingTargets(options.outbox);
   let relayAttempts: RelayAttemptRecord[] = [];
   let attemptSeq = 0;
@@ -56,10 +66,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
 
   /** As the SQL stores' due query: an ordered job waits while an earlier one of its target and key is owed. */
   const earlierOwedOfKey = (job: RelayJob): boolean => {
-    const key = orderKeys.get(job.deliverySeq);
+    const key = orderKeys.get(relayJobKey(job));
     if (key === undefined) return false;
     for (const other of jobs.values()) {
-      if (other.deliverySeq >= job.deliverySeq || other.target !== job.target || orderKeys.get(other.deliverySeq) !== key) continue;
+      if (other.deliverySeq >= job.deliverySeq || other.target !== job.target || orderKeys.get(relayJobKey(other)) !== key) continue;
       if (other.state === 'pending' || other.state === 'held' || (other.state === 'dead' && deadBlocks.includes(other.target ?? ''))) return true;
     }
     return false;
@@ -88,9 +98,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       byId.set(stored.id, stored);
       const attemptSeqOfIt = record(attempt, 'accepted', null);
       if (options.outbox) {
-        const { target, orderKey } = options.outbox === true ? { target: null, orderKey: null } : relayJobOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: stored.headers });
-        if (orderKey !== null) orderKeys.set(stored.seq, orderKey);
-        jobs.set(stored.seq, { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', target, tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null });
+        const queued = options.outbox === true ? [{ target: null, orderKey: null }] : relayJobsOf(options.outbox, { trigger: stored.trigger, rawBody: stored.rawBody, headers: stored.headers });
+        for (const { target, orderKey } of queued) {
+          const job: RelayJob = { deliverySeq: stored.seq, deliveryId: stored.id, state: 'pending', target, tries: 0, nextAt: attempt.receivedAt, lastStatus: null, lastError: null };
+          jobs.set(relayJobKey(job), job);
+          if (orderKey !== null) orderKeys.set(relayJobKey(job), orderKey);
+        }
       }
       return { outcome: 'accepted', deliverySeq: stored.seq, attemptSeq: attemptSeqOfIt };
     },
@@ -137,16 +150,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
 
     async dueRelayJobs(now, limit, skip, skipTargets = []) {
       return [...jobs.values()]
-        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(j.deliverySeq) && (j.target === null || !skipTargets.includes(j.target)) && !earlierOwedOfKey(j))
-        .sort((a, b) => a.nextAt - b.nextAt)
+        .filter((j) => j.state === 'pending' && j.nextAt <= now && !skip?.has(relayJobKey(j)) && (j.target === null || !skipTargets.includes(j.target)) && !earlierOwedOfKey(j))
+        .sort((a, b) => a.nextAt - b.nextAt || a.deliverySeq - b.deliverySeq)
         .slice(0, limit)
         .map((job) => ({ job: { ...job }, delivery: copy(byId.get(job.deliveryId)!) }));
     },
 
     async recordRelay(outcome) {
-      const { next, answer, ...attempt } = outcome;
+      const { next, answer, jobTarget: _job, ...attempt } = outcome;
       relayAttempts.push({ ...attempt, seq: ++relaySeq, answer: keptAnswer(answer) });
-      const job = jobs.get(outcome.deliverySeq);
+      // Its job for the target tried, or the delivery's one job queued before targets were kept.
+      const job = jobs.get(relayJobKey({ deliverySeq: outcome.deliverySeq, target: jobTargetOf(outcome) })) ?? jobs.get(relayJobKey({ deliverySeq: outcome.deliverySeq, target: null }));
       // Only a pending job moves, as in the SQLite writer.
       if (job && next && job.state === 'pending') {
         Object.assign(job, {
@@ -161,20 +175,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
 
     async relayHistory(deliveryId, { withAnswers = false, answersOfNewest } = {}) {
       const delivery = byId.get(deliveryId);
-      if (!delivery) return { job: null, attempts: [] };
-      const job = jobs.get(delivery.seq);
+      if (!delivery) return { jobs: [], attempts: [] };
       const tries = relayAttempts.filter((a) => a.deliverySeq === delivery.seq);
       const firstAnswered = answersOfNewest === undefined ? 0 : tries.length - Math.max(0, answersOfNewest);
       const attemptsOf = tries.map(({ answer, ...a }, i) => (withAnswers ? { ...a, answer: i >= firstAnswered ? keptAnswer(answer) : null } : a));
-      return { job: job ? { ...job } : null, attempts: attemptsOf };
+      return { jobs: jobsOf(delivery.seq).map((job) => ({ ...job })), attempts: attemptsOf };
     },
 
-    async requeueRelay(deliveryId, now) {
+    async requeueRelay(deliveryId, now, target) {
       const delivery = byId.get(deliveryId);
-      const job = delivery && jobs.get(delivery.seq);
-      if (!job || job.state !== 'dead') return false;
-      Object.assign(job, { state: 'pending', nextAt: now });
-      return true;
+      if (!delivery) return false;
+      const dead = jobsOf(delivery.seq).filter((job) => job.state === 'dead' && (target === undefined || job.target === target));
+      for (const job of dead) Object.assign(job, { state: 'pending', nextAt: now });
+      return dead.length > 0;
     },
 
     async relayCounts() {
@@ -186,11 +199,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
     async blockedOrderKeys(target, limit) {
       const blocked: BlockedOrderKey[] = [];
       for (const job of [...jobs.values()].sort((a, b) => a.deliverySeq - b.deliverySeq)) {
-        const key = orderKeys.get(job.deliverySeq);
+        const key = orderKeys.get(relayJobKey(job));
         if (key === undefined || job.target !== target || blocked.length >= limit) continue;
         const head = (job.state === 'pending' && job.tries > 0) || (job.state === 'dead' && deadBlocks.includes(job.target));
         if (!head || earlierOwedOfKey(job)) continue;
-        const waiting = [...jobs.values()].filter((f) => f.deliverySeq > job.deliverySeq && f.target === job.target && orderKeys.get(f.deliverySeq) === key && (f.state === 'pending' || f.state === 'held')).length;
+        const waiting = [...jobs.values()].filter((f) => f.deliverySeq > job.deliverySeq && f.target === job.target && orderKeys.get(relayJobKey(f)) === key && (f.state === 'pending' || f.state === 'held')).length;
         if (waiting > 0) blocked.push({ target: job.target, key, deliveryId: job.deliveryId, state: job.state as BlockedOrderKey['state'], tries: job.tries, lastStatus: job.lastStatus, lastError: job.lastError, waiting });
       }
       return blocked;
@@ -217,11 +230,22 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
 
     async retargetRelayJobs(from, to) {
       let moved = 0;
-      for (const job of jobs.values()) {
-        if ((job.state === 'pending' || job.state === 'held') && job.target === from) {
-          Object.assign(job, { target: to, state: 'pending' });
-          moved++;
+      for (const job of [...jobs.values()]) {
+        if (!isOwed(job.state) || job.target !== from) continue;
+        moved++;
+        const key = relayJobKey(job);
+        // The delivery has a job for `to` already: it is handed there once, by that job.
+        if (from !== to && jobs.has(relayJobKey({ deliverySeq: job.deliverySeq, target: to }))) {
+          jobs.delete(key);
+          orderKeys.delete(key);
+          continue;
         }
+        jobs.delete(key);
+        Object.assign(job, { target: to, state: 'pending' });
+        jobs.set(relayJobKey(job), job);
+        const orderKey = orderKeys.get(key);
+        orderKeys.delete(key);
+        if (orderKey !== undefined) orderKeys.set(relayJobKey(job), orderKey);
       }
       return moved;
     },
@@ -233,7 +257,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       deliveries = deliveries.filter((d) => d !== delivery);
       attempts = attempts.filter((a) => a.deliveryId !== id);
       relayAttempts = relayAttempts.filter((a) => a.deliverySeq !== delivery.seq);
-      jobs.delete(delivery.seq);
+      dropJobsOf(delivery.seq);
       return true;
     },
 
@@ -242,7 +266,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       let keptPending = 0;
       for (const d of deliveries) {
         if (d.lastAttemptAt >= before || (keepAfterSeq !== undefined && d.seq > keepAfterSeq)) continue;
-        if (isOwed(jobs.get(d.seq)?.state ?? null)) keptPending++;
+        if (jobsOf(d.seq).some((job) => isOwed(job.state))) keptPending++;
         else pruned.add(d);
       }
       const prunedIds = new Set([...pruned].map((d) => d.id));
@@ -263,7 +287,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       deliveries = deliveries.filter((d) => !pruned.has(d));
       for (const d of pruned) {
         byId.delete(d.id);
-        jobs.delete(d.seq);
+        dropJobsOf(d.seq);
       }
       attempts = attempts.filter((a) => !goes(a));
       relayAttempts = relayAttempts.filter((a) => !prunedSeqs.has(a.deliverySeq));

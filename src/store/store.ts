@@ -17,6 +17,7 @@ export type {
   StoredDelivery,
 } from '../core/records.js';
 import type { AttemptInput, AttemptOutcome, AttemptRecord, NewDelivery, RelayAttemptRecord, RelayJob, StoredDelivery } from '../core/records.js';
+export { relayJobKey } from '../core/records.js';
 
 export interface AcceptResult {
   outcome: 'accepted' | 'duplicate';
@@ -69,7 +70,15 @@ export interface RelayHistoryOptions {
 /** What one relay try did, and what becomes of the job (null for replays: the job is untouched). */
 export interface RelayOutcome extends Omit<RelayAttemptRecord, 'seq'> {
   next: { state: 'done' } | { state: 'pending'; nextAt: number } | { state: 'dead' } | null;
+  /**
+   * The target of the job the try moves, as queued: `target` is what the try shows (its credentials
+   * hidden), so a job whose URL holds some is named by this. Absent: `target`.
+   */
+  jobTarget?: string;
 }
+
+/** The target a relay outcome's job was queued for (RelayOutcome.jobTarget). */
+export const jobTargetOf = (outcome: Pick<RelayOutcome, 'target' | 'jobTarget'>): string => outcome.jobTarget ?? outcome.target;
 
 /** One group commit of accepts, for metrics: how long it took, how many requests it carried, whether it committed. */
 export interface CommitReport {
@@ -212,10 +221,14 @@ export interface DeliveryLog {
   deleteDelivery(id: string): Promise<boolean>;
 }
 
-/** The relay outbox: one job per accepted delivery, its tries, and where each is owed. */
+/**
+ * The relay outbox: one job per accepted delivery and target (relayJobsOf in core/routes.ts), its
+ * tries, and where each is owed. A job is named by its delivery and target (relayJobKey); a job
+ * queued before targets were kept has none, and is its delivery's only job.
+ */
 export interface RelayOutbox {
   /**
-   * Pending relay jobs due at `now`, oldest first, with their deliveries. Jobs whose delivery seq
+   * Pending relay jobs due at `now`, oldest first, with their deliveries. Jobs whose relayJobKey
    * is in `skip` (every job the caller holds: read, in flight or being recorded) are left out. A
    * store shared by several instances (`claimsRelayJobs`) claims what it returns for this
    * instance: no other instance gets the job while this one lives; `recordRelay` ends the claim,
@@ -224,32 +237,35 @@ export interface RelayOutbox {
    * so one caller claims at a time. Jobs queued for a target in `skipTargets` (one whose pace lets
    * nothing start now) are left out too.
    */
-  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<number>, skipTargets?: readonly string[]): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
+  dueRelayJobs(now: number, limit: number, skip?: ReadonlySet<string>, skipTargets?: readonly string[]): Promise<Array<{ job: RelayJob; delivery: OutboxDelivery }>>;
   /**
    * True when dueRelayJobs claims (PostgreSQL): jobs in flight are not returned again, by this
    * instance or another.
    */
   readonly claimsRelayJobs?: boolean;
   /**
-   * Gives back this instance's claims of these jobs (still pending): the relay let them go (their
-   * target paused, or more of them read than its pace lets start) and another instance may take them.
+   * Gives back this instance's claims of these jobs (relayJobKey; still pending): the relay let them
+   * go (their target paused, or more of them read than its pace lets start) and another instance may
+   * take them.
    */
-  releaseRelayClaims?(deliverySeqs: readonly number[]): Promise<void>;
+  releaseRelayClaims?(jobKeys: readonly string[]): Promise<void>;
   /**
    * Records a relay try, with what the target answered (`answer`: bounded by the hand-off, removed
-   * with the try), and moves its job, durably.
+   * with the try), and moves its job, durably: the job of `deliverySeq` for jobTargetOf(outcome), or
+   * its delivery's job queued before targets were kept (`next` null, a replay: no job moves).
    */
   recordRelay(outcome: RelayOutcome): Promise<void>;
   /**
-   * The job and every relay try of a delivery, oldest first; with `withAnswers`, each try with what
-   * the target answered (`answer`, null when none was kept). Lists and counts leave it out.
+   * The jobs (one per target, in the order they were queued; none when the delivery has no job) and
+   * every relay try of a delivery, oldest first; with `withAnswers`, each try with what the target
+   * answered (`answer`, null when none was kept). Lists and counts leave it out.
    */
-  relayHistory(deliveryId: string, options?: RelayHistoryOptions): Promise<{ job: RelayJob | null; attempts: RelayAttemptRecord[] }>;
+  relayHistory(deliveryId: string, options?: RelayHistoryOptions): Promise<{ jobs: RelayJob[]; attempts: RelayAttemptRecord[] }>;
   /**
-   * Puts a dead job back in the queue, due now. False when the delivery has no job or its job is
-   * not dead: a done job was handed on already, and a pending one is still queued.
+   * Puts a delivery's dead jobs (only its job for `target`, when given) back in the queue, due now.
+   * False when none was dead: a done job was handed on already, and a pending one is still queued.
    */
-  requeueRelay(deliveryId: string, now: number): Promise<boolean>;
+  requeueRelay(deliveryId: string, now: number, target?: string): Promise<boolean>;
   relayCounts(): Promise<RelayCounts>;
   /** What the outbox owes, by the target each job was queued for (null: queued before targets were kept); done jobs left out. */
   relayBacklog(): Promise<RelayBacklog[]>;
@@ -265,7 +281,11 @@ export interface RelayOutbox {
    * again. Jobs queued before targets were kept are left pending. Resolves how many moved. Durable.
    */
   holdRelayJobs(targets: readonly string[], now: number): Promise<number>;
-  /** `events retarget`: pending and held jobs queued for `from` (null: before targets were kept) go to `to`, pending. Resolves how many. Durable. */
+  /**
+   * `events retarget`: pending and held jobs queued for `from` (null: before targets were kept) go to
+   * `to`, pending. A delivery that has a job for `to` already keeps that one, and its job for `from`
+   * is removed (a delivery is handed to a target once). Resolves how many moved or were so merged. Durable.
+   */
   retargetRelayJobs(from: string | null, to: string, now: number): Promise<number>;
 }
 
@@ -304,8 +324,8 @@ export interface BridgeCursors {
 export interface Housekeeping {
   /**
    * Retention: removes deliveries last seen before `before` (ms since the epoch) with their
-   * attempts and relay history, and refused attempts as old. Never removes a delivery whose relay
-   * job is pending (the outbox still owes it), so nothing accepted is lost; what is kept within the
+   * attempts and relay history, and refused attempts as old. Never removes a delivery with a relay
+   * job still owed (pending or held, for any of its targets), so nothing accepted is lost; what is kept within the
    * window stays deduped. `dryRun` only counts. A delivery with seq above `keepAfterSeq` is kept
    * (a bridge subscriber still owes it), with the refused attempts that claim its id.
    */

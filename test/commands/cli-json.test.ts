@@ -172,6 +172,7 @@ const storeCases: Record<string, Case> = {
   'hookrelay secrets list --json': { args: () => ['secrets', 'list', '--db', db, '--json'], exit: 0, usage: () => ['secrets', 'list', '--config', join(dir, 'none.json'), '--json'] },
   'hookrelay triggers --json': { args: () => ['triggers', '--json'], exit: 0, usage: () => ['triggers', '--tier', 'gold', '--json'] },
   'hookrelay send --json': { args: () => ['send', '--to', target.url, '--secret', 'whsec_0123456789abcdef', '--json'], exit: 0, usage: () => ['send', '--to', target.url, '--max-attempts', '99', '--json'] },
+  'hookrelay bridge token --json': { args: () => ['bridge', 'token', '--name', 'laptop', '--json'], exit: 0, usage: () => ['bridge', 'token', '--name', 'bad name', '--json'] },
 };
 
 const SECRET = 'whsec_0123456789abcdef';
@@ -193,6 +194,7 @@ const storeWriteCases: Record<string, Case> = {
 const serviceReadCases: Record<string, Case> = {
   'hookrelay triggers --live --json': { args: () => ['triggers', '--live', '--json'], exit: 0, usage: () => ['triggers', '--live', '--api-url', 'not a url', '--json'] },
   'hookrelay webhooks list --json': { args: () => ['webhooks', 'list', '--json'], exit: 0, usage: () => ['webhooks', 'list', '--api-url', 'not a url', '--json'] },
+  'hookrelay emulate keys --json': { args: () => ['emulate', 'keys', '--db', h.dbPath, '--json'], exit: 0, usage: () => ['emulate', 'keys', '--db', missingDb(), '--json'] },
   'hookrelay webhooks show ID --json': { args: () => ['webhooks', 'show', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'show', webhookId, '--api-url', 'not a url', '--json'] },
   'hookrelay webhooks deliveries ID --json': { args: () => ['webhooks', 'deliveries', webhookId, '--json'], exit: 0, usage: () => ['webhooks', 'deliveries', webhookId, '--limit', '0', '--json'] },
   // The failed delivery never reached this store: a gap, exit 1.

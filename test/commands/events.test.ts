@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { parseFaultRule } from '../../src/core/faults/index.js';
+import type { RelayTargets } from '../../src/core/routes.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { verify } from '../../src/index.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 /** A database with three deliveries (one received twice) and one rejected attempt. */
-async function seeded(outbox = false) {
+async function seeded(outbox: boolean | RelayTargets = false) {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
   const db = join(dir, 'events.db');
@@ -133,8 +134,53 @@ describe('hookrelay events', () => {
 
     const reopened = await createSqliteStore(db, { outbox: true });
     cleanups.push(() => reopened.close());
-    expect((await reopened.relayHistory('evt-b')).job).toMatchObject({ state: 'done' });
+    expect((await reopened.relayHistory('evt-b')).jobs).toMatchObject([{ state: 'done' }]);
   });
+
+  it('with several targets: shows one job per target, requeues the dead ones or --target\'s only, and says per target why not', async () => {
+    const APP = 'http://127.0.0.1:1/hook';
+    const AUDIT = 'http://audit:pw-audit-91@127.0.0.1:2/audit';
+    const SHOWN_AUDIT = 'http://[redacted]@127.0.0.1:2/audit';
+    const targets: RelayTargets = { to: APP, routes: [{ glob: '*', urls: [AUDIT], also: true }] };
+    const { db } = await seeded(targets);
+    const store = await createSqliteStore(db, { outbox: targets });
+    const seq = (await store.getDelivery('evt-a'))!.seq;
+    const outcome = { deliverySeq: seq, startedAt: 10, finishedAt: 11, replay: false, try: 1 };
+    await store.recordRelay({ ...outcome, status: 204, error: null, target: APP, next: { state: 'done' } });
+    await store.recordRelay({ ...outcome, status: 500, error: 'responded 500', target: SHOWN_AUDIT, jobTarget: AUDIT, next: { state: 'dead' } });
+    await store.close();
+
+    const shown = await runCli(['events', 'show', 'evt-a', '--db', db]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('relay     2 jobs, one per target\n');
+    expect(shown.stdout).toContain(`  job  done after 1 try for ${APP} (last answer 204)\n`);
+    expect(shown.stdout).toContain(`  job  dead after 1 try for ${SHOWN_AUDIT} (last answer 500: responded 500)\n`);
+    expect(shown.stdout).toMatch(/try 1 {2}→ 500 {2}1 ms {2}http:\/\/\[redacted\]@127\.0\.0\.1:2\/audit/);
+    const json = JSON.parse((await runCli(['events', 'show', 'evt-a', '--db', db, '--json'])).stdout);
+    expect(json.relay.jobs.map((j: { target: string; state: string }) => [j.target, j.state])).toEqual([[APP, 'done'], [SHOWN_AUDIT, 'dead']]);
+    expect(json.relay.job).toEqual(json.relay.jobs[0]);
+    expect(shown.stdout + JSON.stringify(json)).not.toContain('pw-audit-91');
+
+    const unknown = await runCli(['events', 'retry', 'evt-a', '--target', 'http://127.0.0.1:9/x', '--db', db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`--target: "http://127.0.0.1:9/x" is not a target of this delivery; its relay jobs go to ${APP}, ${SHOWN_AUDIT}`);
+    expect(unknown.stderr).not.toContain('pw-audit-91');
+    const done = await runCli(['events', 'retry', 'evt-a', '--target', APP, '--db', db]);
+    expect(done.code).toBe(1);
+    expect(done.stderr).toContain(`evt-a has no dead relay job for ${APP}; retry only requeues a dead job. By target: ${APP} was already handed on; ${SHOWN_AUDIT} is dead. To send it again, marked as a replay: hookrelay events replay evt-a --to <url>`);
+
+    // Named as `events show` printed it (credentials hidden): normalised, then matched.
+    const retried = await runCli(['events', 'retry', 'evt-a', '--target', SHOWN_AUDIT, '--db', db, '--json']);
+    expect(retried.code, retried.stderr).toBe(0);
+    const answer = JSON.parse(retried.stdout);
+    expect(answer).toMatchObject({ deliveryId: 'evt-a', queued: true, target: SHOWN_AUDIT, requeuedTargets: [SHOWN_AUDIT], reason: null });
+    expect(answer.jobs.map((j: { state: string }) => j.state)).toEqual(['done', 'pending']);
+    expect(answer.job).toEqual(answer.jobs[0]);
+
+    const again = await runCli(['events', 'retry', 'evt-a', '--db', db]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`By target: ${APP} was already handed on; ${SHOWN_AUDIT} is still queued for the relay`);
+  }, 60_000); // six runs of the CLI, one after the other
 });
 
 describe('hookrelay events show: the detail order (issue 13, item 13)', () => {
@@ -165,7 +211,8 @@ describe('hookrelay events show: the detail order (issue 13, item 13)', () => {
     expect(tries.map((t: { answer: unknown }) => t.answer === null)).toEqual([true, true, false]);
     expect(tries[2].answer).toMatchObject({ headers: answer.headers, headerLines: 2, bodyBytes: 9000, complete: true, invalidUtf8: true });
     expect(Buffer.from(tries[2].answer.bodyBase64, 'base64').equals(body)).toBe(true);
-    expect(json.relay.job).toMatchObject({ state: 'dead', tries: 3 });
+    expect(json.relay.jobs).toMatchObject([{ state: 'dead', tries: 3, lastStatus: 500 }]);
+    expect(json.relay.job).toEqual(json.relay.jobs[0]);
   });
 
   it('lists the redirect hops of one attempt under it, numbered by the sender\'s attempt; export --attempt numbers as show does', async () => {

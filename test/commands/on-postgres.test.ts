@@ -62,7 +62,7 @@ describe('commands on PostgreSQL', () => {
     expect((JSON.parse(viaEnv.stdout) as Array<{ id: string }>).map((d) => d.id)).toEqual(['pg-b', 'pg-a']);
     const show = await runCli(['events', 'show', 'pg-a', '--store', url]);
     expect(show.stdout).toMatch(/delivery {2}pg-a/);
-    expect(show.stdout).toMatch(/relay {5}dead after 1 tries/);
+    expect(show.stdout).toMatch(/relay {5}dead after 1 try/);
     const exported = await runCli(['events', 'export', '--store', url]);
     expect(exported.stdout.trim().split('\n')).toHaveLength(2);
 

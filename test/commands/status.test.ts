@@ -42,7 +42,7 @@ async function seed(store: DeliveryStore, t0: number): Promise<number[]> {
   return seqs;
 }
 
-const targets = { to: APP, routes: [{ glob: 'vendor.*', url: VENDOR }] };
+const targets = { to: APP, routes: [{ glob: 'vendor.*', urls: [VENDOR] }] };
 
 describe('readStatus and its screen', () => {
   it('per target and per subscriber, with ages at the given time', async () => {

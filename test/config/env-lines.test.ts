@@ -17,7 +17,7 @@ const ENV = {
   HOOKRELAY_ROUTE: 'vendor.*=http://127.0.0.1:3001/a?x=1,2\n\ntrustcenter.*=http://127.0.0.1:3002/b',
 };
 const HEADERS = [['Accept', 'text/html, application/json'], ['X-Team', 'blue']];
-const ROUTES = [{ glob: 'vendor.*', url: 'http://127.0.0.1:3001/a?x=1,2' }, { glob: 'trustcenter.*', url: 'http://127.0.0.1:3002/b' }];
+const ROUTES = [{ glob: 'vendor.*', urls: ['http://127.0.0.1:3001/a?x=1,2'] }, { glob: 'trustcenter.*', urls: ['http://127.0.0.1:3002/b'] }];
 
 describe('lists read one item a line from the environment', () => {
   it('are the same for listen, connect and events replay', () => {
@@ -32,10 +32,10 @@ describe('lists read one item a line from the environment', () => {
       if (!replay.ok) throw new Error(replay.problems.join('; '));
       for (const forward of [listen.config.forward!, connect.config.forward!]) {
         expect(forward.headers).toEqual(HEADERS);
-        expect(forward.routes!.map((r) => ({ glob: r.glob, url: r.url }))).toEqual(ROUTES);
+        expect(forward.routes!.map((r) => ({ glob: r.glob, urls: r.urls }))).toEqual(ROUTES);
       }
       expect(replay.settings.settings.headers).toEqual(HEADERS);
-      expect(replay.settings.settings.targets!.routes.map((r) => ({ glob: r.glob, url: r.url }))).toEqual(ROUTES);
+      expect(replay.settings.settings.targets!.routes.map((r) => ({ glob: r.glob, urls: r.urls }))).toEqual(ROUTES);
     } finally {
       remove();
     }

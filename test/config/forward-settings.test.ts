@@ -36,8 +36,8 @@ describe('--route', () => {
   it('keeps the order given: the first matching route wins, --forward-to takes the rest', () => {
     const result = listen({ forwardTo: APP, route: ['vendor.rating_dropped=http://127.0.0.1:3001/a', 'vendor.*=http://127.0.0.1:3002/b'] });
     expect(result.ok && result.config.forward?.routes).toEqual([
-      { glob: 'vendor.rating_dropped', url: 'http://127.0.0.1:3001/a' },
-      { glob: 'vendor.*', url: 'http://127.0.0.1:3002/b' },
+      { glob: 'vendor.rating_dropped', urls: ['http://127.0.0.1:3001/a'] },
+      { glob: 'vendor.*', urls: ['http://127.0.0.1:3002/b'] },
     ]);
     expect(result.ok && result.warnings).toEqual([]);
   });
@@ -45,7 +45,7 @@ describe('--route', () => {
   it('reads HOOKRELAY_ROUTE one per line (a URL may hold a comma) and the config file\'s "route" array; a flag wins', () => {
     const env = { HOOKRELAY_ROUTE: 'vendor.*=http://127.0.0.1:3001/a?x=1,2\n\n  sod.*=http://127.0.0.1:3002/b  \n' };
     const fromEnv = listen({ forwardTo: APP }, env, { route: ['control.*=http://127.0.0.1:3003/c'] });
-    expect(fromEnv.ok && fromEnv.config.forward?.routes?.map((r) => r.url)).toEqual(['http://127.0.0.1:3001/a?x=1,2', 'http://127.0.0.1:3002/b']);
+    expect(fromEnv.ok && fromEnv.config.forward?.routes?.flatMap((r) => r.urls)).toEqual(['http://127.0.0.1:3001/a?x=1,2', 'http://127.0.0.1:3002/b']);
     const fromFile = listen({ forwardTo: APP }, {}, { route: ['control.*=http://127.0.0.1:3003/c'] });
     expect(fromFile.ok && fromFile.config.forward?.routes?.map((r) => r.glob)).toEqual(['control.*']);
     const fromFlag = listen({ forwardTo: APP, route: ['*=http://127.0.0.1:3004/d'] }, env, { route: ['control.*=http://127.0.0.1:3003/c'] });
@@ -90,7 +90,7 @@ describe('--route', () => {
     const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP, forwardSecret: 'whsec_l', route: ['vendr.*=http://127.0.0.1:3001/', 'x y=http://127.0.0.1:1/'] }, { HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
     expect(result).toEqual({ ok: false, problems: [expect.stringMatching(/^--route #2: .*"x y" is not a trigger glob/)] });
     const ok = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'l.db'), forwardTo: APP }, { HOOKRELAY_ROUTE: 'vendr.*=http://127.0.0.1:3001/', HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN, HOOKRELAY_FORWARD_SECRET: 'whsec_l' });
-    expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', url: 'http://127.0.0.1:3001/' }]);
+    expect(ok.ok && ok.config.forward?.routes).toEqual([{ glob: 'vendr.*', urls: ['http://127.0.0.1:3001/'] }]);
     expect(ok.ok && ok.warnings).toEqual([expect.stringMatching(/matches no trigger of the catalogue/)]);
   });
 });
@@ -102,7 +102,7 @@ describe('--route with a filter', () => {
     const expected = [
       {
         glob: 'vendor.*',
-        url: 'http://127.0.0.1:3001/risky',
+        urls: ['http://127.0.0.1:3001/risky'],
         where: [
           expect.objectContaining({ text: '/data/risk >= 70', op: '>=', operand: { kind: 'body', path: ['data', 'risk'], pointer: true } }),
           expect.objectContaining({ text: 'header:x-service-event prefix vendor.', op: 'prefix', operand: { kind: 'header', name: 'x-service-event' } }),
@@ -249,5 +249,53 @@ describe('connect --bridge-ca', () => {
     expect(env).toEqual({ ok: false, problems: [expect.stringMatching(/^--bridge-ca ".*gone\.pem": cannot read it \(no such file\)/)] });
     const plain = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { ...flags, bridgeCa: ca.certFile }, {});
     expect(plain).toEqual({ ok: false, problems: ['--bridge-ca has no effect on a ws:// bridge: the certificate is for wss://'] });
+  });
+});
+
+describe('--also and routes of several targets (fan-out)', () => {
+  const LOG = 'http://127.0.0.1:3009/log';
+  const AUDIT = 'http://127.0.0.1:3008/audit';
+
+  it('reads --also the same from a flag, HOOKRELAY_ALSO (one per line) and the config file\'s "also", after the routes', () => {
+    const expected = [
+      { glob: 'vendor.*', urls: [APP, AUDIT] },
+      { glob: '*', urls: [LOG], also: true },
+      { glob: 'sod.*', urls: [AUDIT], also: true },
+    ];
+    const route = [`vendor.*=${APP} ${AUDIT}`];
+    const also = [`*=${LOG}`, `sod.*=${AUDIT}`];
+    for (const result of [listen({ forwardTo: APP, route, also }), listen({ forwardTo: APP }, { HOOKRELAY_ROUTE: route[0]!, HOOKRELAY_ALSO: also.join('\n') }), listen({ forwardTo: APP }, {}, { route, also })]) {
+      expect(result.ok && result.config.forward?.routes).toEqual(expected);
+      expect(result.ok && result.warnings).toEqual([]);
+    }
+  });
+
+  it('never warns that an --also route is shadowed: every one that matches applies', () => {
+    const result = listen({ forwardTo: APP, route: [`*=${APP}`], also: [`*=${LOG}`, `vendor.*=${AUDIT}`] });
+    expect(result.ok && result.warnings).toEqual([]);
+  });
+
+  it('names the --also that is wrong, and needs --forward-to', () => {
+    const bad = listen({ forwardTo: APP, also: [`*=${LOG}`, 'vendor.*=ftp://x/'] });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.problems.join('\n')).toMatch(/--also #2: .*must be an http or https URL, got ftp:/);
+    const alone = listen({ also: [`*=${LOG}`] });
+    expect(!alone.ok && alone.problems.join('\n')).toMatch(/--also needs --forward-to/);
+    const fromEnv = listen({}, { HOOKRELAY_ALSO: `*=${LOG}` });
+    expect(!fromEnv.ok && fromEnv.problems.join('\n')).toMatch(/HOOKRELAY_ALSO needs --forward-to/);
+  });
+
+  it('refuses fan-out with --forward-mode sync, which hands each delivery to one target while the sender waits', () => {
+    const withAlso = listen({ forwardTo: APP, forwardMode: 'sync', also: [`*=${LOG}`] });
+    expect(!withAlso.ok && withAlso.problems.join('\n')).toMatch(/--forward-mode sync .*--also needs the async relay/);
+    const wide = listen({ forwardTo: APP, forwardMode: 'sync', route: [`vendor.*=${APP} ${AUDIT}`] });
+    expect(!wide.ok && wide.problems.join('\n')).toMatch(/--forward-mode sync .*--route with several targets needs the async relay/);
+    expect(listen({ forwardTo: APP, forwardMode: 'sync', route: [`vendor.*=${AUDIT}`] }).ok).toBe(true);
+  });
+
+  it('connect takes the same --also', () => {
+    const dir = folder();
+    const result = resolveConnectConfig('ws://127.0.0.1:4002/bridge', { db: join(dir, 'c.db'), forwardTo: APP, forwardSecret: 'whsec_l', also: [`*=${LOG}`] }, { HOOKRELAY_CONNECT_TOKEN: BRIDGE_TOKEN });
+    expect(result.ok && result.config.forward?.routes).toEqual([{ glob: '*', urls: [LOG], also: true }]);
   });
 });

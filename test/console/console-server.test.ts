@@ -314,13 +314,17 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     store = createMemoryStore({ outbox: true });
     await build();
     await deadJob('dead1');
-    expect((await call('GET', '/api/deliveries/dead1')).json().data.relayJob).toEqual({ state: 'dead', tries: 1, nextAt: null, target: null });
+    const deadView = { state: 'dead', tries: 1, nextAt: null, target: null, lastStatus: 503, lastError: 'responded 503; gave up after 1 tries' };
+    const before = (await call('GET', '/api/deliveries/dead1')).json().data;
+    expect(before.relayJobs).toEqual([deadView]);
+    // The first job, as clients written before fan-out read it.
+    expect(before.relayJob).toEqual(deadView);
 
     const res = await call('POST', '/api/deliveries/dead1/retry', {});
     expect(res.status).toBe(200);
-    expect(res.json()).toMatchObject({ success: true, data: { id: 'dead1', requeued: true } });
-    expect((await store.relayHistory('dead1')).job).toMatchObject({ state: 'pending', nextAt: Date.parse('2026-11-21T12:00:00Z') });
-    expect((await call('GET', '/api/deliveries/dead1')).json().data.relayJob).toMatchObject({ state: 'pending', tries: 1 });
+    expect(res.json()).toMatchObject({ success: true, data: { id: 'dead1', requeued: true, requeuedTargets: [null] } });
+    expect((await store.relayHistory('dead1')).jobs).toMatchObject([{ state: 'pending', nextAt: Date.parse('2026-11-21T12:00:00Z') }]);
+    expect((await call('GET', '/api/deliveries/dead1')).json().data.relayJobs).toMatchObject([{ state: 'pending', tries: 1 }]);
     // Once queued it is not queued twice.
     const again = await call('POST', '/api/deliveries/dead1/retry');
     expect(again.status).toBe(409);
@@ -338,13 +342,13 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     expect(done.json().error).toContain('already handed on');
     expect((await call('POST', '/api/deliveries/nope/retry', {})).status).toBe(404);
     expect((await call('POST', '/api/deliveries/done1/retry', [1])).status).toBe(400);
-    expect((await store.relayHistory('done1')).job?.state).toBe('done');
+    expect((await store.relayHistory('done1')).jobs.map((j) => j.state)).toEqual(['done']);
 
     await app.close();
     store = createMemoryStore();
     await build();
     await receive(store, hub, { id: 'nojob' });
-    expect((await call('GET', '/api/deliveries/nojob')).json().data.relayJob).toBeNull();
+    expect((await call('GET', '/api/deliveries/nojob')).json().data).toMatchObject({ relayJobs: [], relayJob: null });
     const none = await call('POST', '/api/deliveries/nojob/retry', {});
     expect(none.status).toBe(409);
     expect(none.json().error).toContain('no relay job');
@@ -356,7 +360,59 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     await deadJob('dead2');
     const res = await call('POST', '/api/deliveries/dead2/retry', {}, { origin: 'https://attacker.example' });
     expect(res.status).toBe(403);
-    expect((await store.relayHistory('dead2')).job?.state).toBe('dead');
+    expect((await store.relayHistory('dead2')).jobs.map((j) => j.state)).toEqual(['dead']);
+  });
+
+  describe('a delivery handed to several targets (fan-out)', () => {
+    const APP = 'http://127.0.0.1:3000/hooks';
+    const AUDIT = 'http://audit:pw-audit-77@127.0.0.1:3001/audit';
+    const SHOWN_AUDIT = 'http://[redacted]@127.0.0.1:3001/audit';
+
+    /** A delivery with a job for APP (done) and one for AUDIT (dead after one try that leaked nothing but its status). */
+    async function fanOut(id: string) {
+      store = createMemoryStore({ outbox: { to: APP, routes: [{ glob: '*', urls: [AUDIT], also: true }] } });
+      await build();
+      await receive(store, hub, { id });
+      const seq = (await store.getDelivery(id))!.seq;
+      await store.recordRelay({ deliverySeq: seq, startedAt: 1, finishedAt: 2, status: 204, error: null, replay: false, target: APP, try: 1, next: { state: 'done' } });
+      await store.recordRelay({ deliverySeq: seq, startedAt: 3, finishedAt: 4, status: 500, error: '<img src=x onerror=alert(1)>', replay: false, target: SHOWN_AUDIT, jobTarget: AUDIT, try: 1, next: { state: 'dead' } });
+    }
+
+    it('lists one job per target in the list and the detail, their targets without credentials', async () => {
+      await fanOut('fan1');
+      const jobs = [
+        { state: 'done', tries: 1, nextAt: null, target: APP, lastStatus: 204, lastError: null },
+        { state: 'dead', tries: 1, nextAt: null, target: SHOWN_AUDIT, lastStatus: 500, lastError: '<img src=x onerror=alert(1)>' },
+      ];
+      const detail = (await call('GET', '/api/deliveries/fan1')).json().data;
+      expect(detail.relayJobs).toEqual(jobs);
+      expect(detail.relayJob).toEqual(jobs[0]);
+      const [item] = (await call('GET', '/api/deliveries')).json().data;
+      expect(item.relayJobs).toEqual(jobs);
+      expect(JSON.stringify(detail) + JSON.stringify(item)).not.toContain('pw-audit-77');
+    });
+
+    it('retries one target (named as queued or as shown), refuses a target the delivery has not, and says per target why not', async () => {
+      await fanOut('fan2');
+      const unknown = await call('POST', '/api/deliveries/fan2/retry', { target: 'http://127.0.0.1:9/elsewhere' });
+      expect(unknown.status).toBe(400);
+      expect(unknown.json().error).toContain(SHOWN_AUDIT);
+      expect(unknown.json().error).not.toContain('pw-audit-77');
+      expect((await call('POST', '/api/deliveries/fan2/retry', { target: 42 })).status).toBe(400);
+
+      const done = await call('POST', '/api/deliveries/fan2/retry', { target: APP });
+      expect(done.status).toBe(409);
+      expect(done.json().error).toMatch(/has no dead relay job for http:\/\/127\.0\.0\.1:3000\/hooks; .*By target: http:\/\/127\.0\.0\.1:3000\/hooks was already handed on; http:\/\/\[redacted\]@127\.0\.0\.1:3001\/audit is dead/);
+
+      const res = await call('POST', '/api/deliveries/fan2/retry', { target: SHOWN_AUDIT });
+      expect(res.status).toBe(200);
+      expect(res.json().data).toEqual({ id: 'fan2', requeued: true, requeuedTargets: [SHOWN_AUDIT] });
+      expect((await store.relayHistory('fan2')).jobs.map((j) => [j.target, j.state])).toEqual([[APP, 'done'], [AUDIT, 'pending']]);
+
+      const again = await call('POST', '/api/deliveries/fan2/retry', {});
+      expect(again.status).toBe(409);
+      expect(again.json().error).toContain(`${SHOWN_AUDIT} is still queued for the relay`);
+    });
   });
 });
 

@@ -70,7 +70,7 @@ describe('feed messages', () => {
     const client = await open();
     await client.next((m) => m.type === 'hello');
     await receive(fx.store, fx.hub, { id: 'evt_live' });
-    fx.hub.emit('relay', { deliveryId: 'evt_live', status: 502, ok: false, latencyMs: 12, replay: false, error: 'bad gateway hunter2', nextRetryAt: 99 });
+    fx.hub.emit('relay', { deliveryId: 'evt_live', target: 'http://127.0.0.1:3000/hooks', status: 502, ok: false, latencyMs: 12, replay: false, error: 'bad gateway hunter2', nextRetryAt: 99 });
     fx.hub.emit('rules', { rules: [{ id: 'r1' }], change: 'added' });
     fx.hub.emit('notice', { level: 'warn', message: 'password hunter2 leaked?' });
     const last = await client.next((m) => m.type === 'notice');

@@ -55,7 +55,7 @@ describe('secrets', () => {
     const t = 1_763_719_200;
     await receive(fx.store, fx.hub, { id: 'evt_s1', rawBody: body, rawHeaders: ['Content-Type', 'application/json', 'X-Service-Signature', sign(SECRET, body, t)] });
     await refuse(fx.store, fx.hub, { deliveryId: 'evt_s2', reason: 'signature_mismatch' });
-    fx.hub.emit('relay', { deliveryId: 'evt_s1', status: null, ok: false, latencyMs: 3, replay: false, error: `could not reach http://relay:${SECRET}@127.0.0.1:3000` });
+    fx.hub.emit('relay', { deliveryId: 'evt_s1', target: 'http://127.0.0.1:3000/hooks', status: null, ok: false, latencyMs: 3, replay: false, error: `could not reach http://relay:${SECRET}@127.0.0.1:3000` });
     fx.hub.emit('notice', { level: 'info', message: `development secret: ${SECRET}` });
     await feed.feed.next((m) => m.type === 'notice');
 

@@ -6,7 +6,13 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolvePacing } from '../../src/core/pacing.js';
 import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
+import { join } from 'node:path';
+import { buildApp } from '../../src/app/build-app.js';
+import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { countingReads } from '../helpers/counted-reads.js';
+import { testListenConfig } from '../helpers/listen-config.js';
 import { startApp, TEST_CONSOLE } from '../helpers/start-app.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { startTarget } from '../helpers/target-server.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -25,7 +31,15 @@ describe('/api/targets', () => {
     cleanups.push(() => app.close());
     const to = app.url.replace('http://', 'http://relay-user:relay-pass-123@');
     const pacing = resolvePacing([`${new URL(to).href} rate=20/s burst=2`], '--pace', [new URL(to).href], [], []);
-    const node = await startApp(cleanups, { console: TEST_CONSOLE, forward: { to: new URL(to).href, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 5, pacing } });
+    // The node's store, its outbox reads counted: "nothing sent" is checked after the relay looked.
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const sqlite = await createSqliteStore(join(dir, 'app.db'), { outbox: { to: new URL(to).href, routes: [] } });
+    cleanups.push(() => sqlite.close());
+    const counted = countingReads(sqlite);
+    const forward = { to: new URL(to).href, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async' as const, maxTries: 5, pacing };
+    const node = await buildApp(testListenConfig(join(dir, 'app.db'), { console: TEST_CONSOLE, forward }), { store: counted.store });
+    cleanups.push(() => node.close());
     const api = (path: string) => new URL(path, node.consoleUrl!).href;
 
     const listed = await call('GET', api('/api/targets'));
@@ -40,7 +54,8 @@ describe('/api/targets', () => {
     const answer = await request(node.receiverUrl, { method: 'POST', headers: sent.headers, body: sent.body });
     await answer.body.dump();
     expect(answer.statusCode).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 700)); // past a poll
+    // Two reads of the outbox after the delivery was stored: each would have started it.
+    await counted.nextReads(2);
     expect(app.received).toHaveLength(0);
     const metrics = await (await request(api('/metrics'))).body.text();
     expect(metrics).toContain(`hookrelay_relay_target_paused{target="${shown}"} 1`);

@@ -108,7 +108,7 @@ describe('recordHandOff', () => {
     const step = createPassthroughStep(app(ok()), store, hub);
     await step.recordHandOff('d-1', 7, handedOn);
     expect(writes).toEqual([{ deliverySeq: 7, startedAt: NOW_MS + 1, finishedAt: NOW_MS + 13, status: 200, error: null, replay: false, target: 'http://app.local/hook', try: 1, answer: null, next: null }]);
-    expect(relays).toEqual([{ deliveryId: 'd-1', status: 200, ok: true, latencyMs: 13, replay: false }]);
+    expect(relays).toEqual([{ deliveryId: 'd-1', status: 200, ok: true, latencyMs: 13, replay: false, target: 'http://app.local/hook' }]);
     expect(order).toEqual(['recorded', 'announced']);
   });
 

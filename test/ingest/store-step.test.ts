@@ -222,7 +222,7 @@ describe('store step: sync passthrough', () => {
     await relayed;
     const history = await store.relayHistory('d-1');
     expect(history.attempts).toEqual([{ seq: 1, deliverySeq: 1, startedAt: NOW_MS + 1, finishedAt: NOW_MS + 5, status: 202, error: null, replay: false, target: 'http://app.local/hook', try: 1 }]);
-    expect(relays).toEqual([{ deliveryId: 'd-1', status: 202, ok: true, latencyMs: 4, replay: false }]);
+    expect(relays).toEqual([{ deliveryId: 'd-1', status: 202, ok: true, latencyMs: 4, replay: false, target: 'http://app.local/hook' }]);
   });
 
   it('records no hand-off when the app was not asked', async () => {

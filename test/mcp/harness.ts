@@ -8,6 +8,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import type { RelayTargets } from '../../src/core/routes.js';
 
 export interface Harness {
   client: Client;
@@ -22,7 +23,7 @@ export interface Harness {
 }
 
 /** A SQLite store in a temporary folder, seeded by `seed` through the store's own API, then closed. */
-export async function seededStore(seed: (store: DeliveryStore) => Promise<void>, options: { outbox?: boolean } = {}): Promise<{ dir: string; db: string; remove: () => void }> {
+export async function seededStore(seed: (store: DeliveryStore) => Promise<void>, options: { outbox?: boolean | RelayTargets } = {}): Promise<{ dir: string; db: string; remove: () => void }> {
   const { dir, remove } = tempDir('hookrelay-mcp-');
   const db = join(dir, 'hookrelay.db');
   const store = await createSqliteStore(db, { outbox: options.outbox ?? false });

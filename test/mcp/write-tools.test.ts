@@ -64,13 +64,48 @@ describe('hookrelay mcp --allow-write: the write tools', () => {
     const h = await connect(db, { allowWrite: true });
     cleanups.push(() => h.close());
     const retried = await h.call('retry_relay', { id: 'evt-dead' });
-    expect(retried.json).toMatchObject({ queued: true });
-    expect((await h.call('show_delivery', { id: 'evt-dead' })).json.relay.job.state).toBe('pending');
+    expect(retried.json).toMatchObject({ queued: true, requeuedTargets: [null] });
+    expect((await h.call('show_delivery', { id: 'evt-dead' })).json.relay.jobs.map((j: { state: string }) => j.state)).toEqual(['pending']);
     const pending = await h.call('retry_relay', { id: 'evt-pending' });
     expect(pending.result.isError).toBe(true);
     expect(pending.text).toMatch(/still queued for the relay/);
     const none = await h.call('retry_relay', { id: 'evt-none' });
     expect(none.text).toMatch(/has no relay job/);
+  });
+
+  it('shows one job per target of a fan-out and retries one target, never showing the credentials of its URL', async () => {
+    const APP = 'http://127.0.0.1:9/hook';
+    const AUDIT = `http://audit:${PASSWORD}@127.0.0.1:8/audit`;
+    const SHOWN_AUDIT = 'http://[redacted]@127.0.0.1:8/audit';
+    const outbox = { to: APP, routes: [{ glob: '*', urls: [AUDIT], also: true as const }] };
+    const { db, remove } = await seededStore(async (store) => {
+      const d = makeDelivery({ id: 'evt-fan' });
+      const { deliverySeq } = await store.accept(d, attemptFor(d));
+      const tried = { deliverySeq, startedAt: 1, finishedAt: 2, replay: false, try: 1 };
+      await store.recordRelay({ ...tried, status: null, error: 'down', target: APP, next: { state: 'dead' } });
+      await store.recordRelay({ ...tried, status: 502, error: null, target: SHOWN_AUDIT, jobTarget: AUDIT, next: { state: 'dead' } });
+    }, { outbox });
+    cleanups.push(remove);
+    const h = await connect(db, { allowWrite: true });
+    cleanups.push(() => h.close());
+
+    const shown = await h.call('show_delivery', { id: 'evt-fan' });
+    expect(shown.json.relay.jobs).toEqual([
+      { target: APP, state: 'dead', tries: 1, nextAt: null, lastStatus: null, lastError: 'down' },
+      { target: SHOWN_AUDIT, state: 'dead', tries: 1, nextAt: null, lastStatus: 502, lastError: null },
+    ]);
+    expect(shown.json.relay.tries.map((t: { target: string }) => t.target)).toEqual([APP, SHOWN_AUDIT]);
+
+    const elsewhere = await h.call('retry_relay', { id: 'evt-fan', target: 'http://127.0.0.1:7/x' });
+    expect(elsewhere.result.isError).toBe(true);
+    expect(elsewhere.text).toContain(`its relay jobs go to ${APP}, ${SHOWN_AUDIT}`);
+    const retried = await h.call('retry_relay', { id: 'evt-fan', target: SHOWN_AUDIT });
+    expect(retried.json).toMatchObject({ queued: true, requeuedTargets: [SHOWN_AUDIT] });
+    expect((await h.call('show_delivery', { id: 'evt-fan' })).json.relay.jobs.map((j: { state: string }) => j.state)).toEqual(['dead', 'pending']);
+    const again = await h.call('retry_relay', { id: 'evt-fan', target: SHOWN_AUDIT });
+    expect(again.result.isError).toBe(true);
+    expect(again.text).toContain(`By target: ${APP} is dead; ${SHOWN_AUDIT} is still queued for the relay`);
+    for (const text of h.answers) expect(text).not.toContain(PASSWORD);
   });
 });
 

@@ -25,7 +25,7 @@ function parse(text: string): Map<string, number> {
 
 /** Deliveries for the app (trustcenter.*) and the vendor (vendor.*): 3 to the app, 2 to the vendor, arriving a minute apart from T0. */
 async function seeded(): Promise<{ store: DeliveryStore; seqs: number[] }> {
-  const store = createMemoryStore({ outbox: { to: APP, routes: [{ glob: 'vendor.*', url: VENDOR }] } });
+  const store = createMemoryStore({ outbox: { to: APP, routes: [{ glob: 'vendor.*', urls: [VENDOR] }] } });
   const seqs: number[] = [];
   const triggers = ['trustcenter.access_requested', 'vendor.rating_dropped', 'trustcenter.access_requested', 'vendor.rating_dropped', 'trustcenter.access_requested'];
   for (const [i, trigger] of triggers.entries()) {

@@ -59,13 +59,12 @@ describe('order= in --pace', () => {
     expect(orderKeyOf(order('order=/data/__proto__'), subject(Buffer.from('{"data":{}}')))).toBe('-');
   });
 
-  it('refuses order= on a PostgreSQL store at start, naming why', async () => {
+  it('takes order= on a PostgreSQL store too (test/store/postgres-order.test.ts orders there)', async () => {
     const { resolveListenConfig } = await import('../../src/config/listen-config.js');
     const { dir, remove } = tempDir();
     cleanups.push(remove);
     const result = resolveListenConfig({ flags: { db: join(dir, 'h.db'), forwardTo: APP, store: 'postgres://127.0.0.1:9/x', pace: ['order=trigger'] }, env: { HOOKRELAY_SECRET: 'whsec_order_settings_0123456789' }, configFile: join(dir, 'none.json') });
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.problems).toContain('--pace order=…: ordered hand-offs need the SQLite store (--db); on a PostgreSQL store (--store) the relay hands on unordered, so hookrelay refuses to start rather than break the order');
+    expect(result.ok && result.config.forward?.pacing?.fallback.order).toMatchObject({ text: 'trigger', onDead: 'skip' });
   });
 });
 
@@ -97,7 +96,7 @@ for (const [name, open] of stores) {
       }
       const due = async () => (await store.dueRelayJobs(t + 1_000_000, 50)).map((entry) => entry.delivery.id);
       const finish = async (id: string, next: { state: 'done' } | { state: 'dead' } | { state: 'pending'; nextAt: number }) => {
-        const job = (await store.relayHistory(id)).job!;
+        const job = (await store.relayHistory(id)).jobs[0]!;
         await store.recordRelay({ deliverySeq: job.deliverySeq, startedAt: t, finishedAt: t, status: next.state === 'done' ? 200 : 503, error: null, replay: false, target: APP, try: job.tries + 1, next });
       };
       return { store, ids, due, finish, t };

@@ -30,7 +30,7 @@ describe('relay log', () => {
     await createRelayLog(store, hub).record(tryOf(seq));
     expect(order).toEqual(['recorded', 'announced']);
     expect(writes).toEqual([{ deliverySeq: seq, startedAt: NOW, finishedAt: NOW + 5, status: 503, error: 'responded 503', replay: false, target: 'http://[redacted]@127.0.0.1:3000/hook', try: 1, answer: null, next: { state: 'pending', nextAt: NOW + 1005 } }]);
-    expect(relays).toEqual([{ deliveryId: 'd-1', status: 503, ok: false, latencyMs: 5, replay: false, error: 'responded 503', nextRetryAt: NOW + 1005 }]);
+    expect(relays).toEqual([{ deliveryId: 'd-1', status: 503, ok: false, latencyMs: 5, replay: false, target: 'http://[redacted]@127.0.0.1:3000/hook', error: 'responded 503', nextRetryAt: NOW + 1005 }]);
     expect((await memory.relayHistory('d-1')).attempts).toMatchObject([{ status: 503, try: 1, replay: false }]);
   });
 

@@ -68,9 +68,9 @@ describe('relay routes', () => {
       drift: await accept(store, 'control.drift_detected', now),
     };
     const routes = [
-      { glob: 'vendor.rating_dropped', url: exact.url },
-      { glob: 'vendor.*', url: vendor.url },
-      { glob: 'trustcenter.*', url: trust.url },
+      { glob: 'vendor.rating_dropped', urls: [exact.url] },
+      { glob: 'vendor.*', urls: [vendor.url] },
+      { glob: 'trustcenter.*', urls: [trust.url] },
     ];
     const { worker: w, relay } = worker(store, fallback.url, routes, () => now);
     w.poke();
@@ -106,17 +106,17 @@ describe('relay routes', () => {
     now += 5_000;
     const second = await createSqliteStore(path, { outbox: true });
     cleanups.push(() => second.close());
-    const after = worker(second, down, [{ glob: 'vendor.*', url: routed.url }], () => now);
+    const after = worker(second, down, [{ glob: 'vendor.*', urls: [routed.url] }], () => now);
     after.worker.poke();
     await after.relay.waitFor(2);
     expect(routed.received.map((r) => r.headers['x-service-delivery'])).toEqual([vendorId]);
     expect(routed.received[0]!.headers['x-hookrelay-relay-try']).toBe('2');
     const history = await second.relayHistory(vendorId);
-    expect(history.job).toMatchObject({ state: 'done', tries: 2 });
+    expect(history.jobs).toMatchObject([{ state: 'done', tries: 2 }]);
     expect(history.attempts.map((a) => [a.try, a.target])).toEqual([
       [1, down],
       [2, routed.url],
     ]);
-    expect((await second.relayHistory(otherId)).job).toMatchObject({ state: 'pending', tries: 2 });
+    expect((await second.relayHistory(otherId)).jobs).toMatchObject([{ state: 'pending', tries: 2 }]);
   });
 });

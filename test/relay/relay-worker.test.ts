@@ -14,6 +14,7 @@ import type { DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { freePort, startTarget, type Target } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { countingReads } from '../helpers/counted-reads.js';
 
 const SECRET = 'whsec_forward';
 const cleanups: Array<() => unknown> = [];
@@ -35,34 +36,6 @@ function relayEvents(hub: EventHub) {
   return {
     events,
     waitFor: (n: number) => (events.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
-  };
-}
-
-/**
- * A store whose outbox reads are counted, and a way to await the next `n` of them: what a poll
- * would have sent, it has sent by then (the worker reads, then starts what it read, in one turn).
- */
-function countingReads(store: DeliveryStore, overrides: Partial<DeliveryStore> = {}) {
-  let reads = 0;
-  let returned = 0;
-  const waiters: Array<{ at: number; resolve: () => void }> = [];
-  const counted: DeliveryStore = Object.assign(Object.create(store) as DeliveryStore, overrides, {
-    dueRelayJobs: async (...args: Parameters<DeliveryStore['dueRelayJobs']>) => {
-      const jobs = await store.dueRelayJobs(...args);
-      reads++;
-      returned += jobs.length;
-      for (const w of waiters.filter((w) => reads >= w.at)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        setImmediate(w.resolve); // after the worker has started what this read returned
-      }
-      return jobs;
-    },
-  });
-  return {
-    store: counted,
-    reads: () => reads,
-    returned: () => returned,
-    nextReads: (n: number) => new Promise<void>((resolve) => waiters.push({ at: reads + n, resolve })),
   };
 }
 
@@ -242,13 +215,13 @@ describe('relay worker', () => {
     now += 1000;
     worker.poke();
     await relay.waitFor(4);
-    expect((await store.relayHistory(second!)).job).toMatchObject({ state: 'dead', tries: 2 });
+    expect((await store.relayHistory(second!)).jobs).toMatchObject([{ state: 'dead', tries: 2 }]);
     expect(relay.events[3]!.error).toMatch(/gave up after 2 tries/);
     expect(await store.requeueRelay(second!, now)).toBe(true);
     answer = 200;
     worker.poke();
     await relay.waitFor(5);
-    expect((await store.relayHistory(second!)).job).toMatchObject({ state: 'done' });
+    expect((await store.relayHistory(second!)).jobs).toMatchObject([{ state: 'done' }]);
   });
 
   it('records what the target answered with each try and each replay, through the SQLite writer (issue 13, item 13)', async () => {

@@ -57,7 +57,7 @@ describe('a relay job stranded by a change of --forward-to', () => {
     await freshRes.body.dump();
     await app.waitFor(1);
     expect(app.received.map((r) => r.headers['x-service-delivery'])).toEqual([fresh.id]);
-    expect((await other.store.relayHistory(req.id)).job).toMatchObject({ state: 'held', target: gone });
+    expect((await other.store.relayHistory(req.id)).jobs).toMatchObject([{ state: 'held', target: gone }]);
 
     const listed = await runCli(['events', 'retarget', '--db', db]);
     expect(listed.stdout).toMatch(/^http:\/\/127\.0\.0\.1:9\/webhooks {2}1 held/m);
@@ -106,8 +106,8 @@ describe('a relay job stranded by a change of --forward-to', () => {
     expect(await store.requeueRelay(d.id, Date.now())).toBe(true);
     worker.poke();
     const deadline = Date.now() + 5000;
-    while ((await store.relayHistory(d.id)).job?.state !== 'held' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect((await store.relayHistory(d.id)).job).toMatchObject({ state: 'held', target: old.url });
+    while ((await store.relayHistory(d.id)).jobs[0]?.state !== 'held' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect((await store.relayHistory(d.id)).jobs).toMatchObject([{ state: 'held', target: old.url }]);
     // stop() waits for every hand-off in flight: after it, nothing more can arrive.
     await worker.stop();
     expect(old.received).toHaveLength(0);

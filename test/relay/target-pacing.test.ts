@@ -19,6 +19,7 @@ import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { countingReads } from '../helpers/counted-reads.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -141,16 +142,17 @@ async function timedTarget(holdMs = 0) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrivals, maxInFlight: () => maxInFlight };
 }
 
-async function relayOn(targets: RelayTargets, pace: string[]): Promise<{ store: DeliveryStore; worker: RelayWorker }> {
+async function relayOn(targets: RelayTargets, pace: string[]): Promise<{ store: DeliveryStore; worker: RelayWorker; afterReads: (n: number) => Promise<void> }> {
   const dir = tempDir();
   cleanups.push(dir.remove);
-  const store = await createSqliteStore(join(dir.dir, 'pace.db'), { outbox: targets });
-  cleanups.push(() => store.close());
-  const { settings, problems } = paced(pace, [targets.to, ...targets.routes.map((r) => r.url)]);
+  const sqlite = await createSqliteStore(join(dir.dir, 'pace.db'), { outbox: targets });
+  cleanups.push(() => sqlite.close());
+  const { store, nextReads: afterReads } = countingReads(sqlite);
+  const { settings, problems } = paced(pace, [targets.to, ...targets.routes.flatMap((r) => r.urls)]);
   expect(problems).toEqual([]);
   const worker = createRelayWorker({ store, hub: createEventHub(), target: targets.to, routes: targets.routes, pacing: settings, secret: 'whsec_pace', timeoutMs: 5000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [], pollIntervalMs: 200 });
   cleanups.push(() => worker.stop());
-  return { store, worker };
+  return { store, worker, afterReads };
 }
 
 async function accept(store: DeliveryStore, worker: RelayWorker, trigger: string): Promise<string> {
@@ -186,7 +188,7 @@ describe('the relay at each target\'s pace', () => {
   it('a target limited to 50/s gets at most that, measured at the target, while an unpaced one is not held up', async () => {
     const slow = await timedTarget();
     const fast = await timedTarget();
-    const { store, worker } = await relayOn({ to: slow.url, routes: [{ glob: 'vendor.*', url: fast.url }] }, [`${slow.url} rate=50/s`]);
+    const { store, worker } = await relayOn({ to: slow.url, routes: [{ glob: 'vendor.*', urls: [fast.url] }] }, [`${slow.url} rate=50/s`]);
     const toSlow: string[] = [];
     const toFast: string[] = [];
     for (let i = 0; i < 75; i++) {
@@ -216,14 +218,15 @@ describe('the relay at each target\'s pace', () => {
   it('a paused target gets nothing, its jobs stay pending in the store, and resumed it gets each exactly once', async () => {
     const app = await timedTarget();
     const other = await timedTarget();
-    const { store, worker } = await relayOn({ to: app.url, routes: [{ glob: 'vendor.*', url: other.url }] }, []);
+    const { store, worker, afterReads } = await relayOn({ to: app.url, routes: [{ glob: 'vendor.*', urls: [other.url] }] }, []);
     expect(worker.setPaused(app.url, true)).toBe(true);
     const ids: string[] = [];
     // More than are ever held in memory for one target: the rest are read from the store on resume.
     for (let i = 0; i < 150; i++) ids.push(await accept(store, worker, 'control.failed'));
     await accept(store, worker, 'vendor.onboarded');
     await until(() => other.arrivals.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 500)); // two polls
+    // Two more reads of the outbox (the poll's): each would have started the paused target's jobs.
+    await afterReads(2);
     expect(app.arrivals).toHaveLength(0);
     expect(worker.targets().find((t) => t.target === app.url)).toMatchObject({ paused: true, inFlight: 0, waiting: 0 });
     const owed = (await store.relayBacklog()).filter((row) => row.target === app.url);
@@ -231,7 +234,10 @@ describe('the relay at each target\'s pace', () => {
 
     expect(worker.setPaused(app.url, false)).toBe(true);
     await until(() => app.arrivals.length >= 150);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every job done, and two reads later: nothing is owed that could go out a second time.
+    const done = Date.now() + 15_000;
+    while ((await store.relayCounts()).done < 151 && Date.now() < done) await new Promise((resolve) => setTimeout(resolve, 20));
+    await afterReads(2);
     expect(app.arrivals).toHaveLength(150);
     expect(new Set(app.arrivals.map((a) => a.id))).toEqual(new Set(ids));
     expect(worker.setPaused('http://127.0.0.1:9/not-a-target', true)).toBe(false);
@@ -263,7 +269,7 @@ describe('pacing, where targets meet', () => {
       await old.accept(d, attemptFor(d));
     }
     await old.close();
-    const targets = { to: paused.url, routes: [{ glob: 'vendor.*', url: other.url }] };
+    const targets = { to: paused.url, routes: [{ glob: 'vendor.*', urls: [other.url] }] };
     const store = await createSqliteStore(path, { outbox: targets });
     cleanups.push(() => store.close());
     const { settings } = paced([`${paused.url} paused`], [paused.url, other.url]);
@@ -283,7 +289,7 @@ describe('pacing, where targets meet', () => {
   it('a slow target\'s wake-up never holds back a faster one\'s', async () => {
     const slow = await timedTarget();
     const fast = await timedTarget();
-    const { store, worker } = await relayOn({ to: slow.url, routes: [{ glob: 'vendor.*', url: fast.url }] }, [`${slow.url} rate=1/m`, `${fast.url} rate=20/s`]);
+    const { store, worker } = await relayOn({ to: slow.url, routes: [{ glob: 'vendor.*', urls: [fast.url] }] }, [`${slow.url} rate=1/m`, `${fast.url} rate=20/s`]);
     await accept(store, worker, 'control.failed');
     await accept(store, worker, 'control.failed'); // parked: the slow target's next start is a minute away
     await until(() => slow.arrivals.length === 1, 5000);
@@ -306,7 +312,7 @@ describe('pacing, where targets meet', () => {
     await once(server, 'listening');
     cleanups.push(() => new Promise<void>((resolve) => (slowAnswers.forEach((answer) => answer()), server.closeAllConnections(), server.close(() => resolve()))));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const { store, worker } = await relayOn({ to: `${origin}/slow`, routes: [{ glob: 'vendor.*', url: `${origin}/fast` }] }, []);
+    const { store, worker } = await relayOn({ to: `${origin}/slow`, routes: [{ glob: 'vendor.*', urls: [`${origin}/fast`] }] }, []);
     for (let i = 0; i < 16; i++) await accept(store, worker, 'control.failed');
     await until(() => arrivals.filter((u) => u === '/slow').length === 16, 5000);
     await accept(store, worker, 'vendor.onboarded');

@@ -78,14 +78,14 @@ describe('JSON log lines written as text', () => {
 
   it('a relay line is JSON.stringify of its fields, byte for byte', () => {
     const relay = fc.record(
-      { deliveryId: text, status: maybe(fc.integer()), ok: fc.boolean(), latencyMs: number, replay: fc.boolean(), error: text, nextRetryAt: maybe(number) },
-      { requiredKeys: ['deliveryId', 'status', 'ok', 'latencyMs', 'replay'] },
+      { deliveryId: text, status: maybe(fc.integer()), ok: fc.boolean(), latencyMs: number, replay: fc.boolean(), target: text, error: text, nextRetryAt: maybe(number) },
+      { requiredKeys: ['deliveryId', 'status', 'ok', 'latencyMs', 'replay', 'target'] },
     );
     fc.assert(
       fc.property(relay, (r) => {
         const expected = JSON.stringify({
           level: r.ok ? 'info' : 'warn', time: '', pid: process.pid, event: 'relay',
-          deliveryId: r.deliveryId, status: r.status, ok: r.ok, latencyMs: r.latencyMs, replay: r.replay, error: r.error, nextRetryAt: r.nextRetryAt,
+          deliveryId: r.deliveryId, status: r.status, ok: r.ok, latencyMs: r.latencyMs, replay: r.replay, target: r.target, error: r.error, nextRetryAt: r.nextRetryAt,
           msg: `relay ${r.ok ? 'forwarded' : 'failed'}`,
         });
         expect(withoutTime(relayLine(r))).toBe(expected);

@@ -78,13 +78,13 @@ describe('JSON logs (pino)', () => {
     const hub = createEventHub();
     const sink = capture();
     const reporter = attachTerminalReporter(hub, { format: 'json', out: sink.out, color: false, redact: redactSecrets([TEST_SECRET]) });
-    hub.emit('relay', { deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false });
-    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 10, replay: true, error: `refused by http://u:${TEST_SECRET}@app`, nextRetryAt: 99 });
+    hub.emit('relay', { deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false, target: 'http://127.0.0.1:3000/hook' });
+    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 10, replay: true, error: `refused by http://u:${TEST_SECRET}@app`, nextRetryAt: 99, target: 'http://127.0.0.1:3001/audit' });
     reporter.flush();
     reporter.detach();
     expect(sink.text()).not.toContain(TEST_SECRET);
     const [ok, failed] = sink.lines();
-    expect(ok).toMatchObject({ level: 'info', pid: process.pid, event: 'relay', deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false, msg: 'relay forwarded' });
+    expect(ok).toMatchObject({ level: 'info', pid: process.pid, event: 'relay', deliveryId: 'd-1', status: 204, ok: true, latencyMs: 3, replay: false, target: 'http://127.0.0.1:3000/hook', msg: 'relay forwarded' });
     expect(failed).toMatchObject({ level: 'warn', event: 'relay', deliveryId: 'd-2', status: null, ok: false, nextRetryAt: 99, msg: 'relay failed' });
     expect(failed!.error).toContain(secretHint(TEST_SECRET));
     expect(Number.isNaN(Date.parse(ok!.time as string))).toBe(false);
@@ -95,8 +95,8 @@ describe('JSON logs (pino)', () => {
     const sink = capture();
     const reporter = attachTerminalReporter(hub, { format: 'pretty', out: sink.out, color: false });
     const tls = "TLS error: the target's certificate is not trusted: its certificate chain ends in a self-signed root that is not trusted (SELF_SIGNED_CERT_IN_CHAIN); trust it with --forward-ca FILE, or pass --forward-insecure for a local app";
-    hub.emit('relay', { deliveryId: 'd-1', status: null, ok: false, latencyMs: 3, replay: false, error: tls });
-    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 3, replay: false, error: 'x'.repeat(1000) });
+    hub.emit('relay', { deliveryId: 'd-1', status: null, ok: false, latencyMs: 3, replay: false, error: tls, target: 'https://localhost:3443/hook' });
+    hub.emit('relay', { deliveryId: 'd-2', status: null, ok: false, latencyMs: 3, replay: false, error: 'x'.repeat(1000), target: 'https://localhost:3443/hook' });
     reporter.flush();
     reporter.detach();
     expect(sink.text()).toContain(`${tls}\n`);

@@ -133,6 +133,42 @@ describe('postgres prune in batches', () => {
     }
   });
 
+  it('keeps a fanned-out delivery while any of its jobs is owed, in batches as in one pass, and removes one with all its jobs', async () => {
+    const app = 'http://127.0.0.1:1/app';
+    const audit = 'http://127.0.0.1:2/audit';
+    const copies = [];
+    for (let c = 0; c < 2; c++) {
+      const url = await server.freshSchema();
+      const store = await createPostgresStore(url, { outbox: { to: app, routes: [{ glob: '*', urls: [audit], also: true }] } });
+      const pool = createPool(url, { max: 4 });
+      closers.push(() => store.close(), () => pool.end());
+      // Each old delivery's two jobs: both finished (it goes), or one of them still owed (it stays).
+      for (let i = 0; i < 12; i++) {
+        const d = makeDelivery({ id: `fan-${String(i).padStart(2, '0')}`, receivedAt: T - 40 * DAY + i });
+        const { deliverySeq } = await store.accept(d, attemptFor(d, { receivedAt: d.receivedAt, finishedAt: d.receivedAt + 1 }));
+        const finish = (target: string, state: 'done' | 'dead') =>
+          store.recordRelay({ deliverySeq, startedAt: d.receivedAt, finishedAt: d.receivedAt + 1, status: state === 'done' ? 204 : 500, error: null, replay: false, target, try: 1, next: { state } });
+        if (i % 3 !== 2) await finish(app, i % 2 === 0 ? 'done' : 'dead');
+        if (i % 3 !== 1) await finish(audit, 'done');
+        if (i % 3 === 1 && i % 2 === 1) await pool.query("UPDATE relay_jobs SET state = 'held' WHERE delivery_seq = $1 AND target = $2", [deliverySeq, audit]);
+      }
+      copies.push(pool);
+    }
+    const [one, batched] = copies as [pg.Pool, pg.Pool];
+    expect(await prune(batched, { dryRun: true, batchSize: 5 })).toEqual(await prune(one, { dryRun: true, batchSize: 1_000_000 }));
+    const result = await prune(batched, { batchSize: 5 });
+    expect(await prune(one, { batchSize: 1_000_000 })).toEqual(result);
+    // i % 3 === 0: both finished, goes; 1: its audit job owed (pending or held), stays; 2: its app job pending, stays.
+    expect(result).toEqual({ before: BEFORE, deliveries: 4, attempts: 4, relayAttempts: 8, keptPending: 8, dryRun: false });
+    const left = await leftOf(batched);
+    expect(left).toEqual(await leftOf(one));
+    expect(left.deliveries).toEqual(['fan-01', 'fan-02', 'fan-04', 'fan-05', 'fan-07', 'fan-08', 'fan-10', 'fan-11']);
+    // A kept delivery keeps both its jobs, finished or not; a removed one leaves none behind.
+    expect(left.jobs).toHaveLength(16);
+    expect(left.orphanJobs).toBe(0);
+    expect(left.orphanRelayAttempts).toBe(0);
+  });
+
   it('keeps a delivery re-seen between two batches, and removes the rest', async () => {
     const { store, pool } = await open();
     const old = [];

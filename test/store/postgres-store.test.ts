@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/store/postgres/pg-store.js';
 import { migratePostgres, PG_SCHEMA_VERSION } from '../../src/store/postgres/pg-schema.js';
 import { openStore } from '../../src/store/open-store.js';
-import { StoreUnavailableError, type CommitReport } from '../../src/store/store.js';
+import { relayJobKey, StoreUnavailableError, type CommitReport } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { startThrowawayPostgres } from '../setup/postgres-global-setup.js';
 import { useTestPostgres } from '../setup/postgres-test-url.js';
@@ -72,14 +72,14 @@ describe('postgres store', () => {
     }
     const now = makeDelivery().receivedAt;
     // Each instance's worker passes the jobs it holds, as relay-worker.ts does.
-    const holding = stores.map(() => new Set<number>());
+    const holding = stores.map(() => new Set<string>());
     // The instances claim at once, each one claim at a time (its worker never asks twice at once).
     const claims = await Promise.all(
       stores.map(async (store, n) => {
         const got = [];
         for (let round = 0; round < 4; round++) {
           const read = await store.dueRelayJobs(now, 7, new Set(holding[n]));
-          for (const c of read) holding[n]!.add(c.job.deliverySeq);
+          for (const c of read) holding[n]!.add(relayJobKey(c.job));
           got.push(...read);
         }
         return got;
@@ -102,10 +102,10 @@ describe('postgres store', () => {
     const t = delivery.receivedAt;
     const [claim] = await holder.dueRelayJobs(t, 10);
     expect(await other.dueRelayJobs(t, 10)).toEqual([]);
-    await holder.releaseRelayClaims!([claim!.job.deliverySeq]);
+    await holder.releaseRelayClaims!([relayJobKey(claim!.job)]);
     expect((await other.dueRelayJobs(t, 10)).map((c) => c.job.deliveryId)).toEqual([delivery.id]);
     // Only the claimant's own claim is given back: the holder cannot free the other's now.
-    await holder.releaseRelayClaims!([claim!.job.deliverySeq]);
+    await holder.releaseRelayClaims!([relayJobKey(claim!.job)]);
     expect(await holder.dueRelayJobs(t, 10)).toEqual([]);
   });
 
@@ -121,7 +121,7 @@ describe('postgres store', () => {
     // Ten times the time to live on the server's clock: the holder's heartbeat keeps the claim.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(await other.dueRelayJobs(t + 86_400_000, 10)).toEqual([]);
-    expect(await holder.dueRelayJobs(t, 10, new Set([claim!.job.deliverySeq]))).toEqual([]);
+    expect(await holder.dueRelayJobs(t, 10, new Set([relayJobKey(claim!.job)]))).toEqual([]);
     // Its worker no longer holds it (a try whose record failed): read again by the same instance.
     expect((await holder.dueRelayJobs(t, 10)).map((c) => c.job.deliveryId)).toEqual([delivery.id]);
   });
@@ -172,7 +172,7 @@ describe('postgres store', () => {
     await stale.recordRelay({ ...base, startedAt: t, finishedAt: t + 6_000, status: 500, try: 1, next: { state: 'pending', nextAt: t + 7_000 } });
     expect(await survivor.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     const history = await survivor.relayHistory(delivery.id);
-    expect(history.job).toMatchObject({ state: 'done', lastStatus: 204 });
+    expect(history.jobs).toMatchObject([{ state: 'done', lastStatus: 204 }]);
     expect(history.attempts.map((a) => a.status)).toEqual([204, 500]);
   });
 
@@ -260,7 +260,7 @@ describe('postgres store', () => {
       ['rejected', ['the signature matches secret #1 with a trailing newline added'], true],
     ]);
     const read = await reader.relayHistory('evt-v3', { withAnswers: true });
-    expect(read.job).toMatchObject({ state: 'pending', tries: 1, lastStatus: 503 });
+    expect(read.jobs).toMatchObject([{ state: 'pending', tries: 1, lastStatus: 503 }]);
     expect(read.attempts.map((a) => [a.status, a.answer])).toEqual([[503, null]]);
     expect((await reader.relayHistory('evt-v3')).attempts).toHaveLength(1);
     expect(await version()).toEqual([{ version: 3 }]);
@@ -277,10 +277,76 @@ describe('postgres store', () => {
     await writer.recordRelay({ deliverySeq: seq, startedAt: 6, finishedAt: 7, status: 200, error: null, replay: false, target: 'http://127.0.0.1:1/h', try: 2, answer, next: { state: 'done' } });
     for (const store of [writer, await open(url, { readOnly: true })]) {
       const history = await store.relayHistory('evt-v3', { withAnswers: true });
-      expect(history.job).toMatchObject({ state: 'done', tries: 2 });
+      expect(history.jobs).toMatchObject([{ state: 'done', tries: 2 }]);
       expect(history.attempts.map((a) => a.answer && Buffer.from(a.answer.body).toString())).toEqual([null, 'ok']);
       expect((await store.listAttempts({ deliveryId: 'evt-v3', limit: 10 })).map((a) => a.outcome)).toEqual(['accepted', 'rejected']);
     }
+  });
+
+  it('migrates a schema-7 database with relay jobs in every state to one job per delivery and target: every job kept, a previous build still accepting', async () => {
+    const url = await server.freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    onTestFinished(async () => {
+      client.release();
+      await pool.end();
+    });
+    await migratePostgres(client, 7);
+    const app = 'http://127.0.0.1:3000/webhooks';
+    const audit = 'http://127.0.0.1:3001/audit';
+    // Jobs as the previous build left them: one per delivery, with or without a target, in every state, one claimed.
+    const old = [
+      { id: 'old-untargeted', state: 'pending', target: null, tries: 0, leasedBy: null },
+      { id: 'old-claimed', state: 'pending', target: app, tries: 2, leasedBy: 'gone-instance' },
+      { id: 'old-held', state: 'held', target: audit, tries: 0, leasedBy: null },
+      { id: 'old-done', state: 'done', target: app, tries: 1, leasedBy: null },
+      { id: 'old-dead', state: 'dead', target: app, tries: 5, leasedBy: null },
+    ];
+    const seqs = new Map<string, number>();
+    for (const [i, job] of old.entries()) {
+      const { rows } = await client.query<{ seq: number }>(
+        `INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, headers, raw_body, last_attempt_at)
+         VALUES ($1, 'trustcenter.access_requested', '2026-06-01', true, $2, 'valid', '{}', '\x7b7d', $2) RETURNING seq`,
+        [job.id, 1000 + i],
+      );
+      seqs.set(job.id, Number(rows[0]!.seq));
+      await client.query(
+        `INSERT INTO relay_jobs (delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, leased_by, leased_until)
+         VALUES ($1, $2, $3, $4, $5, NULL, $4, $6, $7, CASE WHEN $7::text IS NULL THEN NULL ELSE 0 END)`,
+        [rows[0]!.seq, job.state, job.tries, 1000 + i, job.tries > 0 ? 503 : null, job.target, job.leasedBy],
+      );
+    }
+    const before = (await client.query('SELECT delivery_seq, state, tries, next_at, last_status, target, leased_by FROM relay_jobs ORDER BY delivery_seq')).rows;
+    // A reader of the old schema (never migrated by it) reads each delivery's one job, and no order keys.
+    const reader = await open(url, { readOnly: true });
+    expect((await reader.relayHistory('old-dead')).jobs).toMatchObject([{ state: 'dead', tries: 5, target: app }]);
+    expect(await reader.blockedOrderKeys(app, 10)).toEqual([]);
+
+    const store = await open(url, { outbox: { to: app, routes: [{ glob: '*', urls: [audit], also: true }] } });
+    expect((await client.query('SELECT version FROM hookrelay_schema')).rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    // Every job kept as it was, each its delivery's first, with no order key.
+    const after = await client.query('SELECT delivery_seq, state, tries, next_at, last_status, target, leased_by, job_n, order_key FROM relay_jobs ORDER BY delivery_seq');
+    expect(after.rows).toEqual(before.map((row) => ({ ...row, job_n: 1, order_key: null })));
+    for (const job of old) expect((await store.relayHistory(job.id)).jobs).toMatchObject([{ deliverySeq: seqs.get(job.id), state: job.state, target: job.target, tries: job.tries }]);
+    expect(await store.relayCounts()).toEqual({ pending: 2, held: 1, done: 1, dead: 1 });
+
+    // A new delivery beside them gets one job per target; the old ones are claimed (the lapsed claim too) and moved as before.
+    const fresh = makeDelivery({ id: 'new-fanned', receivedAt: 2000 });
+    const { deliverySeq } = await store.accept(fresh, attemptFor(fresh, { receivedAt: 2000 }));
+    const due = await store.dueRelayJobs(3000, 10);
+    expect(due.map((d) => relayJobKey(d.job))).toEqual([`${seqs.get('old-untargeted')}|`, `${seqs.get('old-claimed')}|${app}`, `${deliverySeq}|${app}`, `${deliverySeq}|${audit}`]);
+    await store.recordRelay({ deliverySeq: seqs.get('old-untargeted')!, startedAt: 3000, finishedAt: 3001, status: 204, error: null, replay: false, target: app, try: 1, next: { state: 'done' } });
+    expect((await store.relayHistory('old-untargeted')).jobs).toMatchObject([{ state: 'done', target: null, tries: 1 }]);
+    expect(await store.requeueRelay('old-dead', 3000, app)).toBe(true);
+
+    // The previous build, still running while the fleet is upgraded, accepts through the function it knows: its one job fits.
+    await client.query(
+      `SELECT * FROM hookrelay_accept_group_v1(
+        '{"from-v1"}', '{"trustcenter.access_requested"}', '{"2026-06-01"}', '{t}', '{2500}', '{"valid"}', '{0}', '{NULL}', '{}', '{1}', '{0}', '\x7b7d'::bytea,
+        '{1}', '{2}', '{}', '{}', true, '{1}', '{}', '{}', '{}', '{}', '{2501}', '{1}', '{}', '{"e3b0"}', '{}', '{200}', '{}', '{}', '{}', '{}', '{}', '{}', $1::text[])`,
+      [[app]],
+    );
+    expect((await store.relayHistory('from-v1')).jobs).toMatchObject([{ state: 'pending', target: app, tries: 0 }]);
   });
 
   it('refuses a URL that is not postgres:// or has a bad hookrelay parameter', async () => {

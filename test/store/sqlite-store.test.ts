@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStoreReader } from '../../src/store/open-store.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { openDatabase } from '../../src/store/sqlite/open-database.js';
-import { SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
+import { migrate, SCHEMA_VERSION } from '../../src/store/sqlite/schema.js';
+import { deliveryKey } from '../../src/store/delivery-key.js';
 import { ANSWER_COLUMNS } from '../../src/store/rows.js';
-import { StoreUnavailableError } from '../../src/store/store.js';
+import { relayJobKey, StoreUnavailableError } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { describeBridgeContract, describeRelayContract, describeRetentionContract, describeStoreContract } from './store-contract.js';
@@ -24,8 +26,20 @@ describeRelayContract('sqlite', (options) => createSqliteStore(dbPath(), options
 describeRetentionContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 describeBridgeContract('sqlite', (options) => createSqliteStore(dbPath(), options));
 
-/** Takes a file back to before schema 7 (order keys). */
+/** The relay_jobs of schema 7: one job a delivery, keyed by its seq (each file here has at most one). */
+const RELAY_JOBS_7 = `
+  CREATE TABLE relay_jobs_7 (delivery_seq INTEGER PRIMARY KEY, state TEXT NOT NULL, tries INTEGER NOT NULL DEFAULT 0, next_at INTEGER NOT NULL,
+    last_status INTEGER, last_error TEXT, updated_at INTEGER NOT NULL, target TEXT, order_key TEXT);
+  INSERT INTO relay_jobs_7 SELECT delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, order_key FROM relay_jobs;
+  DROP TABLE relay_jobs;
+  ALTER TABLE relay_jobs_7 RENAME TO relay_jobs;
+  CREATE INDEX relay_jobs_due ON relay_jobs(next_at) WHERE state = 'pending';
+  CREATE INDEX relay_jobs_owed_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state IN ('pending', 'held');
+  CREATE INDEX relay_jobs_dead_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state = 'dead';`;
+
+/** Takes a file back to before schema 7 (order keys), through schema 7's relay_jobs. */
 function dropOrderKeys(db: Database.Database): void {
+  db.exec(RELAY_JOBS_7);
   db.exec('DROP INDEX relay_jobs_owed_by_order_key');
   db.exec('DROP INDEX relay_jobs_dead_by_order_key');
   db.exec('ALTER TABLE relay_jobs DROP COLUMN order_key');
@@ -197,7 +211,7 @@ describe('sqlite store', () => {
     old.close();
 
     const reader = await openStoreReader({ kind: 'sqlite', path });
-    expect((await reader.relayHistory('unordered-job')).job).toMatchObject({ state: 'pending', target: 'http://127.0.0.1:3000/h' });
+    expect((await reader.relayHistory('unordered-job')).jobs).toMatchObject([{ state: 'pending', target: 'http://127.0.0.1:3000/h' }]);
     await reader.close();
 
     const store = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
@@ -219,7 +233,7 @@ describe('sqlite store', () => {
     old.close();
 
     const reader = await openStoreReader({ kind: 'sqlite', path });
-    expect((await reader.relayHistory('old-job')).job).toMatchObject({ state: 'pending', target: null });
+    expect((await reader.relayHistory('old-job')).jobs).toMatchObject([{ state: 'pending', target: null }]);
     await reader.close();
 
     const store = await createSqliteStore(path, { outbox: { to: 'http://127.0.0.1:3000/h', routes: [] } });
@@ -274,6 +288,79 @@ describe('sqlite store', () => {
     expect(kept()).toBe(1);
     expect(await store.prune(2_000)).toMatchObject({ deliveries: 1, relayAttempts: 1 });
     expect(kept()).toBe(0);
+    await store.close();
+  });
+
+  it('migrates a file of schema 7 (one job a delivery) to one job per target: every job kept exactly, and the store works on it', async () => {
+    const path = dbPath();
+    const app = 'http://127.0.0.1:3000/app';
+    const other = 'http://127.0.0.1:4000/other';
+    const log = 'http://127.0.0.1:3002/log';
+    const key = 't:trustcenter.access_requested';
+    // As a schema-7 hookrelay left it: the shipped migrations 1–7, then its rows.
+    mkdirSync(dirname(path), { recursive: true });
+    const old = openDatabase(path);
+    migrate(old, 7);
+    expect(old.pragma('user_version', { simple: true })).toBe(7);
+    const at = 1_000_000;
+    const jobs: Array<[id: string, state: string, tries: number, nextAt: number, lastStatus: number | null, lastError: string | null, target: string | null, orderKey: string | null]> = [
+      ['untargeted', 'pending', 0, at, null, null, null, null],
+      ['held', 'held', 2, at + 5_000, 503, 'responded 503', other, null],
+      ['dead', 'dead', 5, at + 9_000, 500, 'responded 500', app, null],
+      ['done', 'done', 1, at + 10, 204, null, app, null],
+      ['ordered-head', 'pending', 1, at + 2_000, 503, 'responded 503', app, key],
+      ['ordered-next', 'pending', 0, at, null, null, app, key],
+    ];
+    const insertDelivery = old.prepare(`INSERT INTO deliveries (seq, id_key, id, trigger, api_version, api_version_known, received_at, signature, headers, raw_body, last_attempt_at)
+      VALUES (?, ?, ?, 'trustcenter.access_requested', '2026-06-01', 1, ?, 'valid', '', ?, ?)`);
+    const insertJob = old.prepare('INSERT INTO relay_jobs (delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, order_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    jobs.forEach(([id, state, tries, nextAt, lastStatus, lastError, target, orderKey], i) => {
+      insertDelivery.run(i + 1, deliveryKey(id), id, at, Buffer.from(`{"id":"${id}"}`), at);
+      insertJob.run(i + 1, state, tries, nextAt, lastStatus, lastError, at + i, target, orderKey);
+    });
+    const rowsOf = (db: Database.Database) => db.prepare('SELECT delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, order_key FROM relay_jobs ORDER BY delivery_seq').all();
+    const before = rowsOf(old);
+    expect(before).toHaveLength(6);
+    old.close();
+
+    // A reader never migrates: it reads the schema-7 file as it is.
+    const reader = await openStoreReader({ kind: 'sqlite', path });
+    expect((await reader.relayHistory('ordered-head')).jobs).toEqual([{ deliverySeq: 5, deliveryId: 'ordered-head', state: 'pending', target: app, tries: 1, nextAt: at + 2_000, lastStatus: 503, lastError: 'responded 503' }]);
+    await reader.close();
+
+    const order = { [app]: { text: 'trigger', key: 'trigger' as const, onDead: 'skip' as const } };
+    const store = await createSqliteStore(path, { outbox: { to: app, routes: [{ glob: '*', urls: [log], also: true }], order } });
+    const file = new Database(path, { readonly: true });
+    expect(file.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(rowsOf(file)).toEqual(before);
+    const indexes = (file.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'relay_jobs' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    expect(indexes).toEqual(['relay_jobs_by_delivery', 'relay_jobs_dead_by_order_key', 'relay_jobs_due', 'relay_jobs_owed_by_order_key']);
+    file.close();
+    for (const [id, state, tries, nextAt, lastStatus, lastError, target] of jobs) {
+      expect((await store.relayHistory(id)).jobs).toEqual([expect.objectContaining({ deliveryId: id, state, tries, nextAt, lastStatus, lastError, target })]);
+    }
+
+    // Due: the untargeted job and the head of the key; the next of the key waits behind the head.
+    const due = await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10);
+    expect(due.map((d) => d.job.deliveryId)).toEqual(['untargeted', 'ordered-head']);
+    expect(await store.relayCounts()).toEqual({ pending: 3, held: 1, done: 1, dead: 1 });
+
+    // The untargeted job is moved by a try of any target; the head's done lets the next of its key go.
+    await store.recordRelay({ deliverySeq: 1, startedAt: at, finishedAt: at + 1, status: 204, error: null, replay: false, target: app, try: 1, next: { state: 'done' } });
+    await store.recordRelay({ deliverySeq: 5, startedAt: at, finishedAt: at + 1, status: 204, error: null, replay: false, target: app, try: 2, next: { state: 'done' } });
+    expect((await store.relayHistory('untargeted')).jobs).toMatchObject([{ state: 'done', target: null, tries: 1 }]);
+    expect((await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).map((d) => d.job.deliveryId)).toEqual(['ordered-next']);
+
+    // A fan-out accept on the migrated file: a job per target, in the order queued; the app's is ordered behind its key.
+    const fresh = makeDelivery({ id: 'fanned-out' });
+    const { deliverySeq } = await store.accept(fresh, attemptFor(fresh));
+    expect(deliverySeq).toBe(7);
+    expect((await store.relayHistory('fanned-out')).jobs.map((j) => [j.deliverySeq, j.target, j.state])).toEqual([[7, app, 'pending'], [7, log, 'pending']]);
+    const keys = (await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).map((d) => relayJobKey(d.job));
+    expect(keys).toEqual([`6|${app}`, `7|${log}`]);
+    // Retention: the dead, done and untargeted (now done) jobs' deliveries go with their jobs; the held one stays.
+    expect(await store.prune(Number.MAX_SAFE_INTEGER)).toMatchObject({ deliveries: 4, keptPending: 3 });
+    expect(await store.relayCounts()).toEqual({ pending: 3, held: 1, done: 0, dead: 0 });
     await store.close();
   });
 });

@@ -1,7 +1,7 @@
 /** The one contract every DeliveryStore driver must pass. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RelayTargets } from '../../src/core/routes.js';
-import type { DeliveryStore } from '../../src/store/store.js';
+import { relayJobKey, type DeliveryStore } from '../../src/store/store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 
 export function describeStoreContract(name: string, open: (options?: { outbox?: boolean | RelayTargets }) => Promise<DeliveryStore>): void {
@@ -164,7 +164,7 @@ export function describeStoreContract(name: string, open: (options?: { outbox?: 
       const delivery = makeDelivery();
       await store.accept(delivery, attemptFor(delivery));
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
-      expect((await store.relayHistory(delivery.id)).job).toBeNull();
+      expect((await store.relayHistory(delivery.id)).jobs).toEqual([]);
     });
 
     it('returns undefined for an unknown id', async () => {
@@ -273,7 +273,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const a = await store.accept(first, attemptFor(first));
       await store.accept(second, attemptFor(second));
       const now = Math.max(first.receivedAt, second.receivedAt);
-      const due = await store.dueRelayJobs(now, 10, new Set([a.deliverySeq]));
+      const due = await store.dueRelayJobs(now, 10, new Set([relayJobKey({ deliverySeq: a.deliverySeq, target: null })]));
       expect(due.map((d) => d.job.deliveryId)).toEqual([second.id]);
     });
 
@@ -286,7 +286,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       // Try 1's write timed out for its worker and committed only now.
       await store.recordRelay({ ...base, startedAt: t, finishedAt: t + 5, status: 503, error: 'responded 503', try: 1, next: { state: 'pending', nextAt: t + 1000 } });
       const history = await store.relayHistory(delivery.id);
-      expect(history.job).toMatchObject({ state: 'done', tries: 2, lastStatus: 200 });
+      expect(history.jobs).toMatchObject([{ state: 'done', tries: 2, lastStatus: 200 }]);
       expect(history.attempts).toHaveLength(2);
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     });
@@ -310,7 +310,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       await store.recordRelay({ ...base, startedAt: t + 2000, finishedAt: t + 2003, status: 204, error: null, try: 3, next: { state: 'done' } });
       await store.recordRelay({ ...base, startedAt: t + 3000, finishedAt: t + 3003, status: 200, error: null, try: 1, replay: true, next: null });
       const history = await store.relayHistory(delivery.id);
-      expect(history.job).toMatchObject({ state: 'done', tries: 3, lastStatus: 204 });
+      expect(history.jobs).toMatchObject([{ state: 'done', tries: 3, lastStatus: 204 }]);
       // A done job was handed on already: requeueing it would reach the app a second time.
       expect(await store.requeueRelay(delivery.id, t + 4000)).toBe(false);
       expect(await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
@@ -328,7 +328,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       await store.close();
       const app = 'http://127.0.0.1:3000/webhooks';
       const audit = 'http://127.0.0.1:3001/audit';
-      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', url: audit }] } });
+      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', urls: [audit] }] } });
       const plain = makeDelivery();
       const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
       const a = await store.accept(plain, attemptFor(plain));
@@ -350,8 +350,8 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const { app, audit, plain, vendor, a, b } = await routedPair();
       const now = Math.max(plain.receivedAt, vendor.receivedAt);
       // Read without claiming (a claim on PostgreSQL leases the job, and a leased job is not held).
-      expect((await store.relayHistory(plain.id)).job).toMatchObject({ deliverySeq: a.deliverySeq, state: 'pending', target: app });
-      expect((await store.relayHistory(vendor.id)).job).toMatchObject({ deliverySeq: b.deliverySeq, state: 'pending', target: audit });
+      expect((await store.relayHistory(plain.id)).jobs).toMatchObject([{ deliverySeq: a.deliverySeq, state: 'pending', target: app }]);
+      expect((await store.relayHistory(vendor.id)).jobs).toMatchObject([{ deliverySeq: b.deliverySeq, state: 'pending', target: audit }]);
 
       // A run that hands on only to another app: both jobs are held, none is due for it.
       expect(await store.holdRelayJobs(['http://127.0.0.1:4000/other'], now)).toBe(2);
@@ -373,7 +373,7 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       // Only retarget moves a job to another target; it is pending again there.
       expect(await store.retargetRelayJobs(audit, app, now)).toBe(1);
       expect(await store.retargetRelayJobs('http://127.0.0.1:9/none', app, now)).toBe(0);
-      expect((await store.relayHistory(vendor.id)).job).toMatchObject({ state: 'pending', target: app });
+      expect((await store.relayHistory(vendor.id)).jobs).toMatchObject([{ state: 'pending', target: app }]);
       expect(byTarget(await store.relayBacklog())).toEqual(new Map([[app, { target: app, pending: 2, held: 0, dead: 0, oldestOwedAt: Math.min(plain.receivedAt, vendor.receivedAt), retrying: 0 }]]));
     });
 
@@ -452,6 +452,125 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       const due = await store.dueRelayJobs(Number.MAX_SAFE_INTEGER, 50);
       expect(new Set(due.map((d) => d.job.deliverySeq))).toEqual(new Set(results.filter((r) => r.outcome === 'accepted').map((r) => r.deliverySeq)));
     });
+
+    /** The store reopened with fan-out: vendor.* to the app and an audit app, and every trigger also to a log. */
+    async function fannedOut() {
+      await store.close();
+      const app = 'http://127.0.0.1:3000/webhooks';
+      const audit = 'http://127.0.0.1:3001/audit';
+      const log = 'http://127.0.0.1:3002/log';
+      store = await open({ outbox: { to: app, routes: [{ glob: 'vendor.*', urls: [app, audit] }, { glob: '*', urls: [log], also: true }] } });
+      const plain = makeDelivery();
+      const vendor = makeDelivery({ trigger: 'vendor.rating_dropped' });
+      const a = await store.accept(plain, attemptFor(plain));
+      const b = await store.accept(vendor, attemptFor(vendor));
+      const base = { replay: false, startedAt: vendor.receivedAt, finishedAt: vendor.receivedAt + 1 };
+      return { app, audit, log, plain, vendor, a, b, base };
+    }
+
+    it('queues one job per target of a delivery (fan-out), none for a duplicate, each read and skipped on its own', async () => {
+      const { app, audit, log, plain, vendor, a, b } = await fannedOut();
+      await store.accept(vendor, attemptFor(vendor, { attemptHeader: 2 }));
+      expect((await store.relayHistory(plain.id)).jobs.map((j) => [j.deliverySeq, j.target, j.state])).toEqual([[a.deliverySeq, app, 'pending'], [a.deliverySeq, log, 'pending']]);
+      expect((await store.relayHistory(vendor.id)).jobs.map((j) => [j.deliverySeq, j.target, j.state])).toEqual([[b.deliverySeq, app, 'pending'], [b.deliverySeq, audit, 'pending'], [b.deliverySeq, log, 'pending']]);
+      expect(await store.relayCounts()).toEqual({ pending: 5, held: 0, done: 0, dead: 0 });
+      const now = Math.max(plain.receivedAt, vendor.receivedAt);
+      const due = await store.dueRelayJobs(now, 50);
+      expect(due.map((d) => relayJobKey(d.job)).sort()).toEqual([`${a.deliverySeq}|${app}`, `${a.deliverySeq}|${log}`, `${b.deliverySeq}|${app}`, `${b.deliverySeq}|${audit}`, `${b.deliverySeq}|${log}`].sort());
+      for (const entry of due) expect(Buffer.from(entry.delivery.rawBody).equals(entry.job.deliveryId === plain.id ? plain.rawBody : vendor.rawBody)).toBe(true);
+      // Holding one target's job of a delivery leaves its other targets' jobs due.
+      const skip = new Set([relayJobKey({ deliverySeq: b.deliverySeq, target: audit }), relayJobKey({ deliverySeq: a.deliverySeq, target: app })]);
+      const rest = await store.dueRelayJobs(now, 50, skip);
+      expect(rest.map((d) => relayJobKey(d.job)).sort()).toEqual([`${a.deliverySeq}|${log}`, `${b.deliverySeq}|${app}`, `${b.deliverySeq}|${log}`].sort());
+      // A target skipped by pace leaves out its jobs only.
+      expect((await store.dueRelayJobs(now, 50, skip, [log])).map((d) => relayJobKey(d.job))).toEqual([`${b.deliverySeq}|${app}`]);
+      const backlog = new Map((await store.relayBacklog()).map((e) => [e.target, e.pending]));
+      expect(backlog).toEqual(new Map([[app, 2], [audit, 1], [log, 2]]));
+    });
+
+    it('moves each target\'s job of a delivery by its own tries: one done, one retrying, one dead, requeued by target', async () => {
+      const { app, audit, log, vendor, b, base } = await fannedOut();
+      const seq = b.deliverySeq;
+      await store.recordRelay({ ...base, deliverySeq: seq, target: app, status: 204, error: null, try: 1, next: { state: 'done' } });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: audit, status: 503, error: 'responded 503', try: 1, next: { state: 'pending', nextAt: base.finishedAt + 60_000 } });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: log, status: null, error: 'ECONNREFUSED', try: 1, next: { state: 'dead' } });
+      const history = await store.relayHistory(vendor.id);
+      expect(history.jobs.map((j) => [j.target, j.state, j.tries, j.lastStatus])).toEqual([[app, 'done', 1, 204], [audit, 'pending', 1, 503], [log, 'dead', 1, null]]);
+      expect(history.attempts.map((t) => [t.target, t.status])).toEqual([[app, 204], [audit, 503], [log, null]]);
+      // Due: only the audit job, and only once its retry is due.
+      expect((await store.dueRelayJobs(base.finishedAt + 59_999, 50)).filter((d) => d.job.deliverySeq === seq)).toEqual([]);
+      expect((await store.dueRelayJobs(base.finishedAt + 60_000, 50)).filter((d) => d.job.deliverySeq === seq).map((d) => d.job.target)).toEqual([audit]);
+      // A requeue for a target whose job is not dead moves nothing; for the dead one's target, that job only.
+      expect(await store.requeueRelay(vendor.id, base.finishedAt, app)).toBe(false);
+      expect(await store.requeueRelay(vendor.id, base.finishedAt, audit)).toBe(false);
+      expect(await store.requeueRelay(vendor.id, base.finishedAt, log)).toBe(true);
+      expect((await store.relayHistory(vendor.id)).jobs.map((j) => [j.target, j.state])).toEqual([[app, 'done'], [audit, 'pending'], [log, 'pending']]);
+      // A done job never moves back, whatever lands late for it.
+      await store.recordRelay({ ...base, deliverySeq: seq, target: app, status: 500, error: 'responded 500', try: 1, next: { state: 'pending', nextAt: base.finishedAt } });
+      expect((await store.relayHistory(vendor.id)).jobs[0]).toMatchObject({ target: app, state: 'done', lastStatus: 204 });
+      // Without a target, every dead job of the delivery goes back.
+      await store.recordRelay({ ...base, deliverySeq: seq, target: audit, status: 410, error: 'responded 410', try: 2, next: { state: 'dead' } });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: log, status: 410, error: 'responded 410', try: 2, next: { state: 'dead' } });
+      expect(await store.relayCounts()).toEqual({ pending: 2, held: 0, done: 1, dead: 2 });
+      expect(await store.requeueRelay(vendor.id, base.finishedAt)).toBe(true);
+      expect(await store.relayCounts()).toEqual({ pending: 4, held: 0, done: 1, dead: 0 });
+    });
+
+    it('keeps a fanned-out delivery while any of its targets is owed, and prunes it with every job once none is', async () => {
+      const { app, audit, log, vendor, b, base } = await fannedOut();
+      const seq = b.deliverySeq;
+      await store.recordRelay({ ...base, deliverySeq: seq, target: app, status: 204, error: null, try: 1, next: { state: 'done' } });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: audit, status: 204, error: null, try: 1, next: { state: 'done' } });
+      // The plain delivery's two jobs and the vendor's log job are owed: both deliveries stay.
+      const kept = await store.prune!(Number.MAX_SAFE_INTEGER, { dryRun: true });
+      expect(kept).toMatchObject({ deliveries: 0, keptPending: 2 });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: log, status: null, error: 'ECONNREFUSED', try: 1, next: { state: 'dead' } });
+      const pruned = await store.prune!(Number.MAX_SAFE_INTEGER);
+      expect(pruned).toMatchObject({ deliveries: 1, keptPending: 1, relayAttempts: 3 });
+      expect(await store.getDelivery(vendor.id)).toBeUndefined();
+      expect((await store.relayHistory(vendor.id)).jobs).toEqual([]);
+      expect(await store.relayCounts()).toEqual({ pending: 2, held: 0, done: 0, dead: 0 });
+    });
+
+    it('retargets a fanned-out job onto a target its delivery already has by merging it: a delivery reaches a target once', async () => {
+      const { app, audit, log, plain, vendor, a, b } = await fannedOut();
+      const now = Math.max(plain.receivedAt, vendor.receivedAt);
+      // The audit app is gone: its job moves to the log, which the vendor delivery has a job for already.
+      expect(await store.retargetRelayJobs(audit, log, now)).toBe(1);
+      expect((await store.relayHistory(vendor.id)).jobs.map((j) => j.target)).toEqual([app, log]);
+      // The log's jobs move to a new target: one job each, none merged.
+      const archive = 'http://127.0.0.1:3003/archive';
+      expect(await store.retargetRelayJobs(log, archive, now)).toBe(2);
+      expect((await store.relayHistory(plain.id)).jobs.map((j) => j.target).sort()).toEqual([app, archive].sort());
+      const due = await store.dueRelayJobs(now, 50);
+      expect(due.map((d) => relayJobKey(d.job)).sort()).toEqual([`${a.deliverySeq}|${app}`, `${a.deliverySeq}|${archive}`, `${b.deliverySeq}|${app}`, `${b.deliverySeq}|${archive}`].sort());
+      // Onto itself: every job stays (held ones pending again), none is merged away.
+      expect(await store.holdRelayJobs([app], now)).toBe(2);
+      expect(await store.retargetRelayJobs(archive, archive, now)).toBe(2);
+      expect(await store.relayCounts()).toEqual({ pending: 4, held: 0, done: 0, dead: 0 });
+    });
+
+    it('moves the job of a target whose URL holds credentials by its queued URL, while its tries show the URL without them', async () => {
+      await store.close();
+      const secretive = 'http://relay:Hunter2Pass@127.0.0.1:3004/hook';
+      const plain = 'http://127.0.0.1:3000/webhooks';
+      store = await open({ outbox: { to: plain, routes: [{ glob: '*', urls: [secretive], also: true }] } });
+      const delivery = makeDelivery();
+      const { deliverySeq } = await store.accept(delivery, attemptFor(delivery));
+      const shown = 'http://[redacted]@127.0.0.1:3004/hook';
+      await store.recordRelay({ deliverySeq, replay: false, startedAt: delivery.receivedAt, finishedAt: delivery.receivedAt + 1, status: 204, error: null, try: 1, target: shown, jobTarget: secretive, next: { state: 'done' } });
+      const history = await store.relayHistory(delivery.id);
+      expect(history.jobs.map((j) => [j.target, j.state])).toEqual([[plain, 'pending'], [secretive, 'done']]);
+      expect(history.attempts.map((a) => a.target)).toEqual([shown]);
+    });
+
+    it('holds a fanned-out delivery\'s jobs for the targets a run does not hand on to, and only those', async () => {
+      const { app, audit, log, vendor, plain } = await fannedOut();
+      const now = Math.max(plain.receivedAt, vendor.receivedAt);
+      expect(await store.holdRelayJobs([app, log], now)).toBe(1);
+      expect((await store.relayHistory(vendor.id)).jobs.map((j) => [j.target, j.state])).toEqual([[app, 'pending'], [audit, 'held'], [log, 'pending']]);
+      expect((await store.dueRelayJobs(now, 50)).filter((d) => d.job.deliveryId === vendor.id).map((d) => d.job.target).sort()).toEqual([app, log].sort());
+    });
   });
 }
 
@@ -509,7 +628,7 @@ export function describeRetentionContract(name: string, open: (options?: { outbo
       expect(await store.listAttempts({ deliveryId: 'ghost', limit: 10 })).toEqual([]);
       // The pending delivery keeps its whole history, the refused attempt that claims it too.
       expect((await store.listAttempts({ deliveryId: pending.id, limit: 10 })).map((a) => a.outcome)).toEqual(['rejected', 'accepted']);
-      expect((await store.relayHistory(pending.id)).job).toMatchObject({ state: 'pending' });
+      expect((await store.relayHistory(pending.id)).jobs).toMatchObject([{ state: 'pending' }]);
       expect((await store.relayHistory(done.id)).attempts).toEqual([]);
       expect((await store.listAttempts({ outcomes: ['rejected'], limit: 10 })).map((a) => a.reason)).toEqual(['SIGNATURE_MISSING', 'SIGNATURE_MISMATCH']);
       expect(await store.relayCounts()).toEqual({ pending: 2, held: 0, done: 0, dead: 0 });

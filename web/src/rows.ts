@@ -3,7 +3,7 @@
  * and feed messages in any order. Every update is idempotent, so a message seen both in the
  * backlog and in an API page counts once. Pure: no DOM.
  */
-import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, Outcome, RelayView } from './types.js';
+import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, Outcome, RelayJobView, RelayView } from './types.js';
 
 export type OutcomeCounts = Record<Outcome, number>;
 
@@ -28,6 +28,8 @@ export interface Row {
   latestSeq: number;
   bodyBytes: number | null;
   relay: RelayView | null;
+  /** Its relay jobs, one per target, as the list read them and the feed's relay tries moved them since; null when not known. */
+  relayJobs: RelayJobView[] | null;
   skipVerify: boolean;
   /** The newest tally the API sent (its `throughSeq` is its version). */
   tally: AttemptTally | null;
@@ -101,6 +103,7 @@ export function createRowStore(maxRows = 2000): RowStore {
         latestSeq: 0,
         bodyBytes: null,
         relay: null,
+        relayJobs: null,
         skipVerify: false,
         tally: null,
         live: new Map(),
@@ -152,6 +155,9 @@ export function createRowStore(maxRows = 2000): RowStore {
       row.lastSeen = Math.max(row.lastSeen, s.lastAttemptAt, s.receivedAt);
       if (row.outcome === null) row.outcome = s.duplicateCount > 0 ? 'duplicate' : 'accepted';
       if (s.latestAttempt) see(row, s.latestAttempt);
+      // The jobs of a list read: the first the row gets, else when no older than the newest try the
+      // row has seen (a feed try may be newer, and has moved its job already).
+      if (s.relayJobs !== undefined && (row.relayJobs === null || !row.relay || (s.relay && row.relay.at <= s.relay.at))) row.relayJobs = s.relayJobs;
       if (s.relay && (!row.relay || row.relay.at <= s.relay.at)) row.relay = s.relay;
       recount(row);
     },
@@ -164,7 +170,9 @@ export function createRowStore(maxRows = 2000): RowStore {
 
     applyRelay(deliveryId, relay) {
       const row = rows.get(keyOf(deliveryId, 0));
-      if (row && (!row.relay || row.relay.at <= relay.at)) row.relay = relay;
+      if (!row || (row.relay && row.relay.at > relay.at)) return;
+      row.relay = relay;
+      if (row.relayJobs) row.relayJobs = movedJobs(row.relayJobs, relay);
     },
 
     remove(deliveryId) {
@@ -271,6 +279,37 @@ export function verdictChipText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'r
     return `faulted: ${answer || `HTTP ${row.status ?? 'no answer'}`} (rule)`;
   }
   return verdictText(row);
+}
+
+/**
+ * The jobs after one relay try: a try of the relay's own (it says whether it is retried: `nextRetryAt`)
+ * moves the job of its target (done, pending, or dead when it is not retried); a replay and the sync
+ * hand-off move none. Tries are not counted here: the detail reads them.
+ */
+export function movedJobs(jobs: RelayJobView[], relay: RelayView): RelayJobView[] {
+  if (relay.replay || relay.nextRetryAt === undefined || relay.target === undefined) return jobs;
+  const state: RelayJobView['state'] = relay.ok ? 'done' : relay.nextRetryAt !== null ? 'pending' : 'dead';
+  return jobs.map((job) => (job.target === relay.target ? { ...job, state, nextAt: state === 'pending' ? relay.nextRetryAt ?? null : null, lastStatus: relay.status, lastError: relay.error ?? null } : job));
+}
+
+/** The order a fan-out's states are counted in: what needs a hand first. */
+const JOB_STATES: ReadonlyArray<RelayJobView['state']> = ['dead', 'held', 'pending', 'done'];
+
+/**
+ * A fan-out's jobs in a few words (`1 dead, 2 done (3 targets)`); null for a delivery with one job or
+ * none, whose relay cell says it all.
+ */
+export function relayJobsText(jobs: RelayJobView[] | null): string | null {
+  if (!jobs || jobs.length < 2) return null;
+  const counts = JOB_STATES.map((state) => [state, jobs.filter((job) => job.state === state).length] as const).filter(([, n]) => n > 0);
+  // The counts first: the cell is narrow, and a dead job is what the row must say before it is cut.
+  return `${counts.map(([state, n]) => `${n} ${state}`).join(', ')} (${jobs.length} targets)`;
+}
+
+/** Each job of a fan-out on its own line (the relay cell's title): target and state. */
+export function relayJobsLines(jobs: RelayJobView[] | null): string[] {
+  if (!jobs || jobs.length < 2) return [];
+  return jobs.map((job) => `${job.target ?? '(no target)'}: ${job.state}${job.lastStatus !== undefined && job.lastStatus !== null ? ` (${job.lastStatus})` : ''}`);
 }
 
 /**

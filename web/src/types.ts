@@ -147,6 +147,8 @@ export interface DeliverySummary {
   signatureTimestamp: number | null;
   latestAttempt?: AttemptView | null;
   relay?: RelayView | null;
+  /** List items only: the delivery's relay jobs, one per target (null when the store could not say). */
+  relayJobs?: RelayJobView[] | null;
   /** List items only: the delivery's arrivals by outcome, counted in one read (see AttemptTally). */
   attempts?: AttemptTally;
 }
@@ -174,13 +176,20 @@ export interface BodyView {
   base64: string;
 }
 
-/** The relay job of a stored delivery: `dead` once the relay gave up (Retry puts it back in the queue). */
+/**
+ * A relay job of a stored delivery (one per target): `dead` once the relay gave up (Retry puts it
+ * back in the queue). Every string is hostile text: shown as text, never parsed.
+ */
 export interface RelayJobView {
   state: 'pending' | 'held' | 'done' | 'dead';
   tries: number;
   /** When a pending job is due, ms since the epoch. */
   nextAt: number | null;
+  /** Where it goes, credentials redacted; null for a job queued before targets were kept. */
   target: string | null;
+  /** What its target last answered; null when there was no answer (or no try yet). Absent from an older server. */
+  lastStatus?: number | null;
+  lastError?: string | null;
 }
 
 /** Known fields of a delivery missing or of another type than its trigger's schema says (`hookrelay schema`). */
@@ -209,8 +218,8 @@ export interface DeliveryDetail {
   attempts: AttemptView[];
   attemptsTruncated: boolean;
   relay: RelayView[] | null;
-  /** Null when the delivery has no relay job (stored while forwarding was off); absent from an older server. */
-  relayJob?: RelayJobView | null;
+  /** One per target, in the order they were queued ([] when the delivery has none); null when the store could not say; absent from an older server. */
+  relayJobs?: RelayJobView[] | null;
   conformance: unknown;
 }
 

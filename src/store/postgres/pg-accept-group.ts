@@ -3,7 +3,7 @@
  * event-loop turn, and those queued while earlier groups were committing, go into ONE transaction
  * on one of a few connections (two by default), and each is answered only after its group's COMMIT.
  *
- * A group is ONE statement, a call of `hookrelay_accept_group_v1` (pg-schema.ts, migration 6) in
+ * A group is ONE statement, a call of `hookrelay_accept_group_v2` (pg-schema.ts, migration 8) in
  * its own implicit transaction, which commits before the server answers: one round trip and one
  * WAL flush for the whole group. On this kind of machine each round trip to the server costs the
  * receiver ~100 µs of CPU (the socket write and the wake-up of the backend): as separate statements
@@ -15,8 +15,9 @@
  * others are its duplicates, counted on the new row as it is inserted); counts, in one set-based
  * UPDATE with a fresh snapshot, the copies of ids stored already (by an earlier group, or another
  * instance whose transaction ON CONFLICT waited for); and writes one attempt row per request and
- * the relay job of each new delivery (when the outbox is on). Attempt seqs follow the group's order,
- * except that in a group mixing new ids with ids stored before, the new ids' attempts come first.
+ * the relay jobs of each new delivery (when the outbox is on): one per target, with its order key.
+ * Attempt seqs follow the group's order, except that in a group mixing new ids with ids stored
+ * before, the new ids' attempts come first.
  *
  * The parameters are array literals built here (textArray, intArray): see there why.
  *
@@ -27,14 +28,14 @@
  * the request that carried the value fails.
  */
 import type pg from 'pg';
-import { relayTargetOf, type RelayTargets } from '../../core/routes.js';
+import { relayJobsOf, type RelayTargets } from '../../core/routes.js';
 import type { AcceptResult, AttemptInput, CommitReport, NewDelivery } from '../store.js';
 import { hintsColumn } from '../rows.js';
 import { pgText } from './pg-rows.js';
 import { named } from './pg-queries.js';
 
 export interface AcceptGroupOptions {
-  /** Write a relay job with every accepted delivery, for the target its trigger is routed to (true: no target kept). */
+  /** Write the relay jobs of every accepted delivery, one per target it is routed to (relayJobsOf; true: one job, no target kept). */
   outbox: boolean | RelayTargets;
   /** Groups committing at once, each on a connection of the pool (default 2). */
   connections?: number;
@@ -174,7 +175,7 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: true });
   }
 
-  /** The group in one statement: hookrelay_accept_group_v1 (pg-schema.ts, migration 6), in its own implicit transaction. */
+  /** The group in one statement: hookrelay_accept_group_v2 (pg-schema.ts, migration 8), in its own implicit transaction. */
   async function commit(group: Entry[]): Promise<AcceptResult[]> {
     // The distinct ids, each with its first copy; sorted, so every group locks new ids in one order.
     const byKey = new Map<string, Candidate>();
@@ -200,6 +201,9 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       signature: new Array<string>(m), secretIndex: new Array<number | null>(m), signatureT: new Array<number | null>(m), headersFrom: new Array<number>(m),
       headersTo: new Array<number>(m), bodyFrom: new Array<number>(m), bodyLength: new Array<number>(m), copies: new Array<number>(m), lastAt: new Array<number>(m),
     };
+    // One entry per relay job: its delivery's position in d, its target and order key (migration 8).
+    const jobs = { cand: [] as number[], target: [] as Array<string | null>, orderKey: [] as Array<string | null> };
+    let anyKey = false;
     const headers: string[] = [];
     const bodies: Uint8Array[] = new Array(m);
     let offset = 1;
@@ -224,6 +228,17 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       offset += delivery.rawBody.length;
       d.copies[i] = c.copies;
       d.lastAt[i] = c.lastAt;
+      // The outbox jobs are part of the accepting transaction: accepted means handed on, to each target.
+      if (outbox === true) jobs.cand.push(c.position);
+      else if (outbox !== false) {
+        for (const job of relayJobsOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders })) {
+          jobs.cand.push(c.position);
+          jobs.target.push(pgText(job.target));
+          const key = pgText(job.orderKey);
+          jobs.orderKey.push(key);
+          anyKey ||= key !== null;
+        }
+      }
     }
     // One binary parameter (pg sends a Buffer as bytes; a bytea[] would go as hex text).
     const body = m === 1 && Buffer.isBuffer(bodies[0]) ? bodies[0] : Buffer.concat(bodies);
@@ -233,11 +248,11 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       cand: new Array<number>(n), first: new Array<boolean>(n), id: new Array<string | null>(n), trigger: new Array<string | null>(n), receivedAt: new Array<number>(n),
       finishedAt: new Array<number>(n), attemptHeader: new Array<number | null>(n), signatureT: new Array<number | null>(n), sha: new Array<string>(n),
       bytes: new Array<number>(n), status: new Array<number | null>(n), reason: new Array<string | null>(n), retryAfter: new Array<string | null>(n),
-      hints: new Array<string | null>(n), headersFrom: new Array<number | null>(n), headersTo: new Array<number | null>(n), jobTarget: new Array<string | null>(n),
+      hints: new Array<string | null>(n), headersFrom: new Array<number | null>(n), headersTo: new Array<number | null>(n),
     };
     // Which columns the statement can fill in itself (see migration 6): every request its id's first
     // copy; each attempt's id, trigger, received time, signature time and size its delivery's; one
-    // status for all; no reason, Retry-After, hints or relay target.
+    // status for all; no reason, Retry-After or hints.
     let allFirst = true;
     let sameId = true;
     let sameTrigger = true;
@@ -248,7 +263,6 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     let anyReason = false;
     let anyRetryAfter = false;
     let anyHints = false;
-    let anyTarget = false;
     // What a later copy keeps if it is a duplicate: the headers it came with (a first copy's are its
     // delivery's, in the deliveries' headers).
     const requestHeaders: string[] = [];
@@ -281,8 +295,6 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       anyReason ||= (a.reason[i] = pgText(at.reason)) !== null;
       anyRetryAfter ||= (a.retryAfter[i] = pgText(at.retryAfter)) !== null;
       anyHints ||= (a.hints[i] = pgText(hintsColumn(at.hints))) !== null;
-      // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-      anyTarget ||= (a.jobTarget[i] = first && outbox !== false && outbox !== true ? pgText(relayTargetOf(outbox, { trigger: entry.delivery.trigger, rawBody: entry.delivery.rawBody, headers: entry.delivery.rawHeaders })) : null) !== null;
       if (first) {
         a.headersFrom[i] = null;
         a.headersTo[i] = null;
@@ -300,12 +312,13 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
       named('acceptGroup', [
         textArray(d.id), textArray(d.trigger), textArray(d.version), boolArray(d.known), intArray(d.receivedAt), textArray(d.signature), intArray(d.secretIndex),
         intArray(d.signatureT), textArray(headers), intArray(d.headersFrom), intArray(d.headersTo), body, intArray(d.bodyFrom), intArray(d.bodyLength),
-        oneCopy ? EMPTY : intArray(d.copies), lastIsReceived ? EMPTY : intArray(d.lastAt), outbox !== false,
+        oneCopy ? EMPTY : intArray(d.copies), lastIsReceived ? EMPTY : intArray(d.lastAt),
         intArray(a.cand), allFirst ? EMPTY : boolArray(a.first), sameId ? EMPTY : textArray(a.id), sameTrigger ? EMPTY : textArray(a.trigger),
         sameReceivedAt ? EMPTY : intArray(a.receivedAt), intArray(a.finishedAt), intArray(a.attemptHeader), sameSignatureT ? EMPTY : intArray(a.signatureT),
         textArray(a.sha), sameBytes ? EMPTY : intArray(a.bytes), oneStatus ? intArray([a.status[0]!]) : intArray(a.status), anyReason ? textArray(a.reason) : EMPTY,
         anyRetryAfter ? textArray(a.retryAfter) : EMPTY, anyHints ? textArray(a.hints) : EMPTY, textArray(requestHeaders),
-        allFirst ? EMPTY : intArray(a.headersFrom), allFirst ? EMPTY : intArray(a.headersTo), anyTarget ? textArray(a.jobTarget) : EMPTY,
+        allFirst ? EMPTY : intArray(a.headersFrom), allFirst ? EMPTY : intArray(a.headersTo),
+        intArray(jobs.cand), outbox === true ? EMPTY : textArray(jobs.target), anyKey ? textArray(jobs.orderKey) : EMPTY,
       ]),
     );
     const { seqs, fresh, attempts } = rows[0] ?? { seqs: [], fresh: [], attempts: [] };

@@ -6,55 +6,86 @@ import { claimableBy, DB_NOW_MS } from './pg-instance-heartbeat.js';
 export const DELIVERY_COLUMNS =
   'd.seq, d.id, d.trigger, d.api_version, d.api_version_known, d.received_at, d.signature, d.secret_index, d.signature_t, d.headers, d.raw_body, d.duplicate_count, d.last_attempt_at';
 
+/** A relay job's name in SQL, as relayJobKey (core/records.ts) builds it: a delivery has one job per target. */
+const JOB_KEY = "(j.delivery_seq::text || '|' || coalesce(j.target, ''))";
+
+/**
+ * No earlier job of job j's target and key in `states` (each a partial index of migration 8: done
+ * rows never walked). Written as min(…) IS NULL, not NOT EXISTS: for an EXISTS the planner may pick
+ * a sequential scan, expecting an early match (on freshly written rows it did: a claim past 100,000
+ * waiting jobs of one key ran for minutes), while a min() is always the index's first entry.
+ */
+const noEarlierOfKey = (states: string) =>
+  `(SELECT min(e.delivery_seq) FROM relay_jobs e WHERE e.target = j.target AND e.order_key = j.order_key AND e.delivery_seq < j.delivery_seq AND e.state ${states}) IS NULL`;
+
+/**
+ * An ordered job j (`order_key` set) is free while no earlier job of its target and key is owed:
+ * pending or held, or dead where its target's dead jobs block (`deadBlocks`: a text[] parameter).
+ * As the SQLite reader's KEY_FREE and the memory store's earlierOwedOfKey.
+ */
+const KEY_FREE = (deadBlocks: string) => `(${noEarlierOfKey("IN ('pending', 'held')")}
+  AND (j.target <> ALL(${deadBlocks}::text[]) OR ${noEarlierOfKey("= 'dead'")}))`;
+
 // Named statements: parsed and planned once per connection.
 export const SQL = {
   // Group commit (pg-accept-group.ts): a whole group of accepts in one statement, its own implicit
-  // transaction; the function is migration 6 (pg-schema.ts). Every argument is cast: the arrays
+  // transaction; the function is migration 8 (pg-schema.ts). Every argument is cast: the arrays
   // arrive as literals in text.
-  acceptGroup: `SELECT out_seqs AS seqs, out_fresh AS fresh, out_attempts AS attempts FROM hookrelay_accept_group_v1(
+  acceptGroup: `SELECT out_seqs AS seqs, out_fresh AS fresh, out_attempts AS attempts FROM hookrelay_accept_group_v2(
       $1::text[], $2::text[], $3::text[], $4::boolean[], $5::bigint[], $6::text[], $7::integer[], $8::bigint[], $9::text[], $10::integer[], $11::integer[],
-      $12::bytea, $13::integer[], $14::integer[], $15::integer[], $16::bigint[], $17::boolean,
-      $18::integer[], $19::boolean[], $20::text[], $21::text[], $22::bigint[], $23::bigint[], $24::integer[], $25::bigint[], $26::text[], $27::integer[],
-      $28::integer[], $29::text[], $30::text[], $31::text[], $32::text[], $33::integer[], $34::integer[], $35::text[])`,
+      $12::bytea, $13::integer[], $14::integer[], $15::integer[], $16::bigint[],
+      $17::integer[], $18::boolean[], $19::text[], $20::text[], $21::bigint[], $22::bigint[], $23::integer[], $24::bigint[], $25::text[], $26::integer[],
+      $27::integer[], $28::text[], $29::text[], $30::text[], $31::text[], $32::integer[], $33::integer[],
+      $34::integer[], $35::text[], $36::text[])`,
   insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
       hints, request_headers, request_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq`,
-  insertJob: "INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target) VALUES ($1, 'pending', $2, $2, $3)",
   getDelivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE d.id = $1`,
   countArrivals: `SELECT (SELECT COUNT(*) FROM attempts WHERE delivery_seq = (SELECT seq FROM deliveries WHERE id = $1))
     + (SELECT COUNT(*) FROM attempts WHERE delivery_seq IS NULL AND delivery_id = $1) AS n`,
   // Claim: due, and claimable by this instance ($4; pg-instance-heartbeat.ts has the one rule),
-  // except the jobs its worker holds ($5); rows another worker is claiming right now are skipped
-  // rather than waited for. The claim's own lease is one time to live ($3) on the server's clock.
+  // except the jobs its worker holds ($5, job keys) and those of targets paced shut ($6); rows
+  // another worker is claiming right now are skipped rather than waited for. The claim's own lease
+  // is one time to live ($3) on the server's clock. An ordered job is due only while its key is free
+  // ($7: the targets whose dead jobs block) and, when $8 is given, only up to that delivery seq: the
+  // commit-order horizon (pg-store.ts dueRelayJobs), below which no earlier job of its key can still
+  // be committed unseen. A head stays pending while it is claimed, so the next job of its key is
+  // not due for any instance until the head is recorded done (or dead, where dead does not block).
   claimJobs: `WITH due AS (
-      SELECT delivery_seq FROM relay_jobs j
-      WHERE state = 'pending' AND next_at <= $1 AND delivery_seq <> ALL($5::bigint[]) AND ${claimableBy('$4', 'j')}
+      SELECT j.delivery_seq, j.target FROM relay_jobs j
+      WHERE j.state = 'pending' AND j.next_at <= $1 AND ${JOB_KEY} <> ALL($5::text[]) AND ${claimableBy('$4', 'j')}
         AND (j.target IS NULL OR j.target <> ALL($6::text[]))
-      ORDER BY next_at, delivery_seq LIMIT $2
+        AND (j.order_key IS NULL OR (($8::bigint IS NULL OR j.delivery_seq <= $8::bigint) AND ${KEY_FREE('$7')}))
+      ORDER BY j.next_at, j.delivery_seq, j.job_n LIMIT $2
       FOR UPDATE SKIP LOCKED
     ), claimed AS (
       UPDATE relay_jobs j SET leased_until = ${DB_NOW_MS} + $3::bigint, leased_by = $4
-      FROM due WHERE j.delivery_seq = due.delivery_seq
-      RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target
+      FROM due WHERE j.delivery_seq = due.delivery_seq AND coalesce(j.target, '') = coalesce(due.target, '')
+      RETURNING j.delivery_seq, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target, j.job_n
     )
     SELECT ${DELIVERY_COLUMNS}, c.state, c.tries, c.next_at, c.last_status, c.last_error, c.target
-    FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq`,
-  // Only this instance's own claims of jobs still pending: one that moved meanwhile is left as it is.
-  releaseClaims: "UPDATE relay_jobs SET leased_until = NULL, leased_by = NULL WHERE delivery_seq = ANY($1::bigint[]) AND leased_by = $2 AND state = 'pending'",
+    FROM claimed c JOIN deliveries d ON d.seq = c.delivery_seq ORDER BY c.next_at, c.delivery_seq, c.job_n`,
+  // Only this instance's own claims of jobs still pending ($1: job keys): one that moved meanwhile is left as it is.
+  releaseClaims: `UPDATE relay_jobs j SET leased_until = NULL, leased_by = NULL WHERE ${JOB_KEY} = ANY($1::text[]) AND j.leased_by = $2 AND j.state = 'pending'`,
   insertRelayAttempt: `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
       answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
   // A job moves only while pending and only for the worker holding it (or nobody): a stale
   // worker whose lease was taken over never undoes a `done`, so nothing goes out again after a 2xx.
+  // The job of the target tried ($17, as queued), or the delivery's job with no target: one queued
+  // before targets were kept is its delivery's only job.
   recordRelayMove: `WITH tried AS (
       INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
         answer_header_lines, answer_body_bytes, answer_complete, answer_headers, answer_body)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
     )
     UPDATE relay_jobs SET state = $14, tries = $8, next_at = $15, last_status = $4, last_error = $5, updated_at = $3, leased_until = NULL, leased_by = NULL
-    WHERE delivery_seq = $1 AND state = 'pending' AND (leased_by IS NULL OR leased_by = $16)`,
+    WHERE delivery_seq = $1 AND (target = $17 OR target IS NULL) AND state = 'pending' AND (leased_by IS NULL OR leased_by = $16)`,
+  // Every dead job of the delivery, or only its job for $3 (null: any).
   requeue: `UPDATE relay_jobs SET state = 'pending', next_at = $2, updated_at = $2, leased_until = NULL, leased_by = NULL
-    WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1)`,
+    WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id = $1) AND ($3::text IS NULL OR target = $3::text)`,
+  // A delivery's jobs in the order queued (schema 8); before it, a delivery had one.
+  jobsOf: 'SELECT state, tries, next_at, last_status, last_error, target FROM relay_jobs WHERE delivery_seq = $1 ORDER BY job_n',
   jobOf: 'SELECT state, tries, next_at, last_status, last_error, target FROM relay_jobs WHERE delivery_seq = $1',
   // A reader of a schema before migration 5 (no job targets).
   jobOfSchema4: 'SELECT state, tries, next_at, last_status, last_error FROM relay_jobs WHERE delivery_seq = $1',
@@ -66,8 +97,30 @@ export const SQL = {
   holdForeignJobs: `UPDATE relay_jobs j SET state = 'held', updated_at = $2, leased_until = NULL, leased_by = NULL
     WHERE state = 'pending' AND target IS NOT NULL AND target <> ALL($1::text[]) AND ${claimableBy('$3', 'j')}`,
   releaseOwnJobs: "UPDATE relay_jobs SET state = 'pending', updated_at = $2 WHERE state = 'held' AND target = ANY($1::text[])",
-  retargetJobs: `UPDATE relay_jobs SET target = $2, state = 'pending', updated_at = $3, leased_until = NULL, leased_by = NULL
-    WHERE state IN ('pending', 'held') AND target IS NOT DISTINCT FROM $1`,
+  // Owed jobs for $1 (null: queued before targets were kept) go to $2, pending. A delivery that has a
+  // job for $2 already is handed there by that one: its job for $1 is deleted (counted too). Onto the
+  // same target, nothing is merged (each job would find itself). One statement: both parts see one
+  // snapshot, so no job is both deleted and moved.
+  retargetJobs: `WITH merged AS (
+      DELETE FROM relay_jobs j WHERE j.state IN ('pending', 'held') AND j.target IS NOT DISTINCT FROM $1::text AND $1::text IS DISTINCT FROM $2::text
+        AND EXISTS (SELECT 1 FROM relay_jobs t WHERE t.delivery_seq = j.delivery_seq AND t.target = $2::text)
+      RETURNING 1
+    ), moved AS (
+      UPDATE relay_jobs j SET target = $2::text, state = 'pending', updated_at = $3, leased_until = NULL, leased_by = NULL
+      WHERE j.state IN ('pending', 'held') AND j.target IS NOT DISTINCT FROM $1::text
+        AND ($1::text IS NOT DISTINCT FROM $2::text OR NOT EXISTS (SELECT 1 FROM relay_jobs t WHERE t.delivery_seq = j.delivery_seq AND t.target = $2::text))
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM merged)::int + (SELECT count(*) FROM moved)::int AS n`,
+  // Keys of ordered target $1 held up by their head (RelayOutbox.blockedOrderKeys): a head that failed
+  // and waits for its retry, or a dead one where dead jobs block ($2), with owed jobs behind it.
+  blockedOrderKeys: `SELECT j.target, j.order_key AS key, d.id AS "deliveryId", j.state, j.tries, j.last_status AS "lastStatus", j.last_error AS "lastError",
+      (SELECT count(*)::int FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held')) AS waiting
+    FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
+    WHERE j.target = $1 AND j.order_key IS NOT NULL AND ((j.state = 'pending' AND j.tries > 0) OR (j.state = 'dead' AND j.target = ANY($2::text[])))
+      AND ${KEY_FREE('$2')}
+      AND (SELECT min(f.delivery_seq) FROM relay_jobs f WHERE f.target = j.target AND f.order_key = j.order_key AND f.delivery_seq > j.delivery_seq AND f.state IN ('pending', 'held')) IS NOT NULL
+    ORDER BY j.delivery_seq LIMIT $3`,
   relayAttemptsOf: `SELECT ${RELAY_ATTEMPT_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq`,
   // The newest $2 tries with their answers, newest first (NULL: every one).
   relayAnswersOf: `SELECT ${RELAY_ATTEMPT_COLUMNS}, ${ANSWER_COLUMNS} FROM relay_attempts WHERE delivery_seq = $1 ORDER BY seq DESC LIMIT $2`,
@@ -89,21 +142,25 @@ export const SQL = {
   // delivery re-seen by a copy committed since the snapshot stays. A copy arriving while this batch
   // holds its old delivery waits for the commit, and its accept group then fails (503: the accept
   // function refuses a delivery deleted under it); the sender's retry stores it anew. That window is
-  // one batch (~50 ms) where the single statement's was the whole prune. A relay job goes only if
-  // it is still neither pending nor held when deleted (a requeue meanwhile keeps it), and its
-  // delivery only with it. `last`: the window's highest seq (null: nothing after $1); `looked`: its
-  // size.
+  // one batch (~50 ms) where the single statement's was the whole prune. A delivery has one relay
+  // job per target: it stays while any of them is owed. The jobs of one that is not go, each only
+  // if it is still neither pending nor held when deleted, and the delivery only when every one of
+  // them went (a job requeued meanwhile keeps its delivery, with that job: its finished siblings may
+  // be gone, which hands nothing on twice). `last`: the window's highest seq (null: nothing after
+  // $1); `looked`: its size.
   pruneDeliveries: `WITH win AS MATERIALIZED (
       SELECT seq FROM deliveries WHERE seq > $1 AND ($4::bigint IS NULL OR seq <= $4::bigint) ORDER BY seq LIMIT $3
     ), old AS MATERIALIZED (
       SELECT d.seq FROM deliveries d WHERE d.seq IN (SELECT seq FROM win) AND d.last_attempt_at < $2 ORDER BY d.id FOR UPDATE
     ), jobs AS MATERIALIZED (
-      SELECT j.delivery_seq AS seq, j.state IN ('pending', 'held') AS owed FROM relay_jobs j WHERE j.delivery_seq IN (SELECT seq FROM old)
+      SELECT j.delivery_seq AS seq, bool_or(j.state IN ('pending', 'held')) AS owed, count(*) AS n FROM relay_jobs j
+      WHERE j.delivery_seq IN (SELECT seq FROM old) GROUP BY j.delivery_seq
     ), del_jobs AS (
       DELETE FROM relay_jobs j WHERE j.delivery_seq IN (SELECT seq FROM jobs WHERE NOT owed) AND j.state NOT IN ('pending', 'held') RETURNING j.delivery_seq AS seq
     ), gone AS (
       DELETE FROM deliveries d
-      WHERE d.seq IN (SELECT o.seq FROM old o WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.seq = o.seq) UNION ALL SELECT seq FROM del_jobs)
+      WHERE d.seq IN (SELECT o.seq FROM old o WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.seq = o.seq)
+        UNION ALL SELECT x.seq FROM del_jobs x JOIN jobs ON jobs.seq = x.seq GROUP BY x.seq, jobs.n HAVING count(*) = jobs.n)
       AND d.last_attempt_at < $2
       RETURNING d.seq
     ), del_attempts AS (DELETE FROM attempts WHERE delivery_seq IN (SELECT seq FROM gone) RETURNING 1),
@@ -115,7 +172,7 @@ export const SQL = {
   pruneDeliveriesDry: `WITH win AS MATERIALIZED (
       SELECT seq FROM deliveries WHERE seq > $1 AND ($4::bigint IS NULL OR seq <= $4::bigint) ORDER BY seq LIMIT $3
     ), old AS MATERIALIZED (
-      SELECT d.seq, coalesce(j.state IN ('pending', 'held'), false) AS owed FROM deliveries d LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq
+      SELECT d.seq, EXISTS (SELECT 1 FROM relay_jobs j WHERE j.delivery_seq = d.seq AND j.state IN ('pending', 'held')) AS owed FROM deliveries d
       WHERE d.seq IN (SELECT seq FROM win) AND d.last_attempt_at < $2
     ), gone AS MATERIALIZED (SELECT seq FROM old WHERE NOT owed)
     SELECT (SELECT max(seq) FROM win) AS last, (SELECT count(*) FROM win) AS looked, (SELECT count(*) FROM gone) AS deliveries,

@@ -262,6 +262,156 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX relay_jobs_by_claimant ON relay_jobs (leased_by) WHERE leased_by IS NOT NULL;
   `,
+  // 8: fan-out and order (issue 41). A delivery has one relay job per target, named by the two
+  // (relayJobKey in core/records.ts: delivery_seq and coalesce(target, '')): the primary key on
+  // delivery_seq gives way to a unique index on the pair. `job_n`: the job's place among its
+  // delivery's jobs, as queued (every job before this migration is its delivery's only one: 1).
+  // `order_key`: the key of a job for an ordered target (`--pace … order=`), null otherwise; the two
+  // partial indexes serve "an earlier job of my target and key is owed (or dead)", as SQLite's
+  // migration 7, and never walk done rows. Adding the columns rewrites nothing (constant default);
+  // the unique index is built under the table's lock, once, by the instance that migrates.
+  // hookrelay_accept_group_v2 writes a group's jobs with their targets and keys; v1 stays (migration
+  // 6) so that an instance of the previous build still running during a rolling upgrade keeps
+  // accepting: its one job a delivery, with no key, fits this table. Such an instance claims and
+  // moves jobs by delivery_seq alone, so it must be stopped before any instance is given several
+  // targets or an order (--also, a route of several URLs, order=); an older build started after
+  // this migration is refused at start (the schema is newer than it understands, migratePostgres and
+  // checkPostgresSchema).
+  `
+  ALTER TABLE relay_jobs DROP CONSTRAINT relay_jobs_pkey;
+  ALTER TABLE relay_jobs ALTER COLUMN delivery_seq SET NOT NULL;
+  ALTER TABLE relay_jobs ADD COLUMN job_n INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE relay_jobs ADD COLUMN order_key TEXT;
+  CREATE UNIQUE INDEX relay_jobs_by_delivery ON relay_jobs (delivery_seq, (coalesce(target, '')));
+  CREATE INDEX relay_jobs_owed_by_order_key ON relay_jobs (target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state IN ('pending', 'held');
+  CREATE INDEX relay_jobs_dead_by_order_key ON relay_jobs (target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state = 'dead';
+  -- As v1 (migration 6), but the relay jobs come as their own parallel arrays, one entry per job:
+  -- j_cand, the position in d_* of the delivery it is queued with (its job is written only when this
+  -- call inserts that delivery), j_target and j_order_key (empty: all null). A delivery's jobs are
+  -- given in the order queued. v1's with_jobs and a_job_target are gone: no entry, no job.
+  CREATE FUNCTION hookrelay_accept_group_v2(
+    d_id TEXT[], d_trigger TEXT[], d_api_version TEXT[], d_known BOOLEAN[], d_received_at BIGINT[], d_signature TEXT[], d_secret_index INTEGER[],
+    d_signature_t BIGINT[], d_headers TEXT[], d_hlo INTEGER[], d_hhi INTEGER[], d_bodies BYTEA, d_boff INTEGER[], d_blen INTEGER[], d_copies INTEGER[],
+    d_last_at BIGINT[],
+    a_cand INTEGER[], a_first BOOLEAN[], a_id TEXT[], a_trigger TEXT[], a_received_at BIGINT[], a_finished_at BIGINT[], a_attempt_header INTEGER[],
+    a_signature_t BIGINT[], a_body_sha256 TEXT[], a_body_bytes INTEGER[], a_status INTEGER[], a_reason TEXT[], a_retry_after TEXT[], a_hints TEXT[],
+    a_headers TEXT[], a_hlo INTEGER[], a_hhi INTEGER[],
+    j_cand INTEGER[], j_target TEXT[], j_order_key TEXT[]
+  ) RETURNS TABLE (out_seqs BIGINT[], out_fresh BOOLEAN[], out_attempts BIGINT[])
+  LANGUAGE plpgsql VOLATILE AS $fn$
+  DECLARE
+    n_ids INTEGER := cardinality(d_id);
+    new_ids TEXT[];
+    new_seqs BIGINT[];
+    done_n BIGINT[];
+    done_att BIGINT[];
+    old_ids TEXT[];
+    old_seqs BIGINT[];
+    rest_n BIGINT[];
+    rest_att BIGINT[];
+    seqs BIGINT[];
+    fresh BOOLEAN[];
+  BEGIN
+    -- The transaction id before any seq is drawn: the commit-order horizon relies on it (pg-settled-horizon.ts).
+    PERFORM pg_current_xact_id();
+    WITH ins AS (
+      INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body,
+        duplicate_count, last_attempt_at)
+      SELECT u.id, u.trigger, u.api_version, u.known, u.received_at, u.signature, u.secret_index, u.signature_t, d_headers[u.hlo:u.hhi],
+        substring(d_bodies FROM u.boff FOR u.blen), coalesce(u.copies, 1) - 1, coalesce(u.last_at, u.received_at)
+      FROM unnest(d_id, d_trigger, d_api_version, d_known, d_received_at, d_signature, d_secret_index, d_signature_t, d_hlo, d_hhi, d_boff, d_blen,
+          d_copies, d_last_at) WITH ORDINALITY AS u(id, trigger, api_version, known, received_at, signature, secret_index, signature_t, hlo, hhi, boff, blen,
+          copies, last_at, n)
+      ORDER BY u.n
+      ON CONFLICT (id) DO NOTHING
+      RETURNING deliveries.seq, deliveries.id, deliveries.trigger, deliveries.received_at, deliveries.signature_t, octet_length(deliveries.raw_body) AS bytes
+    ), cands AS (
+      SELECT c.id, c.n FROM unnest(d_id) WITH ORDINALITY AS c(id, n)
+    ), mine AS (
+      SELECT r.n, r.cand, r.finished_at, r.attempt_header, r.body_sha256, r.reason, r.retry_after, r.hints, r.hlo, r.hhi, ins.seq AS dseq,
+        coalesce(r.first, true) AS acc,
+        CASE WHEN cardinality(a_id) = 0 THEN ins.id ELSE r.id END AS id,
+        CASE WHEN cardinality(a_trigger) = 0 THEN ins.trigger ELSE r.trigger END AS trigger,
+        CASE WHEN cardinality(a_received_at) = 0 THEN ins.received_at ELSE r.received_at END AS received_at,
+        CASE WHEN cardinality(a_signature_t) = 0 THEN ins.signature_t ELSE r.signature_t END AS signature_t,
+        CASE WHEN cardinality(a_body_bytes) = 0 THEN ins.bytes ELSE r.body_bytes END AS body_bytes,
+        CASE WHEN cardinality(a_status) = 1 THEN a_status[1] ELSE r.status END AS status
+      FROM unnest(a_cand, a_first, a_id, a_trigger, a_received_at, a_finished_at, a_attempt_header, a_signature_t, a_body_sha256, a_body_bytes, a_status,
+          a_reason, a_retry_after, a_hints, a_hlo, a_hhi) WITH ORDINALITY
+        AS r(cand, first, id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, status, reason, retry_after, hints, hlo, hhi, n)
+      JOIN cands ON cands.n = r.cand
+      JOIN ins ON ins.id = cands.id
+    ), jobs AS (
+      -- Each job of a delivery this call inserted, due when its first copy arrived.
+      INSERT INTO relay_jobs (delivery_seq, state, next_at, updated_at, target, order_key, job_n)
+      SELECT mine.dseq, 'pending', mine.received_at, mine.received_at, j.target, j.order_key, row_number() OVER (PARTITION BY j.cand ORDER BY j.n)
+      FROM unnest(j_cand, j_target, j_order_key) WITH ORDINALITY AS j(cand, target, order_key, n)
+      JOIN mine ON mine.cand = j.cand AND mine.acc
+    ), att AS (
+      INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status,
+        reason, retry_after, hints, request_headers)
+      SELECT mine.dseq, mine.id, mine.trigger, mine.received_at, mine.finished_at, mine.attempt_header, mine.signature_t, mine.body_sha256, mine.body_bytes,
+        CASE WHEN mine.acc THEN 'accepted' ELSE 'duplicate' END, mine.status, mine.reason, mine.retry_after, mine.hints,
+        CASE WHEN mine.acc THEN NULL ELSE a_headers[mine.hlo:mine.hhi] END
+      FROM mine ORDER BY mine.n
+      RETURNING attempts.seq
+    )
+    SELECT (SELECT coalesce(array_agg(ins.id ORDER BY ins.seq), '{}') FROM ins), (SELECT coalesce(array_agg(ins.seq ORDER BY ins.seq), '{}') FROM ins),
+      (SELECT coalesce(array_agg(mine.n ORDER BY mine.n), '{}') FROM mine), (SELECT coalesce(array_agg(att.seq ORDER BY att.seq), '{}') FROM att)
+    INTO new_ids, new_seqs, done_n, done_att;
+    IF cardinality(new_ids) = n_ids THEN
+      RETURN QUERY SELECT new_seqs, array_fill(true, ARRAY[n_ids]), done_att;
+      RETURN;
+    END IF;
+    WITH missing AS (
+      SELECT m.id, coalesce(m.copies, 1) AS copies, coalesce(m.last_at, m.received_at) AS last_at
+      FROM unnest(d_id, d_copies, d_last_at, d_received_at) AS m(id, copies, last_at, received_at)
+      LEFT JOIN unnest(new_ids) AS x(id) ON x.id = m.id WHERE x.id IS NULL
+    ), locked AS (
+      SELECT d.seq, d.id FROM deliveries d WHERE d.id IN (SELECT missing.id FROM missing) ORDER BY d.id FOR UPDATE
+    ), dup AS (
+      UPDATE deliveries d SET duplicate_count = d.duplicate_count + missing.copies, last_attempt_at = missing.last_at
+      FROM locked JOIN missing ON missing.id = locked.id
+      WHERE d.seq = locked.seq
+      RETURNING d.seq, d.id
+    )
+    SELECT coalesce(array_agg(dup.id), '{}'), coalesce(array_agg(dup.seq), '{}') INTO old_ids, old_seqs FROM dup;
+    IF cardinality(new_ids) + cardinality(old_ids) < n_ids THEN
+      RAISE EXCEPTION 'a delivery was deleted while a copy of it was recorded';
+    END IF;
+    SELECT array_agg(k.seq ORDER BY c.n), array_agg(k.fresh ORDER BY c.n) INTO seqs, fresh
+    FROM unnest(d_id) WITH ORDINALITY AS c(id, n)
+    JOIN unnest(new_ids || old_ids, new_seqs || old_seqs, array_fill(true, ARRAY[cardinality(new_ids)]) || array_fill(false, ARRAY[cardinality(old_ids)]))
+      AS k(id, seq, fresh) ON k.id = c.id;
+    WITH rest AS (
+      SELECT r.n, r.cand, coalesce(r.first, true) AS first, r.finished_at, r.attempt_header, r.body_sha256, r.reason, r.retry_after, r.hints, r.hlo, r.hhi,
+        CASE WHEN cardinality(a_id) = 0 THEN d_id[r.cand] ELSE r.id END AS id,
+        CASE WHEN cardinality(a_trigger) = 0 THEN d_trigger[r.cand] ELSE r.trigger END AS trigger,
+        CASE WHEN cardinality(a_received_at) = 0 THEN d_received_at[r.cand] ELSE r.received_at END AS received_at,
+        CASE WHEN cardinality(a_signature_t) = 0 THEN d_signature_t[r.cand] ELSE r.signature_t END AS signature_t,
+        CASE WHEN cardinality(a_body_bytes) = 0 THEN d_blen[r.cand] ELSE r.body_bytes END AS body_bytes,
+        CASE WHEN cardinality(a_status) = 1 THEN a_status[1] ELSE r.status END AS status
+      FROM unnest(a_cand, a_first, a_id, a_trigger, a_received_at, a_finished_at, a_attempt_header, a_signature_t, a_body_sha256, a_body_bytes, a_status,
+          a_reason, a_retry_after, a_hints, a_hlo, a_hhi) WITH ORDINALITY
+        AS r(cand, first, id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, status, reason, retry_after, hints, hlo, hhi, n)
+      LEFT JOIN unnest(done_n) AS done(n) ON done.n = r.n
+      WHERE done.n IS NULL
+    ), att AS (
+      INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status,
+        reason, retry_after, hints, request_headers)
+      SELECT seqs[rest.cand], rest.id, rest.trigger, rest.received_at, rest.finished_at, rest.attempt_header, rest.signature_t, rest.body_sha256, rest.body_bytes,
+        'duplicate', rest.status, rest.reason, rest.retry_after, rest.hints,
+        CASE WHEN rest.first THEN d_headers[d_hlo[rest.cand]:d_hhi[rest.cand]] ELSE a_headers[rest.hlo:rest.hhi] END
+      FROM rest ORDER BY rest.n
+      RETURNING attempts.seq
+    )
+    SELECT (SELECT coalesce(array_agg(rest.n ORDER BY rest.n), '{}') FROM rest), (SELECT coalesce(array_agg(att.seq ORDER BY att.seq), '{}') FROM att)
+    INTO rest_n, rest_att;
+    RETURN QUERY
+    SELECT seqs, fresh, (SELECT array_agg(x.s ORDER BY x.n) FROM (SELECT * FROM unnest(done_n, done_att) UNION ALL SELECT * FROM unnest(rest_n, rest_att)) AS x(n, s));
+  END
+  $fn$;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,11 +2,12 @@
  * The commit-order horizon of the deliveries sequence: the largest seq S such that no transaction
  * can still commit a delivery with a seq at or below S. The bridge reads only up to it, so a
  * subscriber's cursor never passes a delivery that another instance (or another connection of
- * this pool) drew a smaller seq for and commits later.
+ * this pool) drew a smaller seq for and commits later; an ordered relay claims only up to it, so
+ * a key's next job never goes out before an earlier one committed later (pg-store.ts dueRelayJobs).
  *
  * Why it holds: every accepting transaction takes its transaction id before it draws a seq
- * (hookrelay_accept_group_v1, migration 6 in pg-schema.ts, called by pg-accept-group.ts: its first
- * statement). A mark is a pair (n, x): n, the sequence's last value, read first; then
+ * (hookrelay_accept_group_v2, migration 8 in pg-schema.ts, called by pg-accept-group.ts, and v1
+ * before it: its first statement). A mark is a pair (n, x): n, the sequence's last value, read first; then
  * x, a fresh transaction id. A transaction holding a seq <= n drew it before n was read, so it had
  * its id before x was assigned: its id is below x. Once the oldest transaction still running
  * (pg_snapshot_xmin) is above x, every one of them has ended, and seqs up to n are final.

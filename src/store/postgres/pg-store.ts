@@ -4,12 +4,14 @@
  * group's commit was in flight, go into one transaction with one multi-row `INSERT … ON CONFLICT
  * (id) DO NOTHING` (so concurrent copies of an id arriving at different instances make one
  * delivery), on one of two connections, and each is answered after its group's COMMIT. The relay
- * outbox is claimed with `FOR UPDATE SKIP LOCKED`, and a claim lasts while its instance's
- * heartbeat does (pg-instance-heartbeat.ts), so each job is handed on by one worker at a time. No writer thread here: the database server does the writing.
+ * outbox (one job per delivery and target) is claimed with `FOR UPDATE SKIP LOCKED`, and a claim
+ * lasts while its instance's heartbeat does (pg-instance-heartbeat.ts), so each job is handed on by
+ * one worker at a time; an ordered target's key hands on one job at a time, in seq order
+ * (pg-queries.ts claimJobs). No writer thread here: the database server does the writing.
  */
 import { NoStoreError } from '../no-store-error.js';
 import { randomBytes } from 'node:crypto';
-import type { RelayTargets } from '../../core/routes.js';
+import { deadBlockingTargets, type RelayTargets } from '../../core/routes.js';
 import type pg from 'pg';
 import {
   StoreUnavailableError,
@@ -24,6 +26,8 @@ import {
   type NewDelivery,
   type PruneResult,
   foldBacklog,
+  jobTargetOf,
+  type BlockedOrderKey,
   type RelayBacklog,
   type RelayCounts,
   type RelayOutcome,
@@ -51,7 +55,7 @@ const toCursor = (row: CursorRow): BridgeCursor => ({ name: row.name, ackedSeq: 
 export interface PostgresStoreOptions {
   /** A reading command: check the schema, never migrate (a read-only role or a standby can be read). */
   readOnly?: boolean;
-  /** Write a relay outbox job with every accepted delivery (forwarding is on), for the target its trigger is routed to (true: no target kept). */
+  /** Write the relay outbox jobs of every accepted delivery (forwarding is on), one per target it is routed to, with its order key (true: one job, no target kept). */
   outbox?: boolean | RelayTargets;
   /**
    * How long the claims of an instance that stopped renewing them last (default 15 s, or the URL's
@@ -98,8 +102,12 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
   const horizon = createSettledHorizon(pool);
   const instanceId = randomBytes(8).toString('hex');
   const outbox = options.outbox ?? false;
-  // The group accept writes no order key (config/forward-settings.ts orderProblem refuses the setting first).
-  if (typeof outbox === 'object' && outbox.order !== undefined && Object.keys(outbox.order).length > 0) throw new Error('ordered hand-offs need the SQLite store');
+  // The ordered targets whose dead jobs keep the later ones of their key waiting (on-dead=block).
+  const deadBlocks = deadBlockingTargets(outbox).map(pgText);
+  const ordered = typeof outbox === 'object' && outbox.order !== undefined && Object.keys(outbox.order).length > 0;
+  // The claims' own horizon, waiting at most 50 ms for accepts in flight: a claim serves unordered
+  // targets too, and an ordered job not yet settled is read at the next poll.
+  const claimHorizon = ordered ? createSettledHorizon(pool, { waitMs: 50 }) : null;
 
   // A reader may find an older schema (it never migrates): the kept answers come with version 4.
   let schemaVersion = PG_SCHEMA_VERSION;
@@ -248,14 +256,22 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       // A claim writes (the lease): it fails like a write.
       return write(async () => {
         await heartbeat.ensure();
-        const { rows } = await pool.query<DeliveryRow & JobRow>(named('claimJobs', [now, limit, leaseMs, instanceId, [...skip], [...skipTargets]]));
+        // Seqs are drawn at insert and groups of several instances commit out of seq order: an ordered
+        // job past the commit-order horizon could have an earlier job of its key not yet visible, so it
+        // waits until the horizon passes it (a few ms; a transaction left open stalls ordered targets
+        // only). Without an order configured here, no horizon: jobs with keys left by an earlier run
+        // still wait for the earlier owed jobs of their key.
+        const upTo = claimHorizon ? await claimHorizon.settledSeq() : null;
+        const { rows } = await pool.query<DeliveryRow & JobRow>(
+          named('claimJobs', [now, limit, leaseMs, instanceId, [...skip].map(pgText), skipTargets.map(pgText), deadBlocks, upTo]),
+        );
         return rows.map((row) => ({ job: toJob(row.seq, row.id, row), delivery: toDelivery(row) }));
       });
     },
 
-    async releaseRelayClaims(deliverySeqs) {
+    async releaseRelayClaims(jobKeys) {
       await write(async () => {
-        await pool.query(named('releaseClaims', [deliverySeqs.map(String), instanceId]));
+        await pool.query(named('releaseClaims', [jobKeys.map(pgText), instanceId]));
       });
     },
 
@@ -267,7 +283,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
         if (!o.next) await pool.query(named('insertRelayAttempt', tried));
         else {
           const nextAt = o.next.state === 'pending' ? o.next.nextAt : o.finishedAt;
-          await pool.query(named('recordRelayMove', [...tried, o.next.state, nextAt, instanceId]));
+          await pool.query(named('recordRelayMove', [...tried, o.next.state, nextAt, instanceId, pgText(jobTargetOf(o))]));
         }
       });
     },
@@ -275,21 +291,21 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     relayHistory(deliveryId, { withAnswers = false, answersOfNewest } = {}) {
       return read(async () => {
         const seq = await seqOf(deliveryId);
-        if (seq === undefined) return { job: null, attempts: [] };
-        const [job, attempts, answers] = await Promise.all([
-          pool.query<JobRow>(named(schemaVersion >= 5 ? 'jobOf' : 'jobOfSchema4', [seq])),
+        if (seq === undefined) return { jobs: [], attempts: [] };
+        const [jobs, attempts, answers] = await Promise.all([
+          pool.query<JobRow>(named(schemaVersion >= 8 ? 'jobsOf' : schemaVersion >= 5 ? 'jobOf' : 'jobOfSchema4', [seq])),
           pool.query<RelayAttemptRow>(named('relayAttemptsOf', [seq])),
           // Only the newest tries' answers when bounded: a delivery replayed thousands of times reads no more.
           withAnswers ? pool.query<AnswerRow>(named(schemaVersion >= 4 ? 'relayAnswersOf' : 'relayAnswersOfSchema3', [seq, answersOfNewest === undefined ? null : Math.max(0, answersOfNewest)])) : null,
         ]);
         const answered = new Map((answers?.rows ?? []).map((row) => [Number(row.seq), toKeptAnswer(row)]));
         const tries = attempts.rows.map((row) => (withAnswers ? { ...toRelayAttempt(row), answer: answered.get(Number(row.seq)) ?? null } : toRelayAttempt(row)));
-        return { job: job.rows[0] ? toJob(seq, deliveryId, job.rows[0]) : null, attempts: tries };
+        return { jobs: jobs.rows.map((row) => toJob(seq, deliveryId, row)), attempts: tries };
       });
     },
 
-    async requeueRelay(deliveryId, now) {
-      const result = await write(() => pool.query(named('requeue', [pgText(deliveryId), now])));
+    async requeueRelay(deliveryId, now, target) {
+      const result = await write(() => pool.query(named('requeue', [pgText(deliveryId), now, target === undefined ? null : pgText(target)])));
       return (result.rowCount ?? 0) > 0;
     },
 
@@ -297,8 +313,13 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
       return read(relayCounts);
     },
 
-    async blockedOrderKeys() {
-      return []; // ordered hand-offs are kept by the SQLite store only (forward-settings.ts orderProblem)
+    blockedOrderKeys(target, limit) {
+      return read(async () => {
+        // Order keys are kept from schema 8: a reader of an older schema finds none.
+        if (schemaVersion < 8) return [];
+        const { rows } = await pool.query<BlockedOrderKey>(named('blockedOrderKeys', [pgText(target), deadBlocks, Math.max(0, Math.floor(limit))]));
+        return rows;
+      });
     },
 
     relayBacklog() {
@@ -320,8 +341,8 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     },
 
     async retargetRelayJobs(from, to, now) {
-      const result = await write(() => pool.query(named('retargetJobs', [from === null ? null : pgText(from), pgText(to), now])));
-      return result.rowCount ?? 0;
+      const result = await write(() => pool.query<{ n: number }>(named('retargetJobs', [from === null ? null : pgText(from), pgText(to), now])));
+      return result.rows[0]?.n ?? 0;
     },
 
     async deleteDelivery(id) {

@@ -195,6 +195,7 @@ function writeRelay(w: Writer, ticket: number, o: RelayOutcome): void {
   w.u8(o.replay ? 1 : 0);
   w.str(o.target);
   w.f64(o.try);
+  w.str(o.jobTarget ?? null);
   w.u8(o.next === null ? 0 : NEXT_STATES.indexOf(o.next.state));
   w.f64(o.next?.state === 'pending' ? o.next.nextAt : null);
   const answer = o.answer;
@@ -223,6 +224,8 @@ function readRelay(r: Reader, ticket: number): DecodedRequest {
     try: r.num(),
     next: null,
   };
+  const jobTarget = r.str();
+  if (jobTarget !== null) outcome.jobTarget = jobTarget;
   const state = NEXT_STATES[r.u8()] ?? null;
   const nextAt = r.f64();
   outcome.next = state === null ? null : state === 'pending' ? { state, nextAt: nextAt! } : { state };

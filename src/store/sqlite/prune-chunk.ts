@@ -4,7 +4,6 @@
  * (seq) order, which is also received-time order, so a walk stops at the first one received
  * after the cutoff and never reads the rest of the table.
  */
-import { isOwed } from '../store.js';
 import type Database from 'better-sqlite3';
 
 export interface PruneChunk {
@@ -27,9 +26,10 @@ export type PrunePhase = 1 | 2;
  * are walked in seq order, ends the walk.
  */
 export function createPruner(db: Database.Database, raiseSeqFloor: Database.Statement<[number]>) {
-  const walkDeliveries = db.prepare<[number, number], { seq: number; receivedAt: number; state: string | null }>(
-    `SELECT d.seq AS seq, d.received_at AS receivedAt, j.state AS state FROM deliveries d
-     LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq WHERE d.seq > ? ORDER BY d.seq LIMIT ?`,
+  // Owed: any of its jobs (one per target) is pending or held (isOwed in store.ts).
+  const owedColumn = "EXISTS (SELECT 1 FROM relay_jobs j WHERE j.delivery_seq = d.seq AND j.state IN ('pending', 'held')) AS owed";
+  const walkDeliveries = db.prepare<[number, number], { seq: number; receivedAt: number; owed: number }>(
+    `SELECT d.seq AS seq, d.received_at AS receivedAt, ${owedColumn} FROM deliveries d WHERE d.seq > ? ORDER BY d.seq LIMIT ?`,
   );
   // last_attempt_at sits after the body in the row: read only for the candidates.
   const lastAttemptAt = db.prepare<[number], { at: number }>('SELECT last_attempt_at AS at FROM deliveries WHERE seq = ?');
@@ -45,15 +45,14 @@ export function createPruner(db: Database.Database, raiseSeqFloor: Database.Stat
     `SELECT seq, received_at AS receivedAt, delivery_seq IS NOT NULL AS linked, delivery_key AS key, delivery_id AS id
      FROM attempts WHERE seq > ? ORDER BY seq LIMIT ?`,
   );
-  const claimed = db.prepare<[number, string], { seq: number; receivedAt: number; state: string | null }>(
-    `SELECT d.seq AS seq, d.received_at AS receivedAt, j.state AS state FROM deliveries d
-     LEFT JOIN relay_jobs j ON j.delivery_seq = d.seq WHERE d.id_key = ? AND d.id = ?`,
+  const claimed = db.prepare<[number, string], { seq: number; receivedAt: number; owed: number }>(
+    `SELECT d.seq AS seq, d.received_at AS receivedAt, ${owedColumn} FROM deliveries d WHERE d.id_key = ? AND d.id = ?`,
   );
   const removeAttempt = db.prepare<[number]>('DELETE FROM attempts WHERE seq = ?');
 
   /** Whether a stored delivery survives a prune at `before` (seen since, or its relay is owed: pending or held). */
-  const stays = (seq: number, state: string | null, before: number, keepAfterSeq: number | null) =>
-    isOwed(state) || (keepAfterSeq !== null && seq > keepAfterSeq) || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
+  const stays = (seq: number, owed: boolean, before: number, keepAfterSeq: number | null) =>
+    owed || (keepAfterSeq !== null && seq > keepAfterSeq) || (lastAttemptAt.get(seq)?.at ?? 0) >= before;
 
   return function pruneChunk(before: number, phase: PrunePhase, after: number, limit: number, dryRun: boolean, keepAfterSeq: number | null): PruneChunk {
     const out: PruneChunk = { done: false, after, deliveries: 0, attempts: 0, relayAttempts: 0, keptPending: 0 };
@@ -63,7 +62,7 @@ export function createPruner(db: Database.Database, raiseSeqFloor: Database.Stat
         if (row.receivedAt >= before || (keepAfterSeq !== null && row.seq > keepAfterSeq)) return { ...out, done: true };
         out.after = row.seq;
         if ((lastAttemptAt.get(row.seq)?.at ?? 0) >= before) continue;
-        if (isOwed(row.state)) {
+        if (row.owed === 1) {
           out.keptPending++;
           continue;
         }
@@ -84,7 +83,7 @@ export function createPruner(db: Database.Database, raiseSeqFloor: Database.Stat
       if (row.linked) continue;
       // A refused attempt that claims a delivery still stored stays with it.
       const owner = row.key !== null && row.id !== null ? claimed.get(row.key, row.id) : undefined;
-      if (owner && stays(owner.seq, owner.state, before, keepAfterSeq)) continue;
+      if (owner && stays(owner.seq, owner.owed === 1, before, keepAfterSeq)) continue;
       out.attempts++;
       if (!dryRun) removeAttempt.run(row.seq);
     }

@@ -121,19 +121,49 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX relay_jobs_owed_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state IN ('pending', 'held');
   CREATE INDEX relay_jobs_dead_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state = 'dead';
   `,
+  // 8: one relay job per delivery and target (fan-out, issue 41), named by the two: the table is
+  // rebuilt, as SQLite cannot change a primary key in place. A job's own seq keeps the order its
+  // delivery's jobs were queued in; every job so far keeps its delivery's seq as its own, so it
+  // keeps its place. A delivery has at most one job with no target (queued before targets were
+  // kept, and then its only job): a UNIQUE index lets NULLs repeat, the writer never does.
+  `
+  CREATE TABLE relay_jobs_by_target (
+    job_seq INTEGER PRIMARY KEY,
+    delivery_seq INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    tries INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL,
+    last_status INTEGER,
+    last_error TEXT,
+    updated_at INTEGER NOT NULL,
+    target TEXT,
+    order_key TEXT
+  );
+  INSERT INTO relay_jobs_by_target (job_seq, delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, order_key)
+    SELECT delivery_seq, delivery_seq, state, tries, next_at, last_status, last_error, updated_at, target, order_key FROM relay_jobs ORDER BY delivery_seq;
+  DROP TABLE relay_jobs;
+  ALTER TABLE relay_jobs_by_target RENAME TO relay_jobs;
+  CREATE UNIQUE INDEX relay_jobs_by_delivery ON relay_jobs(delivery_seq, target);
+  CREATE INDEX relay_jobs_due ON relay_jobs(next_at) WHERE state = 'pending';
+  CREATE INDEX relay_jobs_owed_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state IN ('pending', 'held');
+  CREATE INDEX relay_jobs_dead_by_order_key ON relay_jobs(target, order_key, delivery_seq) WHERE order_key IS NOT NULL AND state = 'dead';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the database up to SCHEMA_VERSION; refuses a database made by a newer hookrelay. */
-export function migrate(db: Database.Database): void {
+/**
+ * Brings the database up to SCHEMA_VERSION; refuses a database made by a newer hookrelay. `upTo`:
+ * stop at that version (tests build the file an older hookrelay made).
+ */
+export function migrate(db: Database.Database, upTo = SCHEMA_VERSION): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
     throw new Error(
       `the database is at schema version ${current}, newer than this hookrelay understands (${SCHEMA_VERSION}); upgrade hookrelay or use another --db`,
     );
   }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
+  for (let version = current; version < Math.min(upTo, SCHEMA_VERSION); version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version]!);
       db.pragma(`user_version = ${version + 1}`);

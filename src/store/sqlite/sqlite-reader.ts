@@ -134,9 +134,9 @@ export function createSqliteReader(db: Database.Database) {
       statement = db
         .prepare<[number, string, string, string], DueRow>(
           `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-         WHERE j.state = 'pending' AND j.next_at <= ? AND j.delivery_seq NOT IN (SELECT value FROM json_each(?))
+         WHERE j.state = 'pending' AND j.next_at <= ? AND (j.delivery_seq || '|' || coalesce(j.target, '')) NOT IN (SELECT value FROM json_each(?))
            AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?)))
-           AND (j.order_key IS NULL OR ${KEY_FREE}) ORDER BY j.next_at LIMIT ${n}`,
+           AND (j.order_key IS NULL OR ${KEY_FREE}) ORDER BY j.next_at, j.rowid LIMIT ${n}`,
         )
         .raw(true);
       if (dueJobsByLimit.size < 16) dueJobsByLimit.set(n, statement);
@@ -145,7 +145,8 @@ export function createSqliteReader(db: Database.Database) {
   };
   // Targets are kept from schema version 6: an older file (a reader never migrates) reads none.
   const hasTargets = db.prepare("SELECT 1 FROM pragma_table_info('relay_jobs') WHERE name = 'target'").get() !== undefined;
-  const jobOf = db.prepare<[number], JobRow>(`SELECT state, tries, next_at, last_status, last_error${hasTargets ? ', target' : ''} FROM relay_jobs WHERE delivery_seq = ?`);
+  // In the order queued: before schema 8 the rowid is the delivery's seq, and a delivery had one job.
+  const jobsOf = db.prepare<[number], JobRow>(`SELECT state, tries, next_at, last_status, last_error${hasTargets ? ', target' : ''} FROM relay_jobs WHERE delivery_seq = ? ORDER BY rowid`);
   const backlogRows = db.prepare<[], { target: string | null; state: string; n: number; oldest: number | null; retrying: number | null }>(
     `SELECT ${hasTargets ? 'j.target' : 'NULL'} AS target, j.state, COUNT(*) AS n, MIN(d.received_at) AS oldest, SUM(j.tries > 0) AS retrying
      FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq WHERE j.state <> 'done' GROUP BY 1, 2`,
@@ -236,15 +237,15 @@ export function createSqliteReader(db: Database.Database) {
       return latestSeq.get()!.seq;
     },
 
-    /** `deadBlocks`: the ordered targets where a dead job keeps the later ones of its key waiting (`on-dead=block`). */
-    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<number> = new Set(), skipTargets: readonly string[] = [], deadBlocks: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
+    /** `skip`: job keys (relayJobKey); `deadBlocks`: the ordered targets where a dead job keeps the later ones of its key waiting (`on-dead=block`). */
+    dueRelayJobs(now: number, limit: number, skip: ReadonlySet<string> = new Set(), skipTargets: readonly string[] = [], deadBlocks: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
       return dueJobs(limit).all(now, JSON.stringify([...skip]), JSON.stringify(skipTargets), JSON.stringify(deadBlocks)).map(toDue);
     },
 
-    relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { job: RelayJob | null; attempts: RelayAttemptRecord[] } {
+    relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { jobs: RelayJob[]; attempts: RelayAttemptRecord[] } {
       const delivery = byId.get(deliveryKey(deliveryId), deliveryId);
-      if (!delivery) return { job: null, attempts: [] };
-      const job = jobOf.get(delivery.seq);
+      if (!delivery) return { jobs: [], attempts: [] };
+      const jobs = jobsOf.all(delivery.seq).map((row) => toJob(delivery.seq, deliveryId, row));
       let attempts: RelayAttemptRecord[];
       if (!withAnswers) attempts = relayAttemptsOf.all(delivery.seq).map(toRelayAttempt);
       else if (answersOfNewest === undefined) attempts = answersOf().all(delivery.seq, -1).reverse().map((row) => ({ ...toRelayAttempt(row), answer: toKeptAnswer(row) }));
@@ -253,7 +254,7 @@ export function createSqliteReader(db: Database.Database) {
         const answered = new Map(answersOf().all(delivery.seq, Math.max(0, answersOfNewest)).map((row) => [row.seq, toKeptAnswer(row)]));
         attempts = relayAttemptsOf.all(delivery.seq).map((row) => ({ ...toRelayAttempt(row), answer: answered.get(row.seq) ?? null }));
       }
-      return { job: job ? toJob(delivery.seq, deliveryId, job) : null, attempts };
+      return { jobs, attempts };
     },
 
     relayBacklog(): RelayBacklog[] {

@@ -270,8 +270,8 @@ export async function createSqliteStore(path: string, options: SqliteStoreOption
     async relayHistory(deliveryId, options) {
       return reader.relayHistory(deliveryId, options);
     },
-    async requeueRelay(deliveryId, now) {
-      return (await op('requeueRelay', deliveryId, now)) > 0;
+    async requeueRelay(deliveryId, now, target) {
+      return (await op('requeueRelay', deliveryId, now, target)) > 0;
     },
     async relayCounts() {
       return reader.relayCounts();

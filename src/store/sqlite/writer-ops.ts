@@ -14,7 +14,8 @@ export interface StoreOps {
   ackBridge: { args: [name: string, seq: number, now: number]; result: number };
   /** Sent as its own record (batch-codec.ts RELAY): the answer's body travels as bytes. */
   recordRelay: { args: [outcome: RelayOutcome]; result: number };
-  requeueRelay: { args: [id: string, now: number]; result: number };
+  /** `target`: only the delivery's job for it (absent: every dead job of the delivery). */
+  requeueRelay: { args: [id: string, now: number, target?: string]; result: number };
   holdRelayJobs: { args: [targetsJson: string, now: number]; result: number };
   retargetRelayJobs: { args: [from: string | null, to: string, now: number]; result: number };
   deleteDelivery: { args: [id: string]; result: number };

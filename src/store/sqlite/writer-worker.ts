@@ -6,9 +6,9 @@
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
 import { hintsColumn } from '../rows.js';
-import type { AttemptInput, BridgeCursor, RelayOutcome } from '../store.js';
+import { jobTargetOf, type AttemptInput, type BridgeCursor, type RelayOutcome } from '../store.js';
 import { joinHeaderPairs } from '../../core/header-lines.js';
-import { relayJobOf } from '../../core/routes.js';
+import { relayJobsOf } from '../../core/routes.js';
 import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PruneChunk, type PrunePhase } from './prune-chunk.js';
@@ -49,6 +49,10 @@ const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, 
 // At start (holdRelayJobs): pending jobs for a target the run does not hand on to are held; held jobs for one it does are pending again.
 const holdForeignJobs = db.prepare("UPDATE relay_jobs SET state = 'held', updated_at = ? WHERE state = 'pending' AND target IS NOT NULL AND target NOT IN (SELECT value FROM json_each(?))");
 const releaseOwnJobs = db.prepare("UPDATE relay_jobs SET state = 'pending', updated_at = ? WHERE state = 'held' AND target IN (SELECT value FROM json_each(?))");
+// A delivery that has a job for the new target already is handed there by that job: its owed job for the old one goes.
+const mergeRetargetedJobs = db.prepare<[string | null, string]>(
+  "DELETE FROM relay_jobs WHERE state IN ('pending', 'held') AND target IS ? AND EXISTS (SELECT 1 FROM relay_jobs t WHERE t.delivery_seq = relay_jobs.delivery_seq AND t.target = ?)",
+);
 const retargetJobs = db.prepare("UPDATE relay_jobs SET target = ?, state = 'pending', updated_at = ? WHERE state IN ('pending', 'held') AND target IS ?");
 const insertRelayAttempt = db.prepare(
   `INSERT INTO relay_attempts (delivery_seq, started_at, finished_at, status, error, replay, target, try,
@@ -57,11 +61,14 @@ const insertRelayAttempt = db.prepare(
 );
 const moveRelayJob = db.prepare(
   // Only a pending job moves: a try's outcome that lands late (its write timed out, then committed)
-  // never takes a job that a later try finished back to pending.
-  "UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ? AND state = 'pending'",
+  // never takes a job that a later try finished back to pending. The job of the target tried, or the
+  // delivery's job with no target: one queued before targets were kept is its delivery's only job.
+  // Written with coalesce, not OR: one seek on the delivery's jobs (OR made two, ~1.5 µs more a try).
+  "UPDATE relay_jobs SET state = ?, tries = ?, next_at = ?, last_status = ?, last_error = ?, updated_at = ? WHERE delivery_seq = ? AND coalesce(target, ?) = ? AND state = 'pending'",
 );
-const requeueRelayJob = db.prepare(
-  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?)",
+// Every dead job of the delivery, or only its job for the target given (the last parameter; null: any).
+const requeueRelayJob = db.prepare<[number, number, number, string, string | null, string | null]>(
+  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE state = 'dead' AND delivery_seq = (SELECT seq FROM deliveries WHERE id_key = ? AND id = ?) AND (? IS NULL OR target = ?)",
 );
 const deleteStatements = [
   'DELETE FROM attempts WHERE delivery_seq = @seq',
@@ -110,7 +117,8 @@ const OPS: StoreOpImplementations = {
     );
     if (o.next) {
       const nextAt = o.next.state === 'pending' ? o.next.nextAt : o.finishedAt;
-      moveRelayJob.run(o.next.state, o.try, nextAt, o.status, o.error, o.finishedAt, o.deliverySeq);
+      const target = jobTargetOf(o);
+      moveRelayJob.run(o.next.state, o.try, nextAt, o.status, o.error, o.finishedAt, o.deliverySeq, target, target);
     }
     return 1;
   },
@@ -118,10 +126,12 @@ const OPS: StoreOpImplementations = {
     return holdForeignJobs.run(now, targetsJson).changes + releaseOwnJobs.run(now, targetsJson).changes;
   },
   retargetRelayJobs(from: string | null, to: string, now: number): number {
-    return retargetJobs.run(to, now, from).changes;
+    // Onto the same target, each job would find itself as the one to merge into and be removed.
+    const merged = from === to ? 0 : mergeRetargetedJobs.run(from, to).changes;
+    return merged + retargetJobs.run(to, now, from).changes;
   },
-  requeueRelay(id: string, now: number): number {
-    return requeueRelayJob.run(now, now, deliveryKey(id), id).changes;
+  requeueRelay(id: string, now: number, target?: string): number {
+    return requeueRelayJob.run(now, now, deliveryKey(id), id, target ?? null, target ?? null).changes;
   },
   deleteDelivery(id: string): number {
     const key = deliveryKey(id);
@@ -202,10 +212,12 @@ function apply(request: DecodedRequest, results: WriteResults): void {
     ).lastInsertRowid,
   );
   results.attemptSeqs.push(recordAttempt(attempt, seq, 'accepted', null));
-  // The outbox job is part of the accepting transaction: accepted means it will be handed on.
-  if (outbox) {
-    const job = outbox === true ? { target: null, orderKey: null } : relayJobOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headerLines });
-    insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, job.target, job.orderKey);
+  // The outbox jobs (one per target) are part of the accepting transaction: accepted means it will be handed on.
+  if (outbox === true) insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, null, null);
+  else if (outbox) {
+    for (const job of relayJobsOf(outbox, { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.headerLines })) {
+      insertRelayJob.run(seq, attempt.receivedAt, attempt.receivedAt, job.target, job.orderKey);
+    }
   }
   results.outcomes.push(OUTCOME.accepted);
   results.deliverySeqs.push(seq);

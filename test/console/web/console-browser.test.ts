@@ -120,8 +120,8 @@ describe('console page', () => {
     expect(await page.locator('[data-testid=signature]').textContent()).toContain('signed 2.000 s before arrival');
     expect(await page.locator('[data-testid=relay]').textContent()).toContain('delivered 204');
 
-    fx!.hub.emit('relay', { deliveryId: 'evt_live_1', status: 204, ok: true, latencyMs: 18, replay: false });
-    fx!.hub.emit('relay', { deliveryId: 'evt_live_2', status: 503, ok: false, latencyMs: 40, replay: false, nextRetryAt: Date.now() + 30_000 });
+    fx!.hub.emit('relay', { deliveryId: 'evt_live_1', target: 'http://127.0.0.1:3000/hooks', status: 204, ok: true, latencyMs: 18, replay: false });
+    fx!.hub.emit('relay', { deliveryId: 'evt_live_2', target: 'http://127.0.0.1:3000/hooks', status: 503, ok: false, latencyMs: 40, replay: false, nextRetryAt: Date.now() + 30_000 });
     await row(page, 'evt_live_2').locator('.relay', { hasText: 'HTTP 503, retrying' }).waitFor();
     // Two lines, each cut to the column (issue 36, item 9); the whole text is the title.
     expect(await row(page, 'evt_live_2').locator('.relay .cut').allTextContents()).toEqual(['relay failed', 'HTTP 503, retrying']);

@@ -237,7 +237,7 @@ describe('detail order (issue 13, item 13)', () => {
     expect(await answer.locator('[data-testid=relay-hex-body]').textContent()).toContain('ff fe');
     // A live refresh (a relay try of this delivery) rebuilds the relay section: the body stays on Bytes.
     await answer.evaluate((node) => ((node as unknown as { beforeRefresh: boolean }).beforeRefresh = true));
-    fx!.hub.emit('relay', { deliveryId: 'evt_answers', status: 500, ok: false, latencyMs: 12, replay: false });
+    fx!.hub.emit('relay', { deliveryId: 'evt_answers', target: 'http://127.0.0.1:3000/hooks', status: 500, ok: false, latencyMs: 12, replay: false });
     await page.waitForFunction(() => !(document.querySelector('[data-testid=relay-answer]') as unknown as { beforeRefresh?: boolean } | null)?.beforeRefresh);
     expect(await answer.locator('[data-testid=relay-hex-body]').textContent()).toContain('ff fe');
     expect(await answer.locator('[data-testid=relay-body-tab-bytes]').getAttribute('aria-selected')).toBe('true');

@@ -286,7 +286,7 @@ describe('the detail is wide enough, resizable, and breaks no token (issue 36, i
     expect(await page.locator('[data-testid=relay]').textContent()).toContain(error);
 
     // The list: the failed relay's error is cut to the row, whole in its title.
-    fx!.hub.emit('relay', { deliveryId: 'evt_05', status: null, ok: false, latencyMs: 2, replay: false, error });
+    fx!.hub.emit('relay', { deliveryId: 'evt_05', target: 'http://127.0.0.1:3000/hooks', status: null, ok: false, latencyMs: 2, replay: false, error });
     const failing = page.locator('tbody tr.row[data-key="d:evt_05"]');
     await failing.locator('.relay-failed').waitFor();
     expect(await failing.locator('td.relay').getAttribute('title')).toContain('gave up after 3 tries');

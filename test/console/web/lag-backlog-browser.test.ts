@@ -84,7 +84,7 @@ describe('the lag and backlog line', () => {
     // Everything handed on, announced: the line reads again and says so.
     hostile = [];
     for (const seq of seqs) await store.recordRelay({ deliverySeq: seq, startedAt: now, finishedAt: now, status: 204, error: null, replay: false, target: APP, try: 2, next: { state: 'done' } });
-    hub.emit('relay', { deliveryId: 'x', status: 204, ok: true, latencyMs: 3, replay: false });
+    hub.emit('relay', { deliveryId: 'x', target: 'http://127.0.0.1:3000/hooks', status: 204, ok: true, latencyMs: 3, replay: false });
     await page.locator('[data-testid=backlog][data-state=ok]').waitFor();
     expect(await line.innerText()).toBe('relay: nothing owed');
     expect(dialogs).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsText, createRowStore, historyText, queuedDeliveries, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
-import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage } from '../../../web/src/types.js';
+import { attemptsText, createRowStore, historyText, movedJobs, queuedDeliveries, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
+import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, RelayJobView } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
   seq,
@@ -95,6 +95,29 @@ describe('row store', () => {
     expect(relayText(rows.list(all, null)[0]!.relay)).toBe('relayed 200');
     rows.remove('evt_1');
     expect(rows.size()).toBe(0);
+  });
+
+  it('keeps a fan-out\'s jobs from the list, and moves the job of a feed try\'s target (never for a replay, nor an older try)', () => {
+    const A = 'http://127.0.0.1:3000/hooks';
+    const B = 'http://[redacted]@127.0.0.1:3001/audit';
+    const job = (target: string, state: RelayJobView['state']): RelayJobView => ({ state, tries: 1, nextAt: state === 'pending' ? 9 : null, target, lastStatus: null, lastError: null });
+    const rows = createRowStore();
+    rows.applyDelivery(summary({ relay: { at: 5, ok: true, status: 204, latencyMs: 1, replay: false, target: A }, relayJobs: [job(A, 'done'), job(B, 'pending')] }));
+    const row = () => rows.list(all, null)[0]!;
+    expect(relayJobsText(row().relayJobs)).toBe('1 pending, 1 done (2 targets)');
+    rows.applyRelay('evt_1', { at: 6, ok: false, status: 503, latencyMs: 1, replay: true, target: B });
+    expect(relayJobsText(row().relayJobs)).toBe('1 pending, 1 done (2 targets)');
+    rows.applyRelay('evt_1', { at: 7, ok: false, status: 503, latencyMs: 1, replay: false, target: B, error: 'responded 503', nextRetryAt: null });
+    expect(relayJobsText(row().relayJobs)).toBe('1 dead, 1 done (2 targets)');
+    expect(relayJobsLines(row().relayJobs)).toEqual([`${A}: done`, `${B}: dead (503)`]);
+    rows.applyRelay('evt_1', { at: 4, ok: true, status: 204, latencyMs: 1, replay: false, target: B, nextRetryAt: null });
+    expect(row().relayJobs![1]!.state).toBe('dead');
+    // A list read older than the newest try the row saw keeps the row's jobs.
+    rows.applyDelivery(summary({ relay: { at: 5, ok: true, status: 204, latencyMs: 1, replay: false, target: A }, relayJobs: [job(A, 'done'), job(B, 'pending')] }));
+    expect(row().relayJobs![1]!.state).toBe('dead');
+    // One job says nothing more than the relay cell.
+    expect(relayJobsText([job(A, 'dead')])).toBeNull();
+    expect(movedJobs([job(A, 'pending')], { at: 1, ok: true, status: 200, latencyMs: 1, replay: false, target: A })).toEqual([job(A, 'pending')]);
   });
 });
 

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { buildApp, type AppHandle } from '../../../src/app/build-app.js';
 import type { ListenConfig } from '../../../src/config/listen-config.js';
 import { resolvePacing } from '../../../src/core/pacing.js';
+import { createSqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { countingReads } from '../../helpers/counted-reads.js';
 import { testListenConfig } from '../../helpers/listen-config.js';
 import { signedRequest, TEST_SECRET } from '../../helpers/signed-delivery.js';
 import { TEST_CONSOLE } from '../../helpers/start-app.js';
@@ -23,15 +25,22 @@ interface TargetEntry {
   ratePerSecond: number | null;
 }
 
-/** A real listen app relaying (async) to `to`, paced by `paces`, its console serving the built page. */
-async function relayingApp(to: string, paces: string[]): Promise<AppHandle> {
+/**
+ * A real listen app relaying (async) to `to`, paced by `paces`, its console serving the built page; its
+ * store's outbox reads counted (`nextReads`), so "nothing was sent" is checked after the relay looked.
+ */
+async function relayingApp(to: string, paces: string[]): Promise<AppHandle & { nextReads: (n: number) => Promise<void> }> {
   const problems: string[] = [];
   const pacing = resolvePacing(paces, '--pace', [to], problems, []);
   expect(problems).toEqual([]);
   const forward: ListenConfig['forward'] = { to, secret: TEST_SECRET, timeoutMs: 5000, headers: [], mode: 'async', maxTries: 5, pacing };
-  const app = await buildApp(testListenConfig(join(suite.folder(), 'app.db'), { console: TEST_CONSOLE, forward }), { webRoot: suite.webRoot });
+  const db = join(suite.folder(), 'app.db');
+  const sqlite = await createSqliteStore(db, { outbox: { to, routes: [] } });
+  suite.cleanup(() => sqlite.close());
+  const counted = countingReads(sqlite);
+  const app = await buildApp(testListenConfig(db, { console: TEST_CONSOLE, forward }), { webRoot: suite.webRoot, store: counted.store });
   suite.cleanup(() => app.close());
-  return app;
+  return Object.assign(app, { nextReads: counted.nextReads });
 }
 
 async function targetsOf(app: AppHandle): Promise<TargetEntry[]> {
@@ -71,7 +80,8 @@ describe('the Targets panel', () => {
     // Paused: a delivery is received and stored, not handed on.
     const sent = signedRequest({ t: Math.floor(Date.now() / 1000) });
     expect((await fetch(app.receiverUrl, { method: 'POST', headers: sent.headers, body: new Uint8Array(sent.body) })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Two reads of the outbox after it was stored: each would have started it.
+    await app.nextReads(2);
     expect(target.received).toHaveLength(0);
     // A refresh of the panel keeps it paused.
     await page.waitForResponse((r) => new URL(r.url()).pathname === '/api/targets' && r.request().method() === 'GET');

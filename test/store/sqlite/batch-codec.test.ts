@@ -60,7 +60,8 @@ describe('batch codec', () => {
         fc.record({
           deliverySeq: fc.nat(), startedAt: fc.nat(), finishedAt: fc.nat(), status: fc.option(fc.integer({ min: 100, max: 599 })),
           error: fc.option(fc.string({ unit: 'grapheme', maxLength: 150 })), replay: fc.boolean(), target: fc.string({ unit: 'grapheme' }), try: fc.nat(), next, answer,
-        }),
+          jobTarget: fc.option(fc.string({ unit: 'grapheme' }), { nil: undefined }),
+        }, { requiredKeys: ['deliverySeq', 'startedAt', 'finishedAt', 'status', 'error', 'replay', 'target', 'try', 'next', 'answer'] }),
         (o) => {
           const [decoded] = decodeBatch(encodeBatch([{ kind: 'op', ticket: 9, name: 'recordRelay', args: [o] }]));
           if (decoded?.kind !== 'relay') return false;

@@ -8,7 +8,7 @@ import type { AttemptsDetail, AttemptView, DeliveryDetail } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { detailActions } from './detail-actions.js';
 import { bodySection } from './body-section.js';
-import { deadJobNotice } from './dead-job.js';
+import { deadJobNotice, relayJobsTable } from './relay-jobs.js';
 import { driftSection } from './drift-section.js';
 import { headerTable } from './header-table.js';
 import { dateTime } from './when.js';
@@ -83,7 +83,10 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     if (kept?.id !== s.id) {
       kept = { id: s.id, actions: detailActions(state, d, onDeleted), headers: headersSection(d.headers), body: bodySection(d.body), dead: null };
     }
-    kept.dead = d.relayJob?.state === 'dead' ? (kept.dead ?? deadJobNotice(d.relayJob, s.id, state.status)) : null;
+    const jobs = d.relayJobs ?? [];
+    kept.dead = jobs.some((job) => job.state === 'dead') ? (kept.dead ?? deadJobNotice(jobs, s.id, state.status)) : null;
+    // One row per target; a Retry reads the jobs again at once (no feed message says a job was queued).
+    const jobsTable = jobs.length > 0 ? relayJobsTable(jobs, s.id, state.status, () => detailView.refreshSoon()) : null;
     replaceChildren(
       element,
       header(vtext(s.id, { max: 200 }), s.trigger, el('span', null, 'received ', dateTime(s.receivedAt)), shorten(visibleString(s.id), 300)),
@@ -102,7 +105,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
       driftSection(d.drift),
       signatureSection(d),
       attemptsTimeline(d.attempts, d.attemptsTruncated),
-      relaySection(d.relay, state.status, s.id, kept.dead),
+      relaySection(d.relay, state.status, s.id, kept.dead, jobsTable),
       conformanceSection(d.conformance, state.status),
     );
   };
@@ -128,7 +131,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
     );
   };
 
-  return {
+  const detailView: DetailView = {
     element,
     async show(row, key) {
       current = { key, row };
@@ -149,6 +152,7 @@ export function createDetailView(state: AppState, onDeleted: (id: string) => voi
       placeholder();
     },
   };
+  return detailView;
 }
 
 function headersSection(headers: Array<[string, string]>): HTMLElement {

@@ -3,7 +3,7 @@ import { apiGet, apiSend, query } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
 import { formatBytes, formatDuration, formatTime } from '../format.js';
-import { attemptsText, historyText, keyOf, relayLines, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
+import { attemptsText, historyText, keyOf, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
 import type { AttemptView, DeliverySummary, ReplayJob } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { emptyState } from './empty-state.js';
@@ -166,13 +166,18 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
   };
 
   // Two lines at most, each cut with an ellipsis: a relay error must not make the row eight lines tall.
+  // A fan-out (several targets) says its jobs by state on the second line; each target is in the title.
   const relayCell = (row: Row): HTMLElement => {
     const [what, why] = relayLines(row.relay);
+    const jobs = relayJobsText(row.relayJobs);
+    const dead = row.relayJobs?.some((job) => job.state === 'dead') ?? false;
+    const title = [relayText(row.relay), ...(jobs === null ? [] : [jobs, ...relayJobsLines(row.relayJobs)])].join('; ');
+    const second = jobs ?? why;
     return el(
       'td',
-      { class: `relay${row.relay && !row.relay.ok ? ' relay-failed' : ''}`, attrs: { title: tip(relayText(row.relay)) } },
+      { class: `relay${(row.relay && !row.relay.ok) || dead ? ' relay-failed' : ''}`, attrs: { title: tip(title) } },
       el('div', { class: 'cut' }, what),
-      why === null ? null : el('div', { class: 'cut' }, vtext(why, { max: 200 })),
+      second === null ? null : el('div', { class: 'cut', attrs: { 'data-testid': jobs === null ? null : 'row-relay-jobs' } }, vtext(second, { max: 200 })),
     );
   };
 

@@ -97,21 +97,23 @@ function relayAnswer(r: RelayView, open: boolean, deliveryId: string | undefined
 
 /**
  * `deliveryId`: the delivery's id, for the command that reads an answer the detail left out;
- * `dead`: what is said (with Retry and Replay) when the relay gave up on it (dead-job.ts).
+ * `dead`: what is said (with Replay) when the relay gave up on a target; `jobs`: its jobs, one row
+ * per target with Retry on a dead one (relay-jobs.ts).
  */
-export function relaySection(relay: RelayView[] | null, status: Status, deliveryId?: string, dead: HTMLElement | null = null): HTMLElement {
+export function relaySection(relay: RelayView[] | null, status: Status, deliveryId?: string, dead: HTMLElement | null = null, jobs: HTMLElement | null = null): HTMLElement {
   const title = el('h3', null, 'Relay');
   if (relay === null) {
     const why = status.forwardTo === null ? 'No --forward-to target is configured: deliveries are stored, not handed on.' : 'No relay history is available for this delivery.';
-    return el('section', { class: 'block' }, title, dead, el('p', { class: 'muted' }, why));
+    return el('section', { class: 'block' }, title, dead, jobs, el('p', { class: 'muted' }, why));
   }
-  if (relay.length === 0) return el('section', { class: 'block' }, title, dead, el('p', { class: 'muted' }, 'Not handed on yet.'));
+  if (relay.length === 0) return el('section', { class: 'block' }, title, dead, jobs, el('p', { class: 'muted' }, 'Not handed on yet.'));
   const now = Date.now();
   return el(
     'section',
     { class: 'block', attrs: { 'data-testid': 'relay' } },
     title,
     dead,
+    jobs,
     el(
       'table',
       { class: 'kv relay-tries' },
