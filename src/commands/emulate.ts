@@ -52,7 +52,13 @@ export function registerEmulateCommand(program: Command): void {
     .option('--db <path>', 'the emulator database whose folder keeps the keys (default: .hookrelay/emulator.db) [env HOOKRELAY_EMULATE_DB]')
     .option('--json', 'print one object: each organization with its keys; it holds the keys, as the plain output does (docs/cli-json.md)')
     .action((flags: { db?: string; json?: boolean }) => {
-      const file = readKeysQuietly(resolveEmulatorDbPath({ db: flags.db ?? parentDb() }));
+      const where = resolveEmulatorDbPath({ db: flags.db ?? parentDb() });
+      if (!where.ok) {
+        reportProblems(where.problems);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const file = readKeysQuietly(where.dbPath);
       if (file === null) return;
       process.stdout.write(flags.json ? `${JSON.stringify(keysJson(file))}\n` : formatKeys(file).join('\n') + '\n');
     });

@@ -1,6 +1,6 @@
 /** Where a command finds the store, with `listen`'s precedence: flag > HOOKRELAY_* > config file > default. */
 import type { StoreLocation } from '../store/open-store.js';
-import { parsePostgresUrl } from '../store/postgres/pg-url.js';
+import { isPostgresUrl, parsePostgresUrl } from '../store/postgres/pg-url.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { resolveOptions, type Resolved } from './resolve-config.js';
 
@@ -26,7 +26,7 @@ function resolveKeys(keys: readonly string[], flags: StoreFlags, env: NodeJS.Pro
  */
 export function dbUrlProblem(resolved: Pick<Resolved, 'values' | 'sources'>): string | null {
   const db = resolved.values.db;
-  if (typeof db !== 'string' || !/^postgres(ql)?:\/\//i.test(db.trim())) return null;
+  if (typeof db !== 'string' || !isPostgresUrl(db.trim())) return null;
   const from = resolved.sources.db === 'env' ? 'HOOKRELAY_DB' : resolved.sources.db === 'file' ? 'the config file\'s "db"' : '--db';
   const to = from === 'HOOKRELAY_DB' ? 'HOOKRELAY_STORE' : from === '--db' ? '--store' : '"store"';
   return `${from} is the SQLite file, and it holds a postgres:// URL: give a PostgreSQL store as ${to}`;

@@ -8,6 +8,7 @@ import type { SsrfMode } from '../emulator/endpoint-rule.js';
 import { KNOWN_SCOPES } from '../emulator/key-material.js';
 import type { ProxySettings } from '../runtime/proxy.js';
 import { resolveProxySettings } from './service-settings.js';
+import { isPostgresUrl } from '../store/postgres/pg-url.js';
 
 export const DEFAULT_EMULATOR_DB = '.hookrelay/emulator.db';
 export const DEFAULT_EMULATOR_PORT = 4100;
@@ -95,7 +96,10 @@ export function resolveEmulateConfig(flags: EmulateFlags, env: NodeJS.ProcessEnv
 
   const port = int('port', 0, 65535, DEFAULT_EMULATOR_PORT);
   const host = setting('host')?.value ?? '127.0.0.1';
-  const dbPath = setting('db')?.value ?? DEFAULT_EMULATOR_DB;
+  const dbGiven = setting('db');
+  const dbPath = dbGiven?.value ?? DEFAULT_EMULATOR_DB;
+  const dbUrl = emulatorDbProblem(dbPath, dbGiven?.where ?? '--db');
+  if (dbUrl !== null) problems.push(dbUrl);
   const timeScale = positiveNumber(setting('timeScale'), 1, problems);
   const ssrf = oneOf<SsrfMode>('ssrf', ['loopback', 'strict'], 'loopback');
   const plan = oneOf<Plan>('plan', ['core', 'premium'], 'core');
@@ -178,19 +182,31 @@ export function resolveFireConfig(flags: FireFlags, env: NodeJS.ProcessEnv = pro
       problems.push(`--data: not valid JSON (${(err as Error).message})`);
     }
   }
-  if (problems.length > 0) return { ok: false, problems };
+  const dbPath = resolveEmulatorDbPath(flags, env);
+  if (!dbPath.ok) problems.push(...dbPath.problems);
+  if (problems.length > 0 || !dbPath.ok) return { ok: false, problems };
   return {
     ok: true,
     config: {
       apiUrl: apiUrl.replace(/\/+$/, ''),
       apiKey: flags.apiKey ?? (env.HOOKRELAY_API_KEY || null),
-      dbPath: flags.db ?? (env.HOOKRELAY_EMULATE_DB || DEFAULT_EMULATOR_DB),
+      dbPath: dbPath.dbPath,
       body: { type: flags.trigger!, count, ...(data === undefined ? {} : { data }) },
     },
   };
 }
 
-/** The emulator database of `emulate keys`: --db > HOOKRELAY_EMULATE_DB > the default. */
-export function resolveEmulatorDbPath(flags: { db?: string }, env: NodeJS.ProcessEnv = process.env): string {
-  return flags.db ?? (env.HOOKRELAY_EMULATE_DB || DEFAULT_EMULATOR_DB);
+/** The emulator database of `emulate keys` and `fire`: --db > HOOKRELAY_EMULATE_DB > the default. */
+export function resolveEmulatorDbPath(flags: { db?: string }, env: NodeJS.ProcessEnv = process.env): { ok: true; dbPath: string } | { ok: false; problems: string[] } {
+  const dbPath = flags.db ?? (env.HOOKRELAY_EMULATE_DB || DEFAULT_EMULATOR_DB);
+  const problem = emulatorDbProblem(dbPath, flags.db !== undefined ? '--db' : 'HOOKRELAY_EMULATE_DB');
+  return problem === null ? { ok: true, dbPath } : { ok: false, problems: [problem] };
+}
+
+/**
+ * The emulator keeps its own SQLite file: a postgres:// URL given as it would be made a folder of that
+ * name, its password in it. Refused, never echoed.
+ */
+function emulatorDbProblem(value: string, where: string): string | null {
+  return isPostgresUrl(value.trim()) ? `${where} is the emulator's SQLite file, and it holds a postgres:// URL: the emulator keeps its own database; give it a file path` : null;
 }

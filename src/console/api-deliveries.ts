@@ -55,7 +55,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
   const showRelay = (r: RelayRecordView) => relayView(redactRelay(r));
 
   /** A delivery's relay jobs as shown, one per target in the order they were queued; null when the store cannot say. */
-  const relayJobs = (id: string) => optional(async () => (await store.relayHistory(id)).jobs.map((job) => relayJobView(job, ctx.redact)));
+  const relayJobs = (id: string) => optional(async () => (await store.relayHistory(id)).jobs.map((job, i) => relayJobView(job, i, ctx.redact)));
 
   const requireDelivery = async (id: string): Promise<StoredDelivery> => {
     const delivery = await store.getDelivery(id);
@@ -237,19 +237,27 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
   // next poll. Any other job is refused (a done one would reach the app twice).
   app.post<{ Params: IdParams }>('/api/deliveries/:id/retry', async (request) => {
     const body = request.body;
-    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest('the body must be a JSON object: {} or {"target": "<url>"}');
+    if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badRequest('the body must be a JSON object: {}, {"job": <n>} or {"target": "<url>"}');
     const asked = (body as { target?: unknown } | undefined)?.target;
+    const askedJob = (body as { job?: unknown } | undefined)?.job;
     if (asked !== undefined && (typeof asked !== 'string' || asked === '' || asked.length > 2048)) throw badRequest('"target" must be one of the delivery\'s relay targets, as its relayJobs list them');
+    if (askedJob !== undefined && (typeof askedJob !== 'number' || !Number.isInteger(askedJob) || askedJob < 1)) throw badRequest('"job" must be the number of one of the delivery\'s relayJobs (1, 2, …)');
+    if (asked !== undefined && askedJob !== undefined) throw badRequest('give "job" or "target", not both');
     const d = await requireDelivery(request.params.id);
     const before = (await store.relayHistory(d.id)).jobs;
     let target: string | undefined;
-    if (asked !== undefined && before.length > 0) {
+    if (askedJob !== undefined) {
+      const chosen = before[(askedJob as number) - 1];
+      if (chosen === undefined) throw badRequest(`"job": this delivery has ${before.length} relay job${before.length === 1 ? '' : 's'}`);
+      // A job queued before targets were kept is its delivery's only one: retried as the delivery.
+      target = chosen.target ?? undefined;
+    } else if (asked !== undefined && before.length > 0) {
       const chosen = retryTargetOf(before, asked);
       if (!chosen.ok) throw badRequest(`"target": ${clip(ctx.redact(chosen.message))}`);
       target = chosen.target;
     }
     if (await store.requeueRelay(d.id, ctx.now(), target)) {
-      const requeued = jobsRetried(before, target).map((job) => relayJobView(job, ctx.redact).target);
+      const requeued = jobsRetried(before, target).map((job) => relayJobView(job, before.indexOf(job), ctx.redact).target);
       return success({ id: clip(d.id), requeued: true, requeuedTargets: requeued }, ctx.now());
     }
     const { jobs } = await store.relayHistory(d.id);

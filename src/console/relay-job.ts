@@ -9,6 +9,11 @@ import { clip, redactUrl } from './views.js';
 const MAX_TARGET_CHARS = 2048;
 
 export interface RelayJobView {
+  /**
+   * Its place among the delivery's jobs (1, 2, …), as they are listed: what Retry names (`{"job": n}`), since
+   * two targets may show alike once their credentials are hidden.
+   */
+  job: number;
   /** `dead`: the relay gave up; only Retry (or `hookrelay events retry`) puts it back in the queue. */
   state: RelayJob['state'];
   /** Tries made so far. */
@@ -24,8 +29,9 @@ export interface RelayJobView {
 }
 
 /** One job as the console shows it; `redact` hides secrets in its error text (the composition root's). */
-export function relayJobView(job: RelayJob, redact: (text: string) => string): RelayJobView {
+export function relayJobView(job: RelayJob, index: number, redact: (text: string) => string): RelayJobView {
   return {
+    job: index + 1,
     state: job.state,
     tries: job.tries,
     nextAt: job.state === 'pending' ? job.nextAt : null,

@@ -16,7 +16,10 @@ const plain = (text: string): boolean => !text.includes('@') && !text.includes('
 /** Targets are few and shown at every relay try: each is redacted once (a URL parse) and remembered. */
 const shownUrls = new Map<string, string>();
 
-/** `text` with its credentials redacted; a text that is not a URL has everything between `//` and its last `@` redacted, and is cut to 200 characters. */
+/**
+ * `text` with its credentials redacted; a text that is not a URL has everything between `//` and its last
+ * `@` redacted, and the values of its secret query parameters, and is cut to 200 characters.
+ */
 export function displayUrl(text: string): string {
   if (plain(text)) return text;
   const known = shownUrls.get(text);
@@ -31,8 +34,12 @@ function redactUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    // Greedy: a password may hold `#`, `/` or `?`, which would end a narrower match early.
-    return text.replace(/\/\/.*@/, `//${REDACTED}@`).slice(0, 200);
+    // Greedy: a password may hold `#`, `/` or `?`, which would end a narrower match early. A text holding
+    // several URLs (a route's targets) or one that does not parse keeps secret query values hidden too.
+    return text
+      .replace(/\/\/.*@/, `//${REDACTED}@`)
+      .replace(/([?&;]([^=&\s#]*)=)([^&\s#]*)/g, (whole, head: string, name: string) => (SECRET_PARAM.test(name) ? `${head}${REDACTED}` : whole))
+      .slice(0, 200);
   }
   let changed = false;
   const hadUser = url.username !== '' || url.password !== '';

@@ -228,14 +228,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): DeliverySto
       return moved;
     },
 
-    async retargetRelayJobs(from, to) {
+    async retargetRelayJobs(from, to, now) {
       let moved = 0;
       for (const job of [...jobs.values()]) {
         if (!isOwed(job.state) || job.target !== from) continue;
         moved++;
         const key = relayJobKey(job);
-        // The delivery has a job for `to` already: it is handed there once, by that job.
-        if (from !== to && jobs.has(relayJobKey({ deliverySeq: job.deliverySeq, target: to }))) {
+        // The delivery has a job for `to` already: it is handed there once, by that job, owed again if it was not.
+        const into = from === to ? undefined : jobs.get(relayJobKey({ deliverySeq: job.deliverySeq, target: to }));
+        if (into !== undefined) {
+          if (into.state === 'dead' || into.state === 'held') Object.assign(into, { state: 'pending', nextAt: now });
           jobs.delete(key);
           orderKeys.delete(key);
           continue;

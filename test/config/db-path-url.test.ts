@@ -39,3 +39,20 @@ describe('listen and connect with --db holding a postgres:// URL', () => {
     if (!connect.ok) expect(connect.problems).toContain('HOOKRELAY_DB is the SQLite file, and it holds a postgres:// URL: give a PostgreSQL store as HOOKRELAY_STORE');
   });
 });
+
+describe('emulate with --db or HOOKRELAY_EMULATE_DB holding a postgres:// URL', () => {
+  it('is refused by emulate (which made a folder of it, the password in its name), emulate keys and emulate fire, the URL never shown', async () => {
+    const { resolveEmulateConfig, resolveFireConfig } = await import('../../src/config/emulate-config.js');
+    const started = resolveEmulateConfig({ db: URL_WITH_PASSWORD }, {});
+    expect(started.ok).toBe(false);
+    if (!started.ok) expect(started.problems).toEqual([expect.stringMatching(/^--db is the emulator's SQLite file, and it holds a postgres:\/\/ URL/)]);
+    const fired = resolveFireConfig({ trigger: 'sod.violation_detected' }, { HOOKRELAY_EMULATE_DB: URL_WITH_PASSWORD });
+    expect(!fired.ok && fired.problems).toEqual([expect.stringMatching(/^HOOKRELAY_EMULATE_DB is the emulator's SQLite file/)]);
+
+    const { runCli } = await import('../helpers/run-cli.js');
+    const keys = await runCli(['emulate', 'keys'], { env: { HOOKRELAY_EMULATE_DB: 'postgresql://u:SEKRET2@h/db' } });
+    expect(keys.code).toBe(2);
+    expect(keys.stderr).toMatch(/HOOKRELAY_EMULATE_DB is the emulator's SQLite file/);
+    expect(keys.stderr).not.toContain('SEKRET2');
+  });
+});

@@ -314,7 +314,7 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     store = createMemoryStore({ outbox: true });
     await build();
     await deadJob('dead1');
-    const deadView = { state: 'dead', tries: 1, nextAt: null, target: null, lastStatus: 503, lastError: 'responded 503; gave up after 1 tries' };
+    const deadView = { job: 1, state: 'dead', tries: 1, nextAt: null, target: null, lastStatus: 503, lastError: 'responded 503; gave up after 1 tries' };
     const before = (await call('GET', '/api/deliveries/dead1')).json().data;
     expect(before.relayJobs).toEqual([deadView]);
     // The first job, as clients written before fan-out read it.
@@ -381,8 +381,8 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     it('lists one job per target in the list and the detail, their targets without credentials', async () => {
       await fanOut('fan1');
       const jobs = [
-        { state: 'done', tries: 1, nextAt: null, target: APP, lastStatus: 204, lastError: null },
-        { state: 'dead', tries: 1, nextAt: null, target: SHOWN_AUDIT, lastStatus: 500, lastError: '<img src=x onerror=alert(1)>' },
+        { job: 1, state: 'done', tries: 1, nextAt: null, target: APP, lastStatus: 204, lastError: null },
+        { job: 2, state: 'dead', tries: 1, nextAt: null, target: SHOWN_AUDIT, lastStatus: 500, lastError: '<img src=x onerror=alert(1)>' },
       ];
       const detail = (await call('GET', '/api/deliveries/fan1')).json().data;
       expect(detail.relayJobs).toEqual(jobs);
@@ -412,6 +412,29 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
       const again = await call('POST', '/api/deliveries/fan2/retry', {});
       expect(again.status).toBe(409);
       expect(again.json().error).toContain(`${SHOWN_AUDIT} is still queued for the relay`);
+    });
+
+    it('retries by the job\'s number when two targets show alike once their secrets are hidden', async () => {
+      const A = 'http://127.0.0.1:3001/hook?token=TENANT-A';
+      const B = 'http://127.0.0.1:3001/hook?token=TENANT-B';
+      store = createMemoryStore({ outbox: { to: A, routes: [{ glob: '*', urls: [B], also: true }] } });
+      await build();
+      await receive(store, hub, { id: 'twins' });
+      const seq = (await store.getDelivery('twins'))!.seq;
+      const shown = 'http://127.0.0.1:3001/hook?token=[redacted]';
+      await store.recordRelay({ deliverySeq: seq, startedAt: 1, finishedAt: 2, status: 204, error: null, replay: false, target: shown, jobTarget: A, try: 1, next: { state: 'done' } });
+      await store.recordRelay({ deliverySeq: seq, startedAt: 3, finishedAt: 4, status: 500, error: 'no', replay: false, target: shown, jobTarget: B, try: 1, next: { state: 'dead' } });
+      const listed = (await call('GET', '/api/deliveries/twins')).json().data.relayJobs as Array<{ job: number; target: string; state: string }>;
+      expect(listed.map((j) => [j.job, j.target, j.state])).toEqual([[1, shown, 'done'], [2, shown, 'dead']]);
+      // By the shown URL it cannot tell them apart; by number it can.
+      expect((await call('POST', '/api/deliveries/twins/retry', { target: shown })).status).toBe(400);
+      for (const bad of [0, 3, 1.5, '2']) expect((await call('POST', '/api/deliveries/twins/retry', { job: bad })).status).toBe(400);
+      expect((await call('POST', '/api/deliveries/twins/retry', { job: 2, target: shown })).status).toBe(400);
+      const res = await call('POST', '/api/deliveries/twins/retry', { job: 2 });
+      expect(res.status).toBe(200);
+      expect(res.json().data).toEqual({ id: 'twins', requeued: true, requeuedTargets: [shown] });
+      expect((await store.relayHistory('twins')).jobs.map((j) => [j.target, j.state])).toEqual([[A, 'done'], [B, 'pending']]);
+      expect(JSON.stringify(listed) + JSON.stringify(res.json())).not.toMatch(/TENANT-[AB]/);
     });
   });
 });

@@ -52,3 +52,20 @@ describe('messages that echo a refused URL', () => {
     expect(JSON.stringify(listen)).not.toContain('Hunter2Pass');
   });
 });
+
+describe('a text that does not parse as one URL (a route of several targets, a bad URL)', () => {
+  it('keeps the values of its secret query parameters hidden, every one of them', async () => {
+    const { displayUrl } = await import('../../src/core/url-secrets.js');
+    const { parseRoute } = await import('../../src/core/routes.js');
+    expect(displayUrl('https://bad:99999/?token=abc&page=2')).toBe('https://bad:99999/?token=[redacted]&page=2');
+    const text = '*=http://127.0.0.1:3001/audit?api_key=LIVEKEY123 http://127.0.0.1:3002/log?token=TOK456 https://bad:99999/';
+    const parsed = parseRoute(text, true);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) {
+      expect(parsed.message).not.toMatch(/LIVEKEY123|TOK456/);
+      expect(parsed.message).toContain('"https://bad:99999/" is not a URL');
+    }
+    const ftp = parseRoute('*=ftp://app/hook?token=SEKRET6');
+    expect(!ftp.ok && ftp.message).not.toContain('SEKRET6');
+  });
+});

@@ -550,6 +550,18 @@ export function describeRelayContract(name: string, open: (options?: { outbox?: 
       expect(await store.relayCounts()).toEqual({ pending: 4, held: 0, done: 0, dead: 0 });
     });
 
+    it('retargets onto a target whose job of the delivery is dead by making that job owed again: the delivery still reaches it', async () => {
+      const { app, audit, log, vendor, b, base } = await fannedOut();
+      const seq = b.deliverySeq;
+      await store.recordRelay({ ...base, deliverySeq: seq, target: app, status: 410, error: 'responded 410', try: 1, next: { state: 'dead' } });
+      await store.recordRelay({ ...base, deliverySeq: seq, target: audit, status: 204, error: null, try: 1, next: { state: 'done' } });
+      // The log's job (owed) goes to the app, whose job of this delivery is dead: the app is owed it again.
+      expect(await store.retargetRelayJobs(log, app, base.finishedAt + 5)).toBe(2);
+      const jobs = (await store.relayHistory(vendor.id)).jobs.map((j) => [j.target, j.state]).sort();
+      expect(jobs).toEqual([[app, 'pending'], [audit, 'done']].sort());
+      expect((await store.dueRelayJobs(base.finishedAt + 5, 50)).filter((d) => d.job.deliverySeq === seq).map((d) => d.job.target)).toEqual([app]);
+    });
+
     it('moves the job of a target whose URL holds credentials by its queued URL, while its tries show the URL without them', async () => {
       await store.close();
       const secretive = 'http://relay:Hunter2Pass@127.0.0.1:3004/hook';

@@ -181,6 +181,8 @@ export interface BodyView {
  * back in the queue). Every string is hostile text: shown as text, never parsed.
  */
 export interface RelayJobView {
+  /** Its place among the delivery's jobs (1, 2, …): what Retry names. Absent from an older server. */
+  job?: number;
   state: 'pending' | 'held' | 'done' | 'dead';
   tries: number;
   /** When a pending job is due, ms since the epoch. */

@@ -101,7 +101,12 @@ export const SQL = {
   // job for $2 already is handed there by that one: its job for $1 is deleted (counted too). Onto the
   // same target, nothing is merged (each job would find itself). One statement: both parts see one
   // snapshot, so no job is both deleted and moved.
-  retargetJobs: `WITH merged AS (
+  retargetJobs: `WITH revived AS (
+      UPDATE relay_jobs t SET state = 'pending', next_at = $3, updated_at = $3, leased_until = NULL, leased_by = NULL
+      WHERE t.target = $2::text AND t.state IN ('dead', 'held') AND $1::text IS DISTINCT FROM $2::text
+        AND EXISTS (SELECT 1 FROM relay_jobs f WHERE f.delivery_seq = t.delivery_seq AND f.target IS NOT DISTINCT FROM $1::text AND f.state IN ('pending', 'held'))
+      RETURNING 1
+    ), merged AS (
       DELETE FROM relay_jobs j WHERE j.state IN ('pending', 'held') AND j.target IS NOT DISTINCT FROM $1::text AND $1::text IS DISTINCT FROM $2::text
         AND EXISTS (SELECT 1 FROM relay_jobs t WHERE t.delivery_seq = j.delivery_seq AND t.target = $2::text)
       RETURNING 1

@@ -49,7 +49,11 @@ const insertRelayJob = db.prepare("INSERT INTO relay_jobs (delivery_seq, state, 
 // At start (holdRelayJobs): pending jobs for a target the run does not hand on to are held; held jobs for one it does are pending again.
 const holdForeignJobs = db.prepare("UPDATE relay_jobs SET state = 'held', updated_at = ? WHERE state = 'pending' AND target IS NOT NULL AND target NOT IN (SELECT value FROM json_each(?))");
 const releaseOwnJobs = db.prepare("UPDATE relay_jobs SET state = 'pending', updated_at = ? WHERE state = 'held' AND target IN (SELECT value FROM json_each(?))");
-// A delivery that has a job for the new target already is handed there by that job: its owed job for the old one goes.
+// A delivery that has a job for the new target already is handed there by that job: its owed job for the old one goes,
+// and that job is owed again if it was not (dead, or held for a target the running relay did not hand on to).
+const reviveMergedIntoJobs = db.prepare<[number, number, string, string | null]>(
+  "UPDATE relay_jobs SET state = 'pending', next_at = ?, updated_at = ? WHERE target = ? AND state IN ('dead', 'held') AND EXISTS (SELECT 1 FROM relay_jobs f WHERE f.delivery_seq = relay_jobs.delivery_seq AND f.target IS ? AND f.state IN ('pending', 'held'))",
+);
 const mergeRetargetedJobs = db.prepare<[string | null, string]>(
   "DELETE FROM relay_jobs WHERE state IN ('pending', 'held') AND target IS ? AND EXISTS (SELECT 1 FROM relay_jobs t WHERE t.delivery_seq = relay_jobs.delivery_seq AND t.target = ?)",
 );
@@ -127,6 +131,7 @@ const OPS: StoreOpImplementations = {
   },
   retargetRelayJobs(from: string | null, to: string, now: number): number {
     // Onto the same target, each job would find itself as the one to merge into and be removed.
+    if (from !== to) reviveMergedIntoJobs.run(now, now, to, from);
     const merged = from === to ? 0 : mergeRetargetedJobs.run(from, to).changes;
     return merged + retargetJobs.run(to, now, from).changes;
   },

@@ -52,7 +52,8 @@ export function relayJobsTable(jobs: RelayJobView[], deliveryId: string, status:
       replaceChildren(result, 'Queuing…');
       try {
         // That target's job only; a job queued before targets were kept is its delivery's only one.
-        await apiSend('POST', `/api/deliveries/${encodeURIComponent(deliveryId)}/retry`, job.target === null ? {} : { target: job.target });
+        // Named by its place, not its URL: two targets may show alike with their credentials hidden.
+        await apiSend('POST', `/api/deliveries/${encodeURIComponent(deliveryId)}/retry`, job.job !== undefined ? { job: job.job } : job.target === null ? {} : { target: job.target });
         const next = status.forwardTo === null ? ' it waits for a listen that hands on to its target' : ' the relay tries it again at its next poll';
         replaceChildren(result, el('span', { class: 'chip chip-accepted' }, 'queued again'), next);
         onRetried();
