@@ -399,6 +399,7 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
       const subject = { trigger: delivery.trigger, rawBody: delivery.rawBody, headers: delivery.rawHeaders };
       const source: HandOffSource = { id: delivery.id, trigger: delivery.trigger, receivedAt: delivery.receivedAt, rawBody: delivery.rawBody, headers: pairs(delivery.rawHeaders) };
       let fromOutbox = false;
+      let counted = false;
       // The store queued one job per target, as this choice gives them (the one choice: core/routes.ts).
       for (const target of relayTargetsOf(targets, subject)) {
         const job: RelayJob = { deliverySeq: delivery.seq, deliveryId: delivery.id, state: 'pending', target, tries: 0, nextAt: delivery.receivedAt, lastStatus: null, lastError: null };
@@ -410,7 +411,9 @@ export function createRelayWorker(options: RelayOptions): RelayWorker {
           continue;
         }
         held.add(key);
-        if (!fresh.some((entry) => entry.delivery === source)) freshBytes += delivery.rawBody.length;
+        // Its bytes are held once, however many of its targets take them from memory.
+        if (!counted) freshBytes += delivery.rawBody.length;
+        counted = true;
         fresh.push({ job, delivery: source });
       }
       if (fromOutbox) this.poke();

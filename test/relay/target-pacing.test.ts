@@ -245,9 +245,10 @@ describe('the relay at each target\'s pace', () => {
 
   it('starts paused with `paused` in its pace', async () => {
     const app = await timedTarget();
-    const { store, worker } = await relayOn({ to: app.url, routes: [] }, [`${app.url} paused`]);
+    const { store, worker, afterReads } = await relayOn({ to: app.url, routes: [] }, [`${app.url} paused`]);
     await accept(store, worker, 'control.failed');
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Two reads of the outbox after it was stored: each would have started it.
+    await afterReads(2);
     expect(app.arrivals).toHaveLength(0);
     worker.setPaused(app.url, false);
     await until(() => app.arrivals.length === 1);
