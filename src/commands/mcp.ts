@@ -16,18 +16,18 @@ import { reportProblems } from './shared-options.js';
 interface Flags {
   dataDir?: string;
   db?: string;
+  store?: string;
   config?: string;
   allowWrite?: boolean;
 }
-
-const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 export function registerMcpCommand(program: Command): Command {
   return program
     .command('mcp')
     .description("a Model Context Protocol server over stdio for an agent: list, search and show deliveries, explain rejections, check, stats, reconcile, a running listen's fault rules (replay, retry and fault rule changes with --allow-write)")
     .option('--data-dir <dir>', `the data folder whose store to serve (its ${basename(DEFAULT_DB_PATH)})`)
-    .option('--db <file-or-url>', 'the SQLite file, or a postgres:// URL (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB, HOOKRELAY_STORE]')
+    .option('--db <file>', 'the SQLite file (default: .hookrelay/hookrelay.db) [env HOOKRELAY_DB]')
+    .option('--store <url>', 'a postgres:// URL instead of the SQLite file [env HOOKRELAY_STORE]')
     .option('--config <file>', 'config file to read db, store, secrets, relay and console settings from (default: ./hookrelay.config.json when present)')
     .option('--allow-write', 'also offer the write tools: replay_delivery, retry_relay, add_fault_rule, remove_fault_rule (without it they are not listed)')
     .addHelpText(
@@ -73,11 +73,13 @@ untrustedContent, escaped and cut. Secrets, the API key and URL credentials neve
     });
 }
 
-/** `--data-dir` or `--db` (a file or a postgres:// URL) as the store flags every command reads. */
+/**
+ * `--data-dir` (its SQLite file), `--db` and `--store` as the store flags every command reads. A
+ * postgres:// URL given as `--db` is refused where every command refuses it (`dbUrlProblem`), naming
+ * `--store` and never echoing the URL.
+ */
 function storeFlags(flags: Flags): { ok: true; flags: McpFlags } | { ok: false; problems: string[] } {
   if (flags.dataDir !== undefined && flags.db !== undefined) return { ok: false, problems: ['give --data-dir or --db, not both'] };
-  const common = { config: flags.config, allowWrite: flags.allowWrite === true };
-  if (flags.dataDir !== undefined) return { ok: true, flags: { ...common, db: join(flags.dataDir, basename(DEFAULT_DB_PATH)) } };
-  if (flags.db !== undefined && POSTGRES_URL.test(flags.db)) return { ok: true, flags: { ...common, store: flags.db } };
-  return { ok: true, flags: { ...common, db: flags.db } };
+  const db = flags.dataDir !== undefined ? join(flags.dataDir, basename(DEFAULT_DB_PATH)) : flags.db;
+  return { ok: true, flags: { db, store: flags.store, config: flags.config, allowWrite: flags.allowWrite === true } };
 }

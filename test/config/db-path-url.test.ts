@@ -56,3 +56,20 @@ describe('emulate with --db or HOOKRELAY_EMULATE_DB holding a postgres:// URL', 
     expect(keys.stderr).not.toContain('SEKRET2');
   });
 });
+
+describe('mcp with --db or HOOKRELAY_DB holding a postgres:// URL', () => {
+  it('refuses to serve, exit 2, naming --store (it opened the URL as a PostgreSQL store), the password on neither stream', async () => {
+    const { runCli } = await import('../helpers/run-cli.js');
+    const noStore = { HOOKRELAY_STORE: undefined, HOOKRELAY_DB: undefined };
+    const flag = await runCli(['mcp', '--db', 'postgres://app:McpPass551@127.0.0.1:1/hookrelay'], { env: noStore });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/--db is the SQLite file, and it holds a postgres:\/\/ URL: give a PostgreSQL store as --store/);
+    const env = await runCli(['mcp'], { env: { ...noStore, HOOKRELAY_DB: 'postgresql://app:McpPass552@127.0.0.1:1/hookrelay' } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/HOOKRELAY_DB is the SQLite file, .*as HOOKRELAY_STORE/);
+    for (const run of [flag, env]) {
+      expect(run.stdout).toBe('');
+      expect(run.stderr).not.toMatch(/McpPass55/);
+    }
+  });
+});

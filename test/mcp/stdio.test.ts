@@ -116,7 +116,8 @@ describe('hookrelay mcp over stdio', () => {
     const both = await run(['mcp', '--db', damaged, '--data-dir', dir]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/give --data-dir or --db, not both/);
-    const password = await run(['mcp', '--db', 'postgres://app:pg_pass_551@127.0.0.1:1/hookrelay']);
+    // A PostgreSQL store that does not answer cannot be read (a URL given as --db: test/config/db-path-url.test.ts).
+    const password = await run(['mcp', '--store', 'postgres://app:pg_pass_551@127.0.0.1:1/hookrelay']);
     expect(password.code).toBe(3);
     expect(password.stderr).not.toContain('pg_pass_551');
     expect(password.stdout).toBe('');
