@@ -1,11 +1,11 @@
 /** Control API: deliveries, their attempts, raw bodies, replay, relay retry and delete (issue 6). */
 import type { FastifyInstance } from 'fastify';
-import type { StoredDelivery } from '../store/store.js';
+import type { RelayHistoryOptions, StoredDelivery } from '../store/store.js';
 import type { RelayRecordView } from './console-options.js';
 import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
-import { relayJobView } from './relay-job.js';
+import { readRelay, relayJobView } from './relay-job.js';
 import { jobsRetried, retryRefusal, retryTargetOf } from '../core/retry-refusal.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
@@ -54,8 +54,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
   const redactRelay = (r: RelayRecordView): RelayRecordView => (r.error === undefined ? r : { ...r, error: ctx.redact(r.error) });
   const showRelay = (r: RelayRecordView) => relayView(redactRelay(r));
 
-  /** A delivery's relay jobs as shown, one per target in the order they were queued; null when the store cannot say. */
-  const relayJobs = (id: string) => optional(async () => (await store.relayHistory(id)).jobs.map((job, i) => relayJobView(job, i, ctx.redact)));
+  /** A delivery's relay tries and jobs, from one read; null when the store cannot say. */
+  const relayOf = (id: string, options?: RelayHistoryOptions) => optional(() => readRelay(store, id, ctx.redact, options));
 
   const requireDelivery = async (id: string): Promise<StoredDelivery> => {
     const delivery = await store.getDelivery(id);
@@ -80,22 +80,21 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
       duplicatesOnly: status === 'duplicate',
     });
     const hints = ctx.status().secretHints;
-    const relayHistory = ctx.options.relayHistory;
     const items = await Promise.all(
       page.items.map(async (d) => {
         // One read gives the latest attempt and the tally, so the two always agree.
         const read = await store.listAttempts({ deliveryId: d.id, limit: MAX_TALLIED_ATTEMPTS + 1 });
         const attempts = read.slice(0, MAX_TALLIED_ATTEMPTS);
         const latest = attempts[0];
-        const relay = await optional(relayHistory && (() => relayHistory(d.id)));
-        const lastRelay = relay?.[relay.length - 1];
+        const relay = await relayOf(d.id);
+        const lastRelay = relay?.tries[relay.tries.length - 1];
         return {
           ...deliverySummary({ ...d, bodyBytes: d.rawBody.length }, hints),
           latestAttempt: latest ? attemptView(latest) : null,
           attempts: attemptTally(attempts, read.length > MAX_TALLIED_ATTEMPTS),
           // The newest try (to any target), and each target's job: a fan-out's row says which target is behind.
           relay: lastRelay ? showRelay(lastRelay) : null,
-          relayJobs: await relayJobs(d.id),
+          relayJobs: relay?.jobs ?? null,
         };
       }),
     );
@@ -164,10 +163,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const d = await requireDelivery(request.params.id);
     const status = ctx.status();
     const { attempts, attemptsTruncated } = await detailAttempts(d.id, d.headers);
-    const { relayHistory, conformance } = ctx.options;
+    const { conformance } = ctx.options;
     // The page shows the newest MAX_DETAIL_ANSWERS answers at most: no more are read.
-    const relay = await optional(relayHistory && (() => relayHistory(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS })));
-    const jobs = await relayJobs(d.id);
+    const relay = await relayOf(d.id, { withAnswers: true, answersOfNewest: MAX_DETAIL_ANSWERS });
+    const jobs = relay?.jobs ?? null;
     const verdict = await optional(conformance && (() => conformance(d.id)));
     // Computed on read, never at intake; ajv loads with the module on the first detail shown.
     const drift = await optional(async () => (await import('../runtime/trigger-drift.js')).driftOfBody(d.rawBody));
@@ -182,7 +181,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
         attempts,
         attemptsTruncated,
         // The newest tries' answers only (relayDetailViews): replays are unlimited, each answer up to 4 KiB of body.
-        relay: relay ? relayDetailViews(relay.map(redactRelay)) : null,
+        relay: relay ? relayDetailViews(relay.tries.map(redactRelay)) : null,
         // The jobs the relay tries belong to, one per target: a dead one is what Retry requeues.
         relayJobs: jobs,
         // The first job, kept for clients written before a delivery had one job per target (deprecated: read relayJobs).

@@ -165,7 +165,8 @@ export async function createConsoleServer(options: ConsoleServerSettings): Promi
           replay: options.replay !== undefined,
           remove: options.remove !== undefined,
           conformance: options.conformance !== undefined,
-          relayHistory: options.relayHistory !== undefined,
+          // Read from the store, which every console has.
+          relayHistory: true,
           bridge: options.bridge !== undefined,
           metrics: options.metrics !== undefined,
           bulkReplay: options.bulkReplays !== undefined,

@@ -12,6 +12,7 @@ import type { DeliveryStore } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { cleanStatus, envelopeBody, receive, refuse } from './helpers/console-fixture.js';
 import { createFakeFaults } from './helpers/fake-faults.js';
+import { withRelayTries } from './helpers/relay-tries.js';
 
 const HOST = 'localhost:4001';
 const ORIGIN = 'http://localhost:4001';
@@ -70,7 +71,7 @@ describe('status', () => {
         ...cleanStatus(),
         tokenRequired: false,
         feedPath: '/api/feed',
-        features: { faults: false, faultValidation: false, replay: true, remove: false, conformance: false, relayHistory: false, bridge: false, metrics: false, bulkReplay: false, targets: false },
+        features: { faults: false, faultValidation: false, replay: true, remove: false, conformance: false, relayHistory: true, bridge: false, metrics: false, bulkReplay: false, targets: false },
       },
       timestamp: '2026-11-21T12:00:00.000Z',
     });
@@ -147,7 +148,7 @@ describe('GET /api/deliveries', () => {
   });
 
   it('gives each item its secret hint, latest attempt and last relay try', async () => {
-    await build({ relayHistory: async () => [{ at: 1, ok: false, status: 500, latencyMs: 3, replay: false }, { at: 2, ok: true, status: 204, latencyMs: 4, replay: false }] });
+    await build({ store: withRelayTries(() => [{ at: 1, ok: false, status: 500, latencyMs: 3, replay: false }, { at: 2, ok: true, status: 204, latencyMs: 4, replay: false }], store) });
     await receive(store, hub, { id: 'x1' });
     await receive(store, hub, { id: 'x1' }, { outcome: 'duplicate', attemptHeader: 2 });
     const [item] = (await call('GET', '/api/deliveries')).json().data;
@@ -208,12 +209,13 @@ describe('GET /api/deliveries/:id', () => {
     expect(Buffer.from(data.body.base64, 'base64').equals(raw)).toBe(true);
     expect(data.signature).toEqual({ state: 'valid', secretHint: cleanStatus().secretHints[0], secretIndex: 0, timestamp: d.signatureTimestamp, skewSeconds: d.receivedAt / 1000 - d.signatureTimestamp!, toleranceSeconds: 300 });
     expect(data.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['accepted', 'duplicate']);
-    expect(data).toMatchObject({ relay: null, conformance: null, attemptsTruncated: false });
+    // No relay try yet (the store's answer: null only when it cannot be read), no conformance adapter.
+    expect(data).toMatchObject({ relay: [], relayJobs: [], conformance: null, attemptsTruncated: false });
   });
 
   it('includes relay history and the conformance verdict from the adapters; a failing adapter gives null', async () => {
     await build({
-      relayHistory: async () => [{ at: 5, ok: true, status: 200, latencyMs: 12, replay: false, target: 'http://u:p@127.0.0.1:3000/h' }],
+      store: withRelayTries(() => [{ at: 5, ok: true, status: 200, latencyMs: 12, replay: false, target: 'http://u:p@127.0.0.1:3000/h' }], store),
       conformance: async () => ({ status: 'pass', rules: [] }),
     });
     await receive(store, hub, { id: 'r1' });
@@ -231,8 +233,8 @@ describe('GET /api/deliveries/:id', () => {
     const headers = Array.from({ length: 10 }, (_, n) => [`X-Debug-${n}`, 'v'.repeat(200)] as [string, string]);
     const answered = (i: number) => ({ headers, headerLines: 10, body: Buffer.alloc(4096, 0x61 + (i % 26)), bodyBytes: 4096, complete: true });
     await build({
-      relayHistory: async (_id, options) =>
-        Array.from({ length: 50 }, (_, i) => ({ at: i, ok: false, status: 500, latencyMs: 1, replay: i >= 15, error: 'responded 500', ...(options?.withAnswers ? { answer: answered(i) } : {}) })),
+      store: withRelayTries((_id, options) =>
+        Array.from({ length: 50 }, (_, i) => ({ at: i, ok: false, status: 500, latencyMs: 1, replay: i >= 15, error: 'responded 500', ...(options?.withAnswers ? { answer: answered(i) } : {}) })), store),
     });
     await receive(store, hub, { id: 'many' });
     const res = await call('GET', '/api/deliveries/many');

@@ -11,6 +11,7 @@ import { SECRET, cleanStatus, envelopeBody, receive, refuse, startConsole, type 
 import { createFakeFaults } from './helpers/fake-faults.js';
 import { httpRequest, tryUpgrade } from './helpers/sockets.js';
 import { ensureWebBuild } from './helpers/web-build.js';
+import { withRelayTries } from './helpers/relay-tries.js';
 
 /** Every form the secret could be leaked in. */
 function forms(secret: string): string[] {
@@ -45,7 +46,7 @@ describe('secrets', () => {
       redact,
       faults: createFakeFaults(),
       replay: async () => ({ ok: false, status: null, error: `connect ECONNREFUSED http://relay:${SECRET}@127.0.0.1:3000` }),
-      relayHistory: async () => [{ at: 1, ok: false, status: null, latencyMs: 1, replay: false, error: `auth failed for ${SECRET}`, target: `http://relay:${SECRET}@127.0.0.1:3000/hooks` }],
+      store: withRelayTries(() => [{ at: 1, ok: false, status: null, latencyMs: 1, replay: false, error: `auth failed for ${SECRET}`, target: `http://relay:${SECRET}@127.0.0.1:3000/hooks` }]),
     });
     const feed = await tryUpgrade(fx.port, { origin: fx.base });
     if (!feed.opened) throw new Error('feed refused');

@@ -12,6 +12,7 @@ import { createMemoryStore } from '../../../src/store/memory-store.js';
 import { envelopeBody, receive, refuse, startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';
 import { createFakeFaults } from '../helpers/fake-faults.js';
 import { ensureWebBuild } from '../helpers/web-build.js';
+import { withRelayTries } from '../helpers/relay-tries.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const TRIGGER = 'trustcenter.access_requested';
@@ -71,7 +72,7 @@ describe('console page', () => {
   it('shows the empty state, then a delivery live; its detail shows headers and body', async () => {
     const hub = createEventHub();
     const faults = createFakeFaults(hub);
-    await start({ hub, faults, replay: async () => ({ ok: true, status: 200 }), remove: async () => true, relayHistory: async () => [{ at: Date.now(), ok: true, status: 204, latencyMs: 18, replay: false }] });
+    await start({ hub, faults, replay: async () => ({ ok: true, status: 200 }), remove: async () => true, store: withRelayTries(() => [{ at: Date.now(), ok: true, status: 204, latencyMs: 18, replay: false }]) });
     const { page, dialogs, errors } = await openPage();
     const empty = page.locator('[data-testid=empty-state]');
     await empty.waitFor();

@@ -16,6 +16,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleServerOptions } from '../../../src/console/console-options.js';
 import { envelopeBody, receive, refuse, startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';
 import { useBrowser } from '../helpers/browser.js';
+import { withRelayTries } from '../helpers/relay-tries.js';
 
 const TRIGGERS = [
   'trustcenter.access_requested',
@@ -117,7 +118,7 @@ describe('JSON tree (issue 13, item 11)', () => {
 
 describe('density (issue 13, item 12)', () => {
   async function fill() {
-    await start({ relayHistory: async () => [{ at: Date.now(), ok: true, status: 204, latencyMs: 18, replay: false }] });
+    await start({ store: withRelayTries(() => [{ at: Date.now(), ok: true, status: 204, latencyMs: 18, replay: false }]) });
     const reasons = ['SIGNATURE_MISMATCH', 'TIMESTAMP_IN_FUTURE', 'DELIVERY_ID_MISMATCH', 'SIGNATURE_MALFORMED'];
     for (let n = 0; n < 30; n++) {
       const trigger = TRIGGERS[n % TRIGGERS.length]!;
@@ -204,7 +205,7 @@ describe('detail order (issue 13, item 13)', () => {
     const hostile = Buffer.concat([Buffer.from('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\u0000\u001b[31m\u202e'), Buffer.from([0xff, 0xfe])]);
     const at = Date.now();
     await start({
-      relayHistory: async (_id, options) => [
+      store: withRelayTries((_id, options) => [
         // Recorded before hookrelay kept answers.
         { at: at - 3000, ok: false, status: 503, latencyMs: 40, replay: false, error: 'responded 503', ...(options?.withAnswers ? { answer: null } : {}) },
         { at: at - 2000, ok: false, status: null, latencyMs: 2000, replay: false, error: 'timeout after 2000 ms', ...(options?.withAnswers ? { answer: null } : {}) },
@@ -214,7 +215,7 @@ describe('detail order (issue 13, item 13)', () => {
             ? { answer: { headers: [['X-Evil', '<img src=x onerror="window.__pwned=3">\t\u00ff'], ['Content-Type', 'text/html']] as Array<[string, string]>, headerLines: 120, body: hostile, bodyBytes: 9000, complete: true } }
             : {}),
         },
-      ],
+      ]),
     });
     await receive(fx!.store, fx!.hub, { id: 'evt_answers' });
     const { page, errors } = await openPage({ path: '/#/d/evt_answers' });
@@ -248,11 +249,11 @@ describe('detail order (issue 13, item 13)', () => {
 
   it('shows the answers of the newest 20 relay tries; an older one says where to read it', async () => {
     await start({
-      relayHistory: async (_id, options) =>
+      store: withRelayTries((_id, options) =>
         Array.from({ length: 23 }, (_, i) => ({
           at: Date.now() - (23 - i) * 1000, ok: false, status: 500, latencyMs: 3, replay: i >= 15, error: 'responded 500',
           ...(options?.withAnswers ? { answer: { headers: [['Content-Type', 'text/plain']] as Array<[string, string]>, headerLines: 1, body: Buffer.from(`answer ${i + 1}`), bodyBytes: 9, complete: true } } : {}),
-        })),
+        }))),
     });
     await receive(fx!.store, fx!.hub, { id: 'evt_many_tries' });
     const { page, errors } = await openPage({ path: '/#/d/evt_many_tries' });
@@ -325,10 +326,10 @@ describe('smaller console items (issue 13, item 14)', () => {
   it('never wraps a word in the middle ("Latenc y")', async () => {
     const longTarget = `http://127.0.0.1:3000/${'hooks/'.repeat(20)}receiver`;
     await start({
-      relayHistory: async () => [
-        { at: Date.now(), ok: false, status: null, latencyMs: 10_000, replay: false, error: `connect ECONNREFUSED ${'x'.repeat(120)}`, nextRetryAt: Date.now() + 5000, target: longTarget },
+      store: withRelayTries(() => [
+        { at: Date.now(), ok: false, status: null, latencyMs: 10_000, replay: false, error: `connect ECONNREFUSED ${'x'.repeat(120)}`, target: longTarget },
         { at: Date.now(), ok: true, status: 204, latencyMs: 18, replay: true, target: longTarget },
-      ],
+      ]),
       conformance: async () => ({ status: 'fail', state: 'delivered', rules: [{ rule: 'backoff', status: 'fail', message: 'attempt 2 came 1.993 s after attempt 1: expected at least 1.204 s' }] }),
     });
     await refuse(fx!.store, fx!.hub, { deliveryId: 'evt_wrap', trigger: TRIGGERS[3], outcome: 'faulted', status: 503, reason: 'rule r1: 503 retry-after=120', retryAfter: '120' });

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleServerOptions } from '../../../src/console/console-options.js';
 import { envelopeBody, receive, refuse, startConsole, type ConsoleFixture } from '../helpers/console-fixture.js';
 import { ensureWebBuild } from '../helpers/web-build.js';
+import { withRelayTries } from '../helpers/relay-tries.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const TRIGGERS = ['trustcenter.access_requested', 'trustcenter.resource_downloaded', 'vendor.rating_dropped', 'control.drift_detected'];
@@ -267,11 +268,11 @@ describe('the detail is wide enough, resizable, and breaks no token (issue 36, i
     const error = `connect ECONNREFUSED 127.0.0.1:3999; gave up after 3 tries (retry by hand: hookrelay events retry evt_tokens)`;
     const at = Date.now();
     await start({
-      relayHistory: async (id) => id !== 'evt_tokens' ? [] : [
-        { at: at - 4000, ok: false, status: null, latencyMs: 3, replay: false, error: 'connect ECONNREFUSED 127.0.0.1:3999', nextRetryAt: at - 3000, target },
-        { at: at - 2000, ok: false, status: null, latencyMs: 2, replay: false, error: 'connect ECONNREFUSED 127.0.0.1:3999', nextRetryAt: at - 1000, target },
+      store: withRelayTries((id) => id !== 'evt_tokens' ? [] : [
+        { at: at - 4000, ok: false, status: null, latencyMs: 3, replay: false, error: 'connect ECONNREFUSED 127.0.0.1:3999', target },
+        { at: at - 2000, ok: false, status: null, latencyMs: 2, replay: false, error: 'connect ECONNREFUSED 127.0.0.1:3999', target },
         { at, ok: false, status: null, latencyMs: 2, replay: false, error, target },
-      ],
+      ]),
     });
     await fill(6);
     await receive(fx!.store, fx!.hub, {
