@@ -30,6 +30,7 @@ const COMMANDS: Array<[name: string, register: Register]> = [
   ['secrets', async (p) => (await import('./commands/secrets.js')).registerSecretsCommand(p)],
   ['reconcile', async (p) => (await import('./commands/reconcile.js')).registerReconcileCommand(p)],
   ['mcp', async (p) => (await import('./commands/mcp.js')).registerMcpCommand(p)],
+  ['completion', async (p) => (await import('./commands/completion.js')).registerCompletionCommand(p, () => buildProgram(['node', 'hookrelay']))],
 ];
 
 /** Commands whose first argument is a subcommand. */
