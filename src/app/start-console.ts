@@ -94,17 +94,6 @@ export async function startConsole(wiring: ConsoleWiring): Promise<StartedConsol
         if (!result) return { ok: false, status: null, error: 'no stored delivery with that id' };
         return { ok: result.ok, status: result.status, target: result.target, ...(result.error ? { error: result.error } : {}) };
       },
-      relayHistory: async (id, options) =>
-        (await store.relayHistory(id, options)).attempts.map((a) => ({
-          at: a.finishedAt,
-          ok: a.status !== null && a.status >= 200 && a.status < 300,
-          status: a.status,
-          latencyMs: a.finishedAt - a.startedAt,
-          replay: a.replay,
-          target: a.target,
-          ...(a.error ? { error: a.error } : {}),
-          ...(a.answer !== undefined ? { answer: a.answer } : {}),
-        })),
       conformance: (id) => judgeStoredDelivery(store, id),
       remove: (id) => {
         wiring.forget(id);
