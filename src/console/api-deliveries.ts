@@ -5,7 +5,7 @@ import type { RelayRecordView } from './console-options.js';
 import { ConsoleApiError, badRequest, notFound, notImplemented, success } from './api-envelope.js';
 import type { ConsoleContext } from './console-context.js';
 import { pageParams, stringParam, type Query } from './query-params.js';
-import { readRelay, relayJobView } from './relay-job.js';
+import { readRelay, relayJobView, retryJobOf } from './relay-job.js';
 import { jobsRetried, retryRefusal, retryTargetOf } from '../core/retry-refusal.js';
 import { checkReplayTarget } from './replay-target.js';
 import {
@@ -246,10 +246,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext
     const before = (await store.relayHistory(d.id)).jobs;
     let target: string | undefined;
     if (askedJob !== undefined) {
-      const chosen = before[(askedJob as number) - 1];
-      if (chosen === undefined) throw badRequest(`"job": this delivery has ${before.length} relay job${before.length === 1 ? '' : 's'}`);
-      // A job queued before targets were kept is its delivery's only one: retried as the delivery.
-      target = chosen.target ?? undefined;
+      const chosen = retryJobOf(before, askedJob as number);
+      if (!chosen.ok) throw badRequest(`"job": ${chosen.message}`);
+      target = chosen.target;
     } else if (asked !== undefined && before.length > 0) {
       const chosen = retryTargetOf(before, asked);
       if (!chosen.ok) throw badRequest(`"target": ${clip(ctx.redact(chosen.message))}`);

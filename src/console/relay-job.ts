@@ -3,6 +3,7 @@
  * of several targets), both from one read of the store.
  */
 import type { RelayAttemptRecord } from '../core/records.js';
+import type { RetriedJob } from '../core/retry-refusal.js';
 import type { RelayHistoryOptions, RelayJob, RelayOutbox } from '../store/store.js';
 import type { RelayRecordView } from './console-options.js';
 import { clip, redactUrl } from './views.js';
@@ -41,6 +42,19 @@ export function relayJobView(job: RelayJob, index: number, redact: (text: string
     lastStatus: job.lastStatus,
     lastError: job.lastError === null ? null : clip(redact(job.lastError)),
   };
+}
+
+/**
+ * The job a retry names by its number (`job`: its place among the delivery's jobs as `relayHistory`
+ * lists them, 1, 2, …, as relayJobView numbers them): the console's `{"job": n}` and MCP's
+ * `retry_relay`. Its target as queued; undefined for a job queued before targets were kept, its
+ * delivery's only one, retried as the delivery. Two targets that differ only in a hidden secret list
+ * alike: the number tells them apart.
+ */
+export function retryJobOf(jobs: readonly RetriedJob[], job: number): { ok: true; target: string | undefined } | { ok: false; message: string } {
+  const chosen = Number.isInteger(job) && job >= 1 ? jobs[job - 1] : undefined;
+  if (chosen === undefined) return { ok: false, message: `this delivery has ${jobs.length} relay job${jobs.length === 1 ? '' : 's'}${jobs.length > 1 ? ` (1 to ${jobs.length})` : ''}` };
+  return { ok: true, target: chosen.target ?? undefined };
 }
 
 /** One relay try as the console shows it: when it finished, what the target answered, how long it took. */

@@ -86,7 +86,7 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
     'show_delivery',
     {
       title: 'Show one delivery',
-      description: `One delivery as \`hookrelay events show\` shows it: its headers (the signature redacted as exports redact it) and body, every attempt (with the request kept of those that stored nothing, and the receiver's hints on a rejection), its relay jobs (one per target: state, tries, last answer) and relay tries (each with its target) with what the target answered. ${UNTRUSTED_NOTE}`,
+      description: `One delivery as \`hookrelay events show\` shows it: its headers (the signature redacted as exports redact it) and body, every attempt (with the request kept of those that stored nothing, and the receiver's hints on a rejection), its relay jobs (one per target: its number, which retry_relay's job names, state, tries, last answer) and relay tries (each with its target) with what the target answered. ${UNTRUSTED_NOTE}`,
       inputSchema: {
         id: idSchema,
         bodyBytes: z.number().int().min(0).max(MAX_SHOWN_BODY_BYTES).default(SHOWN_BODY_BYTES).describe(`how many bytes of each body to show (default ${SHOWN_BODY_BYTES}, at most ${MAX_SHOWN_BODY_BYTES})`),
@@ -130,7 +130,7 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
           ...(attempts.length === MAX_ATTEMPTS_SHOWN ? { attemptsNote: `the newest ${MAX_ATTEMPTS_SHOWN} attempts are shown` } : {}),
           relay: {
             // One job per target, in the order they were queued; none when forwarding was off.
-            jobs: relay.jobs.map(relayJob),
+            jobs: relay.jobs.map((job, i) => relayJob(job, i)),
             tries,
             ...(relay.attempts.length > MAX_TRIES_SHOWN ? { triesNote: `the newest ${MAX_TRIES_SHOWN} of ${relay.attempts.length} tries are shown` } : {}),
           },
@@ -139,9 +139,14 @@ export function registerDeliveryTools(server: McpServer, ctx: McpContext): void 
   );
 }
 
-/** A relay job (one per target): the target shown without credentials, its state, tries and what its target last answered. */
-function relayJob(job: RelayJob) {
+/**
+ * A relay job (one per target): its number, the target shown without credentials, its state, tries
+ * and what its target last answered. Numbered as the console numbers them (relayJobView): what
+ * retry_relay's `job` names, since two targets that differ only in a hidden secret are shown alike.
+ */
+function relayJob(job: RelayJob, index: number) {
   return {
+    job: index + 1,
     target: job.target === null ? null : displayUrl(job.target),
     state: job.state,
     tries: job.tries,

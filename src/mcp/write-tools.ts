@@ -1,7 +1,7 @@
 /**
  * The write tools, listed only with `--allow-write`: `replay_delivery` (the one replayer,
  * relay/replay.ts, with the settings `events replay` reads) and `retry_relay` (what `events retry`
- * does: a delivery's dead relay jobs back in the queue, one target's with `target`). The fault rule tools, which reach a running `listen`'s
+ * does: a delivery's dead relay jobs back in the queue, one job's with `job` (its number) or `target`). The fault rule tools, which reach a running `listen`'s
  * console rather than the store, are in fault-tools.ts.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -10,6 +10,7 @@ import { resolveReplaySettings } from '../config/replay-settings.js';
 import { MAX_ID_LENGTH } from '../core/limits.js';
 import { createReplayer } from '../relay/replay.js';
 import { jobsRetried, retryRefusal, retryTargetOf } from '../core/retry-refusal.js';
+import { retryJobOf } from '../console/relay-job.js';
 import { displayUrl } from '../core/url-secrets.js';
 import type { DeliveryStore } from '../store/store.js';
 import { answer, guarded, ToolFailure } from './answer.js';
@@ -49,25 +50,33 @@ export function registerWriteTools(server: McpServer, ctx: McpContext, store: De
     'retry_relay',
     {
       title: 'Queue a dead relay job again',
-      description: `Puts a delivery's dead relay jobs (one per target; only the one for \`target\` when given) back in the queue, as \`hookrelay events retry ID [--target URL]\` does: a running \`listen\` that hands on to their targets picks them up. Only dead jobs (a done one would reach the app twice: replay_delivery sends it again, marked as a replay). show_delivery lists the jobs and their targets. ${UNTRUSTED_NOTE}`,
+      description: `Puts a delivery's dead relay jobs (one per target; only job number \`job\`, or the one for \`target\`, when given) back in the queue, as \`hookrelay events retry ID [--target URL]\` does: a running \`listen\` that hands on to their targets picks them up. Only dead jobs (a done one would reach the app twice: replay_delivery sends it again, marked as a replay). show_delivery lists the jobs with their numbers and targets; two targets that differ only in a hidden secret are shown alike, so name such a job by its number. ${UNTRUSTED_NOTE}`,
       inputSchema: {
         id: idSchema,
+        job: z.number().int().min(1).optional().describe('only this job: its number (job) as show_delivery lists the delivery\'s relay jobs'),
         target: z.string().min(1).max(2048).optional().describe('only the job for this target: one of the delivery\'s job targets, as show_delivery lists them'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (input) =>
       guarded(ctx.redact, async () => {
+        if (input.job !== undefined && input.target !== undefined) throw new ToolFailure('give job or target, not both');
         const before = (await store.relayHistory(input.id)).jobs;
         let target: string | undefined;
-        if (input.target !== undefined && before.length > 0) {
+        if (input.job !== undefined && before.length > 0) {
+          const chosen = retryJobOf(before, input.job);
+          if (!chosen.ok) throw new ToolFailure(`job ${input.job}: ${chosen.message}; show_delivery lists them`);
+          target = chosen.target;
+        } else if (input.target !== undefined && before.length > 0) {
           const chosen = retryTargetOf(before, input.target);
-          if (!chosen.ok) throw new ToolFailure(`target: ${chosen.message}`);
+          if (!chosen.ok) throw new ToolFailure(`target: ${chosen.message} (or name the job by its number, job, as show_delivery lists it)`);
           target = chosen.target;
         }
         if (await store.requeueRelay(input.id, ctx.now(), target)) {
-          const requeued = jobsRetried(before, target).map((job) => (job.target === null ? null : displayUrl(job.target)));
-          return answer(ctx.redact, { queued: true, requeuedTargets: requeued, note: 'queued again: a running listen that hands on to these targets picks them up' });
+          const retried = jobsRetried(before, target);
+          const requeued = retried.map((job) => (job.target === null ? null : displayUrl(job.target)));
+          // Their numbers too: two targets shown alike are told apart by them.
+          return answer(ctx.redact, { queued: true, requeuedJobs: retried.map((job) => before.indexOf(job) + 1), requeuedTargets: requeued, note: 'queued again: a running listen that hands on to these targets picks them up' });
         }
         throw new ToolFailure(`${JSON.stringify(input.id)} ${retryRefusal((await store.relayHistory(input.id)).jobs, 'replay_delivery', target)}`);
       }),

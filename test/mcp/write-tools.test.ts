@@ -91,8 +91,8 @@ describe('hookrelay mcp --allow-write: the write tools', () => {
 
     const shown = await h.call('show_delivery', { id: 'evt-fan' });
     expect(shown.json.relay.jobs).toEqual([
-      { target: APP, state: 'dead', tries: 1, nextAt: null, lastStatus: null, lastError: 'down' },
-      { target: SHOWN_AUDIT, state: 'dead', tries: 1, nextAt: null, lastStatus: 502, lastError: null },
+      { job: 1, target: APP, state: 'dead', tries: 1, nextAt: null, lastStatus: null, lastError: 'down' },
+      { job: 2, target: SHOWN_AUDIT, state: 'dead', tries: 1, nextAt: null, lastStatus: 502, lastError: null },
     ]);
     expect(shown.json.relay.tries.map((t: { target: string }) => t.target)).toEqual([APP, SHOWN_AUDIT]);
 
@@ -100,12 +100,51 @@ describe('hookrelay mcp --allow-write: the write tools', () => {
     expect(elsewhere.result.isError).toBe(true);
     expect(elsewhere.text).toContain(`its relay jobs go to ${APP}, ${SHOWN_AUDIT}`);
     const retried = await h.call('retry_relay', { id: 'evt-fan', target: SHOWN_AUDIT });
-    expect(retried.json).toMatchObject({ queued: true, requeuedTargets: [SHOWN_AUDIT] });
+    expect(retried.json).toMatchObject({ queued: true, requeuedJobs: [2], requeuedTargets: [SHOWN_AUDIT] });
     expect((await h.call('show_delivery', { id: 'evt-fan' })).json.relay.jobs.map((j: { state: string }) => j.state)).toEqual(['dead', 'pending']);
     const again = await h.call('retry_relay', { id: 'evt-fan', target: SHOWN_AUDIT });
     expect(again.result.isError).toBe(true);
     expect(again.text).toContain(`By target: ${APP} is dead; ${SHOWN_AUDIT} is still queued for the relay`);
     for (const text of h.answers) expect(text).not.toContain(PASSWORD);
+  });
+
+  it('retries by the job\'s number when two targets show alike once their secrets are hidden', async () => {
+    const A = 'https://a.example/hook?token=TENANT-SECRET-1';
+    const B = 'https://a.example/hook?token=TENANT-SECRET-2';
+    const SHOWN = 'https://a.example/hook?token=[redacted]';
+    const outbox = { to: A, routes: [{ glob: '*', urls: [B], also: true as const }] };
+    const { db, remove } = await seededStore(async (store) => {
+      const d = makeDelivery({ id: 'evt-twins' });
+      const { deliverySeq } = await store.accept(d, attemptFor(d));
+      const tried = { deliverySeq, startedAt: 1, finishedAt: 2, replay: false, try: 1, target: SHOWN };
+      await store.recordRelay({ ...tried, status: 500, error: 'no', jobTarget: A, next: { state: 'dead' } });
+      await store.recordRelay({ ...tried, status: 502, error: 'no', jobTarget: B, next: { state: 'dead' } });
+    }, { outbox });
+    cleanups.push(remove);
+    const h = await connect(db, { allowWrite: true });
+    cleanups.push(() => h.close());
+    const jobs = async () => (await h.call('show_delivery', { id: 'evt-twins' })).json.relay.jobs.map((j: { job: number; target: string; state: string; lastStatus: number }) => [j.job, j.target, j.state, j.lastStatus]);
+    expect(await jobs()).toEqual([[1, SHOWN, 'dead', 500], [2, SHOWN, 'dead', 502]]);
+
+    // By the shown URL it cannot tell them apart, and says how to.
+    const alike = await h.call('retry_relay', { id: 'evt-twins', target: SHOWN });
+    expect(alike.result.isError).toBe(true);
+    expect(alike.text).toMatch(/name the job by its number/);
+    for (const bad of [{ job: 3 }, { job: 2, target: SHOWN }]) expect((await h.call('retry_relay', { id: 'evt-twins', ...bad })).result.isError).toBe(true);
+    expect((await h.call('retry_relay', { id: 'evt-twins', job: 3 })).text).toContain('this delivery has 2 relay jobs');
+    for (const bad of [0, 1.5, '2']) expect((await h.call('retry_relay', { id: 'evt-twins', job: bad })).result.isError).toBe(true);
+    expect(await jobs()).toEqual([[1, SHOWN, 'dead', 500], [2, SHOWN, 'dead', 502]]);
+
+    // By number: only the second (B's) job goes back in the queue.
+    const second = await h.call('retry_relay', { id: 'evt-twins', job: 2 });
+    expect(second.json).toMatchObject({ queued: true, requeuedJobs: [2], requeuedTargets: [SHOWN] });
+    expect(await jobs()).toEqual([[1, SHOWN, 'dead', 500], [2, SHOWN, 'pending', 502]]);
+    const again = await h.call('retry_relay', { id: 'evt-twins', job: 2 });
+    expect(again.result.isError).toBe(true);
+    expect(again.text).toMatch(/still queued for the relay/);
+    expect((await h.call('retry_relay', { id: 'evt-twins', job: 1 })).json).toMatchObject({ queued: true, requeuedJobs: [1] });
+    expect(await jobs()).toEqual([[1, SHOWN, 'pending', 500], [2, SHOWN, 'pending', 502]]);
+    for (const text of h.answers) expect(text).not.toMatch(/TENANT-SECRET/);
   });
 });
 
