@@ -4,7 +4,7 @@
  * on core 0, load generators and the stand-in app on core 1 (PERFORMANCE.md). Writes
  * docs/benchmarks.md and bench/results/latest.json.
  *
- * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
+ * Env: BENCH_ROUNDS (3), BENCH_ROUND_MS (8000) (fan-out: BENCH_FANOUT_ROUNDS (15), BENCH_FANOUT_ROUND_MS (4000)), BENCH_CONNECTIONS (50), BENCH_QUICK=1 (1 round of
  * 3 s, no 1M-store or prune scenario: a smoke run), BENCH_SKIP_1M=1, BENCH_SKIP_PG=1 (also skips the prune scenario), BENCH_ONLY=receive,relay,prune,tracing,fanout,… (those scenarios only, no docs written), BENCH_NO_BUILD=1 (measure dist/ as it is).
  */
 import { spawnSync } from 'node:child_process';
@@ -72,7 +72,11 @@ const medianSustained = (m: Measured) => median(m.rounds.map((r) => r.sustainedR
 function sameRoundRatio(a: readonly number[], b: readonly number[]): { ratio: number; text: string } {
   const each = a.map((value, i) => value / b[i]!);
   const ratio = median(each);
-  return { ratio, text: `${fmt(ratio, 2)}× (median of the rounds' ${each.map((r) => fmt(r, 2)).join(', ')})` };
+  if (each.length < 8) return { ratio, text: `${fmt(ratio, 2)}× (median of the rounds' ${each.map((r) => fmt(r, 2)).join(', ')})` };
+  // Many rounds: their middle half says how far one round's ratio strays, without listing each.
+  const sorted = [...each].sort((x, y) => x - y);
+  const quartile = (q: number) => sorted[Math.floor(q * (sorted.length - 1))]!;
+  return { ratio, text: `${fmt(ratio, 2)}× (median of ${each.length} rounds' ratios; their middle half ${fmt(quartile(0.25), 2)}–${fmt(quartile(0.75), 2)}, all ${fmt(sorted[0]!, 2)}–${fmt(sorted.at(-1)!, 2)})` };
 }
 
 /** User + system CPU of every thread of a process so far, in ms (0 when it is gone). */
@@ -98,18 +102,22 @@ async function alternate(
   servers: Array<{ name: string; url: string; drain?: () => Promise<number>; pid?: number | number[] }>,
   connections = CONNECTIONS,
   afterRound?: (round: number) => Promise<void>,
+  { rounds = ROUNDS, roundMs = ROUND_MS, rotate = false }: { rounds?: number; roundMs?: number; rotate?: boolean } = {},
 ): Promise<Map<string, Measured>> {
   for (const s of servers) {
     await load(s.url, 1500, connections);
     await s.drain?.();
   }
   const runs = new Map<string, Round[]>(servers.map((s) => [s.name, []]));
-  for (let round = 1; round <= ROUNDS; round++) {
+  for (let round = 1; round <= rounds; round++) {
     const parts: string[] = [];
-    for (const s of servers) {
+    // Rotated, each server is measured first, second, … equally often: what runs before a server
+    // (a drain's tail, a warm target app) is not always the same one's.
+    const order = rotate ? [...servers.slice((round - 1) % servers.length), ...servers.slice(0, (round - 1) % servers.length)] : servers;
+    for (const s of order) {
       const pids = s.pid === undefined ? [] : typeof s.pid === 'number' ? [s.pid] : s.pid;
       const cpuBefore = pids.map((one) => cpuMs(one));
-      const measured = await load(s.url, ROUND_MS, connections);
+      const measured = await load(s.url, roundMs, connections);
       const drainMs = s.drain ? await s.drain() : 0;
       // The drain is work for the round's requests too (the relay backlog). Each process's share, and their sum.
       const cpuUsParts = measured.ok === 0 ? [] : pids.map((one, i) => ((cpuMs(one) - cpuBefore[i]!) * 1000) / measured.ok);
@@ -310,8 +318,12 @@ const FAN_OUT_BASELINE = process.env.BENCH_BASELINE_REF ?? 'e81f7ee';
  * backlog drained after each round), and one target against the build before fan-out. The three
  * targets are paths of one stand-in app on core 1; each has its own job and connections.
  */
+/** Fan-out's rounds: 15 of 4 s (BENCH_FANOUT_ROUNDS, BENCH_FANOUT_ROUND_MS), so that the one-target ratio's median is steadier than its 3% target. */
+const FAN_OUT_ROUNDS = Number(process.env.BENCH_FANOUT_ROUNDS ?? (QUICK ? 1 : 15));
+const FAN_OUT_ROUND_MS = Number(process.env.BENCH_FANOUT_ROUND_MS ?? (QUICK ? ROUND_MS : 4000));
+
 async function fanOut(work: string): Promise<void> {
-  say(`\n10. fan-out: three targets against one, and one target against the build before fan-out (${FAN_OUT_BASELINE})`);
+  say(`\n10. fan-out: three targets against one, and one target against the build before fan-out (${FAN_OUT_BASELINE}); ${FAN_OUT_ROUNDS} rounds of ${FAN_OUT_ROUND_MS / 1000} s, each server first in turn`);
   const baseline = baselineCli(FAN_OUT_BASELINE);
   const appPort = await freePort();
   const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
@@ -323,11 +335,18 @@ async function fanOut(work: string): Promise<void> {
   const three = await startServer(listenArgs(threePort, threeDb, ['--forward-to', to('a'), '--also', `*=${to('b')} ${to('c')}`]), threePort, '/webhooks');
   const before = await startServer([baseline, ...listenArgs(beforePort, beforeDb, ['--forward-to', to('a')]).slice(1)], beforePort, '/webhooks');
   try {
-    const result = await alternate([
-      { name: 'one target', url: one.url, drain: async () => (await drainRelay(oneDb)).ms, pid: one.child.pid },
-      { name: 'three targets', url: three.url, drain: async () => (await drainRelay(threeDb)).ms, pid: three.child.pid },
-      { name: 'one target, before fan-out', url: before.url, drain: async () => (await drainRelay(beforeDb)).ms, pid: before.child.pid },
-    ]);
+    // A 3% target against rounds that stray 10–25% from each other (two builds of the same code, rounds
+    // of 8 s, measured 0.80–1.38): many short rounds, each server first in turn, judged on their median.
+    const result = await alternate(
+      [
+        { name: 'one target', url: one.url, drain: async () => (await drainRelay(oneDb)).ms, pid: one.child.pid },
+        { name: 'three targets', url: three.url, drain: async () => (await drainRelay(threeDb)).ms, pid: three.child.pid },
+        { name: 'one target, before fan-out', url: before.url, drain: async () => (await drainRelay(beforeDb)).ms, pid: before.child.pid },
+      ],
+      CONNECTIONS,
+      undefined,
+      { rounds: FAN_OUT_ROUNDS, roundMs: FAN_OUT_ROUND_MS, rotate: true },
+    );
     const oneM = result.get('one target')!;
     const threeM = result.get('three targets')!;
     const beforeM = result.get('one target, before fan-out')!;

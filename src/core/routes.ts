@@ -141,6 +141,8 @@ export interface RouteSubject extends DeliverySubject {
  * them. The body is parsed only when a route whose glob matches has a condition on it, and then once.
  */
 export function relayTargetsOf(targets: RelayTargets, delivery: RouteSubject): string[] {
+  // No route: --forward-to alone, without the closures and copies below (once a delivery on the hot path).
+  if (targets.routes.length === 0) return [targets.to];
   const facts: { of?: DeliveryFacts } = {};
   const matches = (route: Route) => globMatch(route.glob, delivery.trigger) && (route.where === undefined || meetsAll(route.where, (facts.of ??= factsOf(delivery))));
   const chosen = targets.routes.find((route) => route.also !== true && matches(route));
