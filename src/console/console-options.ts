@@ -182,11 +182,6 @@ export interface ConsoleServerOptions {
   bulkReplays?: BulkReplays;
   /** Retry conformance verdict of one delivery (issue 7), or null when there is none. */
   conformance?: (deliveryId: string) => Promise<unknown>;
-  /**
-   * @deprecated Not read: the console reads a delivery's relay tries and jobs from `store` in one
-   * `relayHistory` call (relay-job.ts), where this adapter was a second read of the same history.
-   */
-  relayHistory?: (deliveryId: string, options?: { withAnswers?: boolean; answersOfNewest?: number }) => Promise<RelayRecordView[]>;
   /** Deletes a stored delivery and its attempts; false when it did not exist. */
   remove?: (deliveryId: string) => Promise<boolean>;
   /** The bridge's state (`GET /api/bridge`); absent when this process has no bridge. */

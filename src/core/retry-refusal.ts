@@ -69,6 +69,9 @@ export function retryTargetOf(jobs: readonly RetriedJob[], text: string): { ok: 
   if (exact !== undefined) return { ok: true, target: exact };
   const asShown = targets.filter((t) => displayUrl(t) === trimmed || displayUrl(t) === href);
   if (asShown.length === 1) return { ok: true, target: asShown[0]! };
+  if (asShown.length > 1) {
+    return { ok: false, message: `${shown} is how ${asShown.length} of this delivery's targets are shown: they differ only in what is hidden; give the target URL as it was configured` };
+  }
   if (targets.length === 0) return { ok: false, message: `${shown} is not a target of this delivery: it has no relay job with a target` };
   return { ok: false, message: `${shown} is not a target of this delivery; its relay jobs go to ${targets.map((t) => displayUrl(t)).join(', ')}` };
 }

@@ -43,6 +43,13 @@ describe('retryTargetOf: the target a retry names, matched to the delivery\'s jo
     expect(other).toEqual({ ok: false, message: `"http://[redacted]@127.0.0.1:9/" is not a target of this delivery; its relay jobs go to ${APP}, ${SHOWN_AUDIT}` });
   });
 
+  it('says a shown target that stands for several is ambiguous, never which secret each holds', () => {
+    const twins = [{ state: 'dead' as const, target: 'https://a.example/hook?token=SECRET-1' }, { state: 'dead' as const, target: 'https://a.example/hook?token=SECRET-2' }];
+    const said = retryTargetOf(twins, 'https://a.example/hook?token=[redacted]');
+    expect(said).toEqual({ ok: false, message: '"https://a.example/hook?token=[redacted]" is how 2 of this delivery\'s targets are shown: they differ only in what is hidden; give the target URL as it was configured' });
+    expect(retryTargetOf(twins, 'https://a.example/hook?token=SECRET-2')).toEqual({ ok: true, target: twins[1]!.target });
+  });
+
   it('jobsRetried: the dead jobs, only the one for the target when given', () => {
     expect(jobsRetried(jobs)).toEqual([jobs[1], jobs[2]]);
     expect(jobsRetried(jobs, AUDIT)).toEqual([jobs[1]]);
