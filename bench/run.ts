@@ -834,7 +834,7 @@ async function main(): Promise<void> {
     if (wanted('fanout')) await fanOut(work);
     if (wanted('prune') && !QUICK && process.env.BENCH_SKIP_PG !== '1') rows.push(...(await pruneDuringIntake(work, { rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say })));
     if (wanted('tracing')) {
-      say('\n10. traces (issue 39): receive with tracing off and on, against a build without the tracing code, in the same rounds');
+      say('\n11. traces (issue 39): receive with tracing off and on, against a build without the tracing code, in the same rounds');
       const t = await tracingScenario({ rounds: ROUNDS, roundMs: ROUND_MS, connections: CONNECTIONS, say });
       rows.push(
         { measure: 'the untraced build against itself (noise floor of the two rows below)', result: t.noise.text, target: '', met: null },
