@@ -12,6 +12,7 @@ import { addPolicyOptions } from '../sender/policy-options.js';
 import { NoStoreError, describeStoreLocation, openStoreReader } from '../store/open-store.js';
 import type { AttemptRecord } from '../store/store.js';
 import { resolveCheckSettings, type CheckFlags, type CheckSettings } from '../config/check-settings.js';
+import { checkJson } from './check-json.js';
 
 export function registerCheckCommand(program: Command): void {
   const command = program
@@ -78,7 +79,7 @@ async function check(flags: CheckFlags, output: CommandOutput): Promise<void> {
   const verdict = judged;
 
   if (settings.json) {
-    output.out(JSON.stringify(verdict, null, 2));
+    output.out(JSON.stringify(checkJson(verdict), null, 2));
   } else {
     output.out(withSource(formatReport(verdict, { options: settings.options, verbose: settings.verbose }), sourceLine(settings, records.length)).trimEnd());
   }

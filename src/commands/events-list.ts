@@ -5,7 +5,7 @@ import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
 import { openStoreReader } from '../store/open-store.js';
 import type { AttemptOutcome } from '../store/store.js';
-import { asJson, attemptRow, deliveryRow } from './events-rows.js';
+import { asJson, attemptRow, deliveryRow, storedAttemptJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
 
@@ -45,7 +45,7 @@ export function registerEventsListCommand(events: Command): void {
           const attempts = (await reader.listAttempts({ outcomes: [status as AttemptOutcome], limit: flags.trigger ? 1000 : limit }))
             .filter((a) => !flags.trigger || a.trigger === flags.trigger)
             .slice(0, limit);
-          if (flags.json) process.stdout.write(`${JSON.stringify(attempts, null, 2)}\n`);
+          if (flags.json) process.stdout.write(`${JSON.stringify(attempts.map(storedAttemptJson), null, 2)}\n`);
           else process.stdout.write(attempts.length ? `${attempts.map(attemptRow).join('\n')}\n` : `no ${status} attempts\n`);
           return;
         }

@@ -14,7 +14,7 @@ import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
 import { openExistingStore } from '../store/open-store.js';
 import type { DeliveryStore } from '../store/store.js';
-import type { ReplayJobResult } from '../relay/replay-job.js';
+import type { EarlierOutcome, ReplayJobResult } from '../relay/replay-job.js';
 import { describeSelection, parseSelection, REPLAY_STATUSES, selectDeliveries, selects, type SelectionFlags } from './events-replay-selection.js';
 import { relayTryJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
@@ -64,7 +64,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option(...DB_FLAG)
     .option(...STORE_FLAG)
     .option(...CONFIG_FLAG)
-    .option('--json', 'print JSON (docs/cli-json.md): one object for one id, a dry run or --jobs; NDJSON for a bulk job, a line per copy sent and a summary line last')
+    .option('--json', 'print JSON (docs/cli-json.md): one object for one id, a dry run or --jobs; NDJSON for a bulk job, a line per copy sent (resumed: first one per copy sent before) and a summary line last')
     .addHelpText(
       'after',
       `
@@ -128,7 +128,7 @@ Examples:
           journal = createJournal(dataDir, plan);
           process.stderr.write(`replay job ${plan.id}: ${items.length.toLocaleString('en-US')} deliveries (${printable(described)})\n`);
         }
-        await runJob(store, replay!.settings, journal, flags.json === true);
+        await runJob(store, replay!.settings, journal, { json: flags.json === true, resumed: flags.resume !== undefined });
       });
     });
 }
@@ -209,8 +209,14 @@ function printJobs(dataDir: string, json: boolean): void {
   }
 }
 
-async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal, json: boolean): Promise<void> {
-  const [{ createReplayer }, { runReplayJob, jobSettings }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
+/**
+ * Runs a bulk job to its end or its stop. `resumed` (`--resume`): what the runs before this one had
+ * done is accounted for first, since it is not sent again: one line saying how many, and with --json
+ * a line for each (`earlierRun` true) before the lines of this run's copies.
+ */
+async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typeof resolveReplaySettings> & { ok: true }>['settings'], journal: ReplayJournal, mode: { json: boolean; resumed: boolean }): Promise<void> {
+  const { json } = mode;
+  const [{ createReplayer }, { runReplayJob, jobSettings, jobTryOf }] = await Promise.all([import('../relay/replay.js'), import('../relay/replay-job.js')]);
   const { plan } = journal;
   const replayer = createReplayer({ store, settings: jobSettings(settings.settings, plan.id), clock: Date.now, advice: { noTarget: NO_REPLAY_TARGET, noSecret: 'no secret: pass --secret' } });
   const progress = createProgressLine({ label: `replay ${plan.id}`, total: plan.items.length, stream: process.stderr });
@@ -230,12 +236,27 @@ async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typ
       ? {
           replay: async (deliveryId: string, to?: string) => {
             const replayed = await replayer.replay(deliveryId, to);
-            if (replayed) process.stdout.write(`${JSON.stringify(await replayedJson(store, deliveryId, replayed.ok))}\n`);
+            // A delivery no longer stored has its line too, as `events replay ID --json` prints one: every item done has one.
+            const line = replayed ? await replayedJson(store, deliveryId, replayed.ok) : { deliveryId, ok: false, relayTry: null };
+            process.stdout.write(`${JSON.stringify({ ...line, earlierRun: false })}\n`);
             return replayed;
           },
         }
       : replayer;
-    result = await runReplayJob({ journal, replayer: replaying, store, clock: Date.now, signal: stop.signal, onProgress: (p) => progress.update(p.done, p.sentThisRun) });
+    const onEarlier = async (earlier: EarlierOutcome[]) => {
+      if (!mode.resumed) return;
+      const handedOn = earlier.filter((e) => e.ok).length;
+      (json ? process.stderr : process.stdout).write(
+        `replay job ${plan.id} resumed: ${earlier.length.toLocaleString('en-US')} of ${plan.items.length.toLocaleString('en-US')} sent before the resume (${handedOn.toLocaleString('en-US')} handed on, ${(earlier.length - handedOn).toLocaleString('en-US')} failed), not sent again\n`,
+      );
+      if (!json) return;
+      for (const e of earlier) {
+        const { attempts } = await store.relayHistory(e.id, { withAnswers: true });
+        const tried = e.startedAt === null ? null : jobTryOf(attempts, e.startedAt);
+        process.stdout.write(`${JSON.stringify({ deliveryId: e.id, ok: e.ok, relayTry: tried && relayTryJson(tried, e.id), earlierRun: true })}\n`);
+      }
+    };
+    result = await runReplayJob({ journal, replayer: replaying, store, clock: Date.now, signal: stop.signal, onEarlier, onProgress: (p) => progress.update(p.done, p.sentThisRun) });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -267,24 +288,29 @@ async function runJob(store: DeliveryStore, settings: NonNullable<ReturnType<typ
 async function replayedJson(store: DeliveryStore, deliveryId: string, ok: boolean) {
   const { attempts } = await store.relayHistory(deliveryId, { withAnswers: true });
   const tried = attempts.filter((a) => a.replay).reduce<(typeof attempts)[number] | null>((newest, a) => (newest === null || a.seq > newest.seq ? a : newest), null);
-  return { deliveryId, ok, relayTry: tried && relayTryJson(tried) };
+  return { deliveryId, ok, relayTry: tried && relayTryJson(tried, deliveryId) };
 }
 
 const EMPTY_RESULT = { total: 0, done: 0, ok: 0, failed: 0, missing: 0, foundRecorded: 0, failures: [] };
 
-/** The last line of a bulk job's NDJSON: its counts and how to go on (`job` null when nothing matched, so no job was made). */
+/** The last line of a bulk job's NDJSON: its counts and how to go on (`jobId`, and the deprecated `job`, null when nothing matched, so no job was made). */
 function jobSummaryJson(job: string | null, selection: string, r: Pick<ReplayJobResult, 'total' | 'done' | 'ok' | 'failed' | 'missing' | 'foundRecorded' | 'failures'>) {
   return {
-    job, selection, total: r.total, done: r.done, handedOn: r.ok, failed: r.failed, missing: r.missing, foundRecorded: r.foundRecorded,
-    failures: r.failures.map((f) => ({ deliveryId: f.id, status: f.status, error: f.error })),
+    job, jobId: job, selection, total: r.total, done: r.done, handedOn: r.ok, failed: r.failed, missing: r.missing, foundRecorded: r.foundRecorded,
+    failures: r.failures.map((f) => ({ deliveryId: f.id, status: f.status, responseStatus: f.status, error: f.error })),
   };
 }
 
-/** A bulk job of `--jobs --json`; a damaged one has only its id and why. */
+/**
+ * A bulk job of `--jobs --json`; a damaged one has only its id and why. `id`, `done` and `handedOn`
+ * are the names `status --json` and the summary line give the same; `job` and `sent` are deprecated.
+ */
 function jobJson(dataDir: string, job: ReturnType<typeof listJobs>[number]) {
-  if (!job.plan) return { job: job.id, state: 'damaged' as const, error: job.error ?? null };
+  if (!job.plan) return { id: job.id, job: job.id, state: 'damaged' as const, error: job.error ?? null };
+  const done = job.sent ?? 0;
+  const failed = job.failed ?? 0;
   return {
-    job: job.id, state: listedJobState(dataDir, { ...job, plan: job.plan }), createdAt: new Date(job.plan.createdAt).toISOString(), selection: job.plan.selection,
-    total: job.plan.items.length, sent: job.sent ?? 0, failed: job.failed ?? 0,
+    id: job.id, job: job.id, state: listedJobState(dataDir, { ...job, plan: job.plan }), createdAt: new Date(job.plan.createdAt).toISOString(), selection: job.plan.selection,
+    total: job.plan.items.length, done, handedOn: done - failed, sent: done, failed,
   };
 }

@@ -120,7 +120,7 @@ export function registerEventsShowCommand(events: Command): void {
           const attemptsJson = senderAttempts.flatMap((hops, i) => hops.map((a, hop) => attemptJson(a, i + 1, hop)));
           const jobs = relay.jobs.map(relayJobJson);
           // `job`: the first job, kept for scripts written before a delivery had one job per target (deprecated: read `jobs`).
-          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { jobs, job: jobs[0] ?? null, attempts: relay.attempts.map(relayTryJson) } }, null, 2)}\n`);
+          process.stdout.write(`${JSON.stringify({ delivery: delivery ? asJson(delivery) : null, drift, attempts: attemptsJson, relay: { jobs, job: jobs[0] ?? null, attempts: relay.attempts.map((r) => relayTryJson(r, id)) } }, null, 2)}\n`);
           return;
         }
         const lines: string[] = [];

@@ -73,6 +73,10 @@ export interface ReplayJobStatus {
   selection: string;
   state: 'running' | 'stopped';
   total: number;
+  /** Items with a recorded outcome, and those a target took: the names of `events replay --jobs` and its summary line. */
+  done: number;
+  handedOn: number;
+  /** Deprecated: `handedOn`. */
   ok: number;
   failed: number;
   left: number;
@@ -164,7 +168,7 @@ function replayStatus(folder: string): NonNullable<StatusReport['replay']> {
     const total = job.plan.items.length;
     const failed = job.failed ?? 0;
     const ok = (job.sent ?? 0) - failed;
-    report.jobs.push({ id: job.id, createdAt: iso(job.plan.createdAt), selection: job.plan.selection, state, total, ok, failed, left: total - ok - failed });
+    report.jobs.push({ id: job.id, createdAt: iso(job.plan.createdAt), selection: job.plan.selection, state, total, done: ok + failed, handedOn: ok, ok, failed, left: total - ok - failed });
   }
   return report;
 }

@@ -20,7 +20,7 @@ export function registerTriggersCommand(program: Command): void {
       if (s === null) return;
       await runWithSession(s, opts.json === true, async () => {
         const { value, data } = await s.api.triggers();
-        if (opts.json) return s.output.out(JSON.stringify(data, null, 2));
+        if (opts.json) return s.output.out(JSON.stringify(withDataFields(data), null, 2));
         const width = Math.max(7, ...value.map((e) => Math.min(60, e.trigger.length)));
         s.output.out(`${'trigger'.padEnd(width)}  tier     entitled  description`);
         for (const e of value) {
@@ -41,5 +41,21 @@ export function registerTriggersCommand(program: Command): void {
     output.out('');
     output.out('Spec 6.2 names the four Trust Center triggers as premium tier and gives no tier for the other three (shown as core).');
     if (opts.live) output.out('FALLBACK: no --api-url (or HOOKRELAY_API_URL), so this is the built-in catalogue, not the live one; entitlement is unknown.');
+  });
+}
+
+const KNOWN = new Map<string, readonly string[]>(TRIGGER_CATALOGUE.map((e) => [e.trigger, e.dataFields]));
+
+/**
+ * The API's catalogue as it gave it, each entry with `dataFields` as `triggers --json` has them (the
+ * API does not give them): this build's for a trigger it knows, null for one it does not. An entry
+ * that has its own `dataFields` keeps them.
+ */
+function withDataFields(data: unknown): unknown {
+  if (!Array.isArray(data)) return data;
+  return data.map((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry) || 'dataFields' in entry) return entry;
+    const trigger = (entry as { trigger?: unknown }).trigger;
+    return { ...entry, dataFields: (typeof trigger === 'string' ? KNOWN.get(trigger) : undefined) ?? null };
   });
 }

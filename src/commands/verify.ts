@@ -117,7 +117,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         return;
       }
       const report = explainRequest(arrival, { secrets, toleranceSeconds, bodyLimitBytes }, capture === undefined ? 'flags' : 'capture');
-      output.out(flags.json ? JSON.stringify(explainedJson(report), null, 2) : describe(report, toleranceSeconds, secrets.length, flags.at === undefined ? recordedAt : null));
+      output.out(flags.json ? JSON.stringify(withResponseStatus(explainedJson(report)), null, 2) : describe(report, toleranceSeconds, secrets.length, flags.at === undefined ? recordedAt : null));
       process.exitCode = report.verdict.ok ? 0 : 1;
     });
 }
@@ -204,7 +204,7 @@ function judgeRedacted(
   const judged = explainRedacted(arrival, context, context.flagMode ? 'flags' : 'capture');
   const { verdict, hints } = judged;
   if (context.json) {
-    output.out(JSON.stringify(redactedJson(judged), null, 2));
+    output.out(JSON.stringify(withResponseStatus(redactedJson(judged)), null, 2));
   } else {
     const lines = verdict.ok
       ? ['unverified: the signature was redacted; every other check passes, so the receiver would accept it only if the signature is right']
@@ -232,4 +232,9 @@ function describe({ verdict, signature, hints }: ExplainedRequest, tolerance: nu
   if (verdict.ok) lines.push(`  envelope: ok (id ${printable(verdict.envelope.envelope.id)}, type ${printable(verdict.envelope.envelope.type)})`);
   for (const hint of hints) lines.push(`  hint: ${printable(hint, 600)}`);
   return lines.join('\n');
+}
+
+/** The verdict's status is the HTTP status the receiver answers: `responseStatus` beside the deprecated `status` (docs/cli-json.md, Names). */
+function withResponseStatus<J extends { verdict: { status: number | null } }>(json: J) {
+  return { ...json, verdict: { ...json.verdict, responseStatus: json.verdict.status } };
 }

@@ -6,7 +6,7 @@
  * again on the same journal, it goes on where it stopped.
  */
 import { createRateBucket } from '../core/rate-bucket.js';
-import type { DeliveryStore } from '../store/store.js';
+import type { DeliveryStore, RelayAttemptRecord } from '../store/store.js';
 import type { ItemProgress, ReplayJournal } from './replay-job-journal.js';
 import type { Replayer, ReplaySettings } from './replay.js';
 
@@ -33,6 +33,16 @@ export interface ReplayJobResult extends ReplayJobProgress {
   failures: Array<{ id: string; status: number | null; error: string | null }>;
 }
 
+/** An item whose outcome a run before this one recorded (its `d` line, or its try found recorded). */
+export interface EarlierOutcome {
+  index: number;
+  id: string;
+  /** When that run began sending it (its last `s` line); null when the journal has none. */
+  startedAt: number | null;
+  status: number | null;
+  ok: boolean;
+}
+
 export interface ReplayJobOptions {
   journal: ReplayJournal;
   replayer: Pick<Replayer, 'replay'>;
@@ -40,6 +50,11 @@ export interface ReplayJobOptions {
   clock: () => number;
   signal?: AbortSignal;
   onProgress?: (progress: ReplayJobProgress) => void;
+  /**
+   * Called once, before anything is sent, with the items earlier runs of the job had done, in plan
+   * order (none for a new job): a resumed run accounts for them, as they print nothing again.
+   */
+  onEarlier?: (earlier: EarlierOutcome[]) => void | Promise<void>;
 }
 
 /** The header each copy of a bulk job carries, naming the job (an app can tell a backfill from live traffic). */
@@ -47,6 +62,16 @@ export const REPLAY_JOB_HEADER = 'x-hookrelay-replay-job';
 
 /** The replayer's settings for a job's copies: its own, plus the header naming the job. */
 export const jobSettings = (settings: ReplaySettings, jobId: string): ReplaySettings => ({ ...settings, headers: [...settings.headers, [REPLAY_JOB_HEADER, jobId]] });
+
+/**
+ * The replay try a job's send of an item was recorded as: the first replay try (by seq) begun at or
+ * after the item's `s` line, the time the journal synced before the send; null when there is none.
+ */
+export function jobTryOf<T extends Pick<RelayAttemptRecord, 'seq' | 'replay' | 'startedAt'>>(attempts: readonly T[], startedAt: number): T | null {
+  let first: T | null = null;
+  for (const a of attempts) if (a.replay && a.startedAt >= startedAt && (first === null || a.seq < first.seq)) first = a;
+  return first;
+}
 
 const FAILURES_KEPT = 5;
 const MISSING = 'the delivery is no longer stored';
@@ -78,8 +103,7 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
   for (const [index, p] of progress.entries()) {
     if (p.done || p.startedAt === undefined) continue;
     const item = plan.items[index]!;
-    const history = await store.relayHistory(item.id);
-    const tried = history.attempts.find((a) => a.replay && a.startedAt >= p.startedAt!);
+    const tried = jobTryOf((await store.relayHistory(item.id)).attempts, p.startedAt);
     if (!tried) continue;
     const ok = tried.status !== null && tried.status >= 200 && tried.status < 300;
     journal.finish(index, tried.status, ok);
@@ -87,6 +111,10 @@ export async function runReplayJob(options: ReplayJobOptions): Promise<ReplayJob
     count(progress[index]!);
   }
   journal.flush();
+  if (options.onEarlier) {
+    const earlier = progress.flatMap((p, index): EarlierOutcome[] => (p.done ? [{ index, id: plan.items[index]!.id, startedAt: p.startedAt ?? null, status: p.done.status, ok: p.done.ok }] : []));
+    await options.onEarlier(earlier);
+  }
   options.onProgress?.({ ...result });
 
   const queue = progress.flatMap((p, index) => (p.done ? [] : [index]));

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/emulator/delivery-engine.js';
+import { TRIGGER_CATALOGUE } from '../../src/core/triggers.js';
 import { addToSecretSet } from '../../src/service/secret-set.js';
 import { createSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { startEmulator, type Harness } from '../emulate/helpers.js';
@@ -107,6 +108,22 @@ function expectValid(name: string, value: unknown): void {
   const validate = validators.get(name);
   expect(validate, `docs/cli-json.md documents "${name}"`).toBeDefined();
   expect(validate!(value), `${name}:\n${problemsOf(validate!)}\n${JSON.stringify(value).slice(0, 400)}`).toBe(true);
+}
+
+/**
+ * Issue 42's common names: each record has the new name and its deprecated one, holding the same
+ * value; across the records at least one value is not null (so null = null proves nothing alone).
+ */
+function expectSameValues(label: string, records: unknown[], pairs: Array<[string, string]>): void {
+  expect(records.length, `${label}: records to compare`).toBeGreaterThan(0);
+  for (const [name, old] of pairs) {
+    for (const record of records as Array<Record<string, unknown>>) {
+      expect(record, `${label}: ${name}`).toHaveProperty(name);
+      expect(record, `${label}: ${old}`).toHaveProperty(old);
+      expect(record[name], `${label}: ${name} = ${old}`).toStrictEqual(record[old]);
+    }
+    expect((records as Array<Record<string, unknown>>).some((r) => r[name] !== null), `${label}: some ${name} is not null`).toBe(true);
+  }
 }
 
 const ndjson = (stdout: string): unknown[] => stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
@@ -275,6 +292,28 @@ describe('docs/cli-json.md against the real output', () => {
     expect(secrets).toHaveLength(1);
     const refused = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay events list --status rejected --json')]!.stdout) as Array<{ outcome: string }>;
     expect(refused.map((a) => a.outcome)).toEqual(['rejected']);
+
+    // The common names hold the deprecated names' values, wherever the record is printed.
+    const out = (name: string) => JSON.parse(runs[entries.findIndex(([n]) => n === name)]!.stdout) as Record<string, unknown>;
+    const stored = shown as unknown as { delivery: { body: string; bodyBase64: string }; attempts: unknown[]; relay: { jobs: unknown[]; attempts: Array<Record<string, unknown>> } };
+    const attemptPairs: Array<[string, string]> = [['responseStatus', 'status'], ['attemptNumber', 'attemptHeader']];
+    expectSameValues('events show: stored attempts', stored.attempts, attemptPairs);
+    expectSameValues('events list --status rejected', refused, attemptPairs);
+    expectSameValues('events export --attempt', [out('hookrelay events export ID --attempt N --json')], attemptPairs);
+    expectSameValues('events show: relay tries', stored.relay.attempts, [['responseStatus', 'status']]);
+    expect(stored.relay.attempts.map((r) => r.deliveryId)).toEqual(['evt-a']);
+    expectSameValues('events show: relay jobs', stored.relay.jobs, [['lastResponseStatus', 'lastStatus']]);
+    expect(Buffer.from(stored.delivery.bodyBase64, 'base64').toString('utf8')).toBe(stored.delivery.body);
+    const listed = JSON.parse(runs[entries.findIndex(([n]) => n === 'hookrelay events list --json')]!.stdout) as Array<{ body: string; bodyBase64: string }>;
+    for (const d of listed) expect(Buffer.from(d.bodyBase64, 'base64').toString('utf8')).toBe(d.body);
+
+    const checked = out('hookrelay check --json') as { deliveries: Array<{ timeline: unknown[]; rules: Array<{ findings: unknown[] }> }>; suspension: unknown };
+    expectSameValues("check: a delivery's verdict", checked.deliveries, [['verdict', 'status']]);
+    expect(checked.deliveries.map((d) => (d as unknown as { verdict: string }).verdict)).toContain('fail');
+    expectSameValues('check: rule verdicts', [...checked.deliveries.flatMap((d) => d.rules), checked.suspension], [['verdict', 'status']]);
+    expectSameValues('check: findings', checked.deliveries.flatMap((d) => d.rules.flatMap((r) => r.findings)), [['position', 'attempt']]);
+    expectSameValues('check: timeline', checked.deliveries.flatMap((d) => d.timeline), [['responseStatus', 'status'], ['attemptNumber', 'attemptHeader']]);
+    expectSameValues('verify', [(out('hookrelay verify --json') as { verdict: unknown }).verdict], [['responseStatus', 'status']]);
   });
 
   it.concurrent('store-changing commands: each output validates, in order, and what they did shows in it', { timeout: 120_000 }, async () => {
@@ -289,8 +328,21 @@ describe('docs/cli-json.md against the real output', () => {
     expect(line('hookrelay events replay ID --json')).toMatchObject({ deliveryId: 'evt-a', ok: true, relayTry: { replay: true, status: 204 } });
     const bulk = ndjson(runs['hookrelay events replay --all --json']!.stdout) as Array<Record<string, unknown>>;
     expect(bulk.slice(0, -1).map((l) => l.deliveryId).sort()).toEqual(['evt-a', 'evt-b']);
+    expect(bulk.slice(0, -1).map((l) => l.earlierRun)).toEqual([false, false]);
     expect(bulk.at(-1)).toMatchObject({ total: 2, done: 2, handedOn: 2, failed: 0 });
     expect(JSON.parse(runs['hookrelay events replay --jobs --json']!.stdout)).toMatchObject([{ job: bulk.at(-1)!.job, state: 'finished' }]);
+
+    // The common names hold the deprecated names' values: a relay job, a relay try, a replay job.
+    const retried = line('hookrelay events retry ID --json') as { jobs: unknown[]; job: unknown };
+    expectSameValues('events retry: relay jobs', retried.jobs, [['lastResponseStatus', 'lastStatus']]);
+    expect(retried.jobs[0]).toMatchObject({ lastResponseStatus: 503 });
+    const tries = [line('hookrelay events replay ID --json').relayTry, ...bulk.slice(0, -1).map((l) => l.relayTry)] as Array<Record<string, unknown>>;
+    expectSameValues('events replay: relay tries', tries, [['responseStatus', 'status']]);
+    expect(tries.map((t) => t.deliveryId).sort()).toEqual(['evt-a', 'evt-a', 'evt-b']);
+    expectSameValues('events replay --all: the summary', [bulk.at(-1)], [['jobId', 'job']]);
+    const listedJobs = JSON.parse(runs['hookrelay events replay --jobs --json']!.stdout) as Array<Record<string, unknown>>;
+    expectSameValues('events replay --jobs', listedJobs, [['id', 'job'], ['done', 'sent']]);
+    expect(listedJobs[0]).toMatchObject({ done: 2, handedOn: 2, failed: 0 });
     expect(runs['hookrelay secrets remove SELECTOR --json']!.stdout).not.toContain('0123456789abcdef0123');
   });
 
@@ -300,6 +352,12 @@ describe('docs/cli-json.md against the real output', () => {
     const [runs, follow] = await Promise.all([Promise.all(reads.map(([, c]) => runCli(c.args(), { env }))), firstFollowLine()]);
     reads.forEach(([name, c], i) => expectOutput(name, c, runs[i]!));
     expectValid(FOLLOW, JSON.parse(follow));
+    // Each live entry has the data fields `triggers --json` gives its trigger (the emulator's catalogue is this build's).
+    const live = JSON.parse(runs[reads.findIndex(([n]) => n === 'hookrelay triggers --live --json')]!.stdout) as Array<{ trigger: string; dataFields: unknown }>;
+    const known = new Map(TRIGGER_CATALOGUE.map((e) => [e.trigger as string, e.dataFields]));
+    expect(live.length).toBeGreaterThan(0);
+    for (const e of live) expect(e.dataFields, e.trigger).toEqual(known.get(e.trigger) ?? null);
+    expect(live.some((e) => Array.isArray(e.dataFields) && e.dataFields.length > 0)).toBe(true);
     for (const [name, c] of Object.entries(serviceWriteCases)) expectOutput(name, c, await runCli(c.args(), { env }));
     expect(created.stdout).not.toMatch(/whsec_[0-9a-f]{16,}/);
   });

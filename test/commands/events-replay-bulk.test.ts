@@ -1,8 +1,11 @@
 /** `hookrelay events replay` with a selection: a journaled job, resumable, each delivery sent once within it. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verify } from '../../src/index.js';
+import { cliEntry } from '../helpers/cli-entry.js';
 import { runCli } from '../helpers/run-cli.js';
 import { killTwiceAndResume, seededDeliveries } from '../helpers/bulk-replay-kills.js';
 import { startTarget, type Received } from '../helpers/target-server.js';
@@ -22,6 +25,25 @@ async function seeded(n: number) {
 }
 
 const idOf = (r: Received) => String(r.headers['x-service-delivery']);
+
+/** Starts a bulk replay as a process, and once the app has `after` copies, stops it with `signal`: its exit code, stdout, stderr and job. */
+async function interruptedRun(args: string[], target: { waitFor(n: number): Promise<void> }, after: number, signal: NodeJS.Signals) {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  await Promise.race([target.waitFor(after), exited]);
+  child.kill(signal);
+  const [code] = await exited;
+  const jobId = /replay job (rj_[0-9a-z]{12}):/.exec(stderr)?.[1];
+  if (!jobId) throw new Error(`no replay job was made: ${stderr}`);
+  return { code, stdout, stderr, jobId };
+}
+
+type CopyLine = { deliveryId: string; ok: boolean; relayTry: Record<string, unknown> | null; earlierRun: boolean };
+const linesOf = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('hookrelay events replay (bulk)', () => {
   it('selects by time, trigger and body; a dry run sends nothing; the job sends each once, signed and marked with its id', async () => {
@@ -104,5 +126,75 @@ describe('hookrelay events replay (bulk)', () => {
     const damaged = await runCli([...outcome.args, '--resume', outcome.jobId]);
     expect(damaged.stderr).toMatch(/progress\.log line 4 is damaged/);
     expect(damaged.code).toBe(3);
+  }, 120_000);
+
+  it('resumed after Ctrl-C, accounts for what the interrupted run sent: with --json a line for each, marked earlierRun, before its own; in text one line with how many', async () => {
+    const { db, ids } = await seeded(30);
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const args = ['events', 'replay', '--db', db, '--to', target.url, '--secret', SECRET, '--concurrency', '1', '--rate', '5/s'];
+
+    const first = await interruptedRun([...args, '--all', '--json'], target, 4, 'SIGINT');
+    expect(first.code, first.stderr).toBe(130);
+    const sentFirst = linesOf(first.stdout) as CopyLine[];
+    // Ctrl-C lets the copy in flight finish and record: every copy the app got has its line.
+    expect(sentFirst.length).toBeGreaterThanOrEqual(4);
+    expect(sentFirst.length).toBeLessThan(30);
+    expect(sentFirst.map((l) => l.deliveryId)).toEqual(target.received.map(idOf));
+    expect(sentFirst.every((l) => l.earlierRun === false && l.ok && l.relayTry !== null)).toBe(true);
+
+    const resumed = await runCli([...args, '--resume', first.jobId, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const k = sentFirst.length;
+    expect(resumed.stderr).toContain(`replay job ${first.jobId} resumed: ${k} of 30 sent before the resume (${k} handed on, 0 failed), not sent again`);
+    const lines = linesOf(resumed.stdout);
+    const summary = lines.at(-1)!;
+    const copies = lines.slice(0, -1) as CopyLine[];
+    // First the earlier run's copies, as it printed them (the same relay try, read back), then this run's.
+    expect(copies.slice(0, k)).toEqual(sentFirst.map((l) => ({ ...l, earlierRun: true })));
+    expect(copies.slice(k).every((l) => l.earlierRun === false && l.ok)).toBe(true);
+    expect(copies.map((l) => l.deliveryId)).toEqual(ids);
+    expect(summary).toMatchObject({ jobId: first.jobId, total: 30, done: 30, handedOn: 30, failed: 0, foundRecorded: 0 });
+    // Nothing went twice: the earlier copies were accounted for, not sent again.
+    expect(target.received.map(idOf)).toEqual(ids);
+
+    // Without --json, one line on stdout says how many the runs before had sent.
+    const { db: db2 } = await seeded(30);
+    const plainArgs = args.map((a) => (a === db ? db2 : a));
+    const received = target.received.length;
+    const plain = await interruptedRun([...plainArgs, '--all'], target, received + 3, 'SIGINT');
+    expect(plain.code, plain.stderr).toBe(130);
+    const before = target.received.length - received;
+    const again = await runCli([...plainArgs, '--resume', plain.jobId]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.split('\n')[0]).toBe(`replay job ${plain.jobId} resumed: ${before} of 30 sent before the resume (${before} handed on, 0 failed), not sent again`);
+    expect(again.stdout).toMatch(/: 30 deliveries, 30 handed on, 0 failed/);
+    expect(target.received.length - received).toBe(30);
+  }, 120_000);
+
+  it('resumed after kill -9, its --json lines name each delivery of the job once: those found recorded as earlier copies, the rest sent now', async () => {
+    const { db, ids } = await seeded(40);
+    const target = await startTarget();
+    cleanups.push(() => target.close());
+    const args = ['events', 'replay', '--db', db, '--to', target.url, '--secret', SECRET, '--concurrency', '4', '--rate', '20/s'];
+    const killed = await interruptedRun([...args, '--all', '--json'], target, 10, 'SIGKILL');
+    expect(killed.code).toBe(null);
+    const receivedBefore = new Set(target.received.map(idOf));
+
+    const resumed = await runCli([...args, '--resume', killed.jobId, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const lines = linesOf(resumed.stdout);
+    const copies = lines.slice(0, -1) as CopyLine[];
+    const earlier = copies.filter((l) => l.earlierRun);
+    expect(earlier.length).toBeGreaterThan(0);
+    expect(resumed.stderr).toContain(`resumed: ${earlier.length} of 40 sent before the resume`);
+    // The earlier lines come first, each a copy the app did get, with the try that recorded it.
+    expect(copies.slice(0, earlier.length)).toEqual(earlier);
+    for (const l of earlier) {
+      expect(receivedBefore.has(l.deliveryId), l.deliveryId).toBe(true);
+      expect(l.relayTry).toMatchObject({ deliveryId: l.deliveryId, replay: true, responseStatus: 200 });
+    }
+    expect([...copies.map((l) => l.deliveryId)].sort()).toEqual([...ids].sort());
+    expect(lines.at(-1)).toMatchObject({ total: 40, done: 40, handedOn: 40 });
   }, 120_000);
 });

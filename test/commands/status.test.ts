@@ -143,7 +143,7 @@ describe('hookrelay status (the command)', () => {
     done.close();
     const json = await runCli(['status', '--db', db, '--json']);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout).replay).toMatchObject({ finished: 1, damaged: 0, jobs: [{ id: stopped.id, state: 'stopped', total: 5, ok: 1, failed: 1, left: 3 }] });
+    expect(JSON.parse(json.stdout).replay).toMatchObject({ finished: 1, damaged: 0, jobs: [{ id: stopped.id, state: 'stopped', total: 5, done: 2, handedOn: 1, ok: 1, failed: 1, left: 3 }] });
     const text = await runCli(['status', '--db', db]);
     expect(text.stdout).toMatch(/^replay {3}0 running, 1 stopped; 1 finished$/m);
     expect(text.stdout).toMatch(new RegExp(`^  ${stopped.id} +stopped +1 +1 +3  trigger "vendor\\.\\*"$`, 'm'));

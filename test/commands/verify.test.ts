@@ -78,7 +78,7 @@ describe('hookrelay verify', () => {
     const result = await runCli(['verify', ...flags, '--header', 'x-service-delivery: cap-1', '--header', 'X-Service-Event:trustcenter.access_requested']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.verdict).toEqual({ accepted: true, status: 200 });
+    expect(json.verdict).toEqual({ accepted: true, status: 200, responseStatus: 200 });
     expect(json.signature).toMatchObject({ ok: true, timestamp: T0, secretIndex: 0, skewSeconds: 0 });
     expect(json.envelope).toMatchObject({ ok: true, id: 'cap-1', type: 'trustcenter.access_requested' });
 

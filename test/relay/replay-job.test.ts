@@ -1,7 +1,7 @@
 /** runReplayJob over a journal: what a stopped run left is found, not sent again; the pace holds; a stop finishes what is in flight. */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createJournal, openJournal, newJobId, type ReplayPlan } from '../../src/relay/replay-job-journal.js';
-import { runReplayJob } from '../../src/relay/replay-job.js';
+import { jobTryOf, runReplayJob, type EarlierOutcome } from '../../src/relay/replay-job.js';
 import type { Replayer, ReplayResult } from '../../src/relay/replay.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
@@ -74,5 +74,35 @@ describe('runReplayJob', () => {
     const resumed = openJournal(dir, plan.id);
     expect(resumed.progress.filter((p) => p.done).length).toBe(result.done);
     resumed.close();
+  });
+
+  it('tells onEarlier, before anything is sent, each item earlier runs had done (its d line, or its try found recorded), in plan order', async () => {
+    const { dir, store, plan, sent, replayer } = await setUp(4);
+    const first = createJournal(dir, plan);
+    // Items 0 and 2 done (2 refused with a 503), item 3 begun with its try recorded, item 1 never begun.
+    first.begin([0, 2, 3], 1_000);
+    first.finish(2, 503, false);
+    first.finish(0, 200, true);
+    await store.recordRelay({ deliverySeq: plan.items[3]!.seq, startedAt: 1_500, finishedAt: 1_510, status: 204, error: null, replay: true, target: 'x', try: 1, next: null });
+    first.close();
+    const journal = openJournal(dir, plan.id);
+    const told: Array<{ earlier: EarlierOutcome[]; sentSoFar: number }> = [];
+    await runReplayJob({ journal, replayer, store, clock: Date.now, onEarlier: (earlier) => void told.push({ earlier, sentSoFar: sent.length }) });
+    journal.close();
+    expect(told).toEqual([{
+      sentSoFar: 0,
+      earlier: [
+        { index: 0, id: 'evt-0', startedAt: 1_000, status: 200, ok: true },
+        { index: 2, id: 'evt-2', startedAt: 1_000, status: 503, ok: false },
+        { index: 3, id: 'evt-3', startedAt: 1_000, status: 204, ok: true },
+      ],
+    }]);
+    expect(sent).toEqual(['evt-1']);
+  });
+
+  it('jobTryOf: the first replay try (by seq) begun at or after the item was begun; null when none', () => {
+    const t = (seq: number, startedAt: number, replay = true) => ({ seq, startedAt, replay });
+    expect(jobTryOf([t(3, 900), t(5, 1_200), t(4, 1_100), t(6, 1_300, false)], 1_000)).toEqual(t(4, 1_100));
+    expect(jobTryOf([t(1, 900), t(2, 1_500, false)], 1_000)).toBeNull();
   });
 });
