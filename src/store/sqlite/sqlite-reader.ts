@@ -124,7 +124,7 @@ export function createSqliteReader(db: Database.Database) {
   // slower (18-22 µs against 2.7 µs, even with no row to return) and the relay runs it constantly.
   // Likely why: this SQLite is built with STAT4, which re-prepares statements whose bound values
   // may change the plan.
-  const dueJobsByLimit = new Map<number, Database.Statement<[number, string, string, string], DueRow>>();
+  const dueJobsByLimit = new Map<number, Database.Statement<[number, string, string, string, string], DueRow>>();
   const dueJobs = (limit: number) => {
     const n = Math.max(0, Math.floor(limit));
     let statement = dueJobsByLimit.get(n);
@@ -132,9 +132,12 @@ export function createSqliteReader(db: Database.Database) {
       // Only what a hand-off sends: all of a delivery's columns made a row ~2x slower to read.
       // As arrays (raw), not objects: an object of 11 named columns a row cost ~4 µs of a ~10 µs read.
       statement = db
-        .prepare<[number, string, string, string], DueRow>(
+        .prepare<[number, string, string, string, string], DueRow>(
+          // A job is skipped by its key (relayJobKey), compared as text only for the rows of a delivery
+          // that has a skipped job: every other row passes on its seq, an integer.
           `SELECT d.seq, d.id, d.trigger, d.received_at, d.headers, d.raw_body, j.state, j.tries, j.next_at, j.last_status, j.last_error, j.target FROM relay_jobs j JOIN deliveries d ON d.seq = j.delivery_seq
-         WHERE j.state = 'pending' AND j.next_at <= ? AND (j.delivery_seq || '|' || coalesce(j.target, '')) NOT IN (SELECT value FROM json_each(?))
+         WHERE j.state = 'pending' AND j.next_at <= ?
+           AND (j.delivery_seq NOT IN (SELECT value FROM json_each(?)) OR (j.delivery_seq || '|' || coalesce(j.target, '')) NOT IN (SELECT value FROM json_each(?)))
            AND (j.target IS NULL OR j.target NOT IN (SELECT value FROM json_each(?)))
            AND (j.order_key IS NULL OR ${KEY_FREE}) ORDER BY j.next_at, j.rowid LIMIT ${n}`,
         )
@@ -239,7 +242,9 @@ export function createSqliteReader(db: Database.Database) {
 
     /** `skip`: job keys (relayJobKey); `deadBlocks`: the ordered targets where a dead job keeps the later ones of its key waiting (`on-dead=block`). */
     dueRelayJobs(now: number, limit: number, skip: ReadonlySet<string> = new Set(), skipTargets: readonly string[] = [], deadBlocks: readonly string[] = []): Array<{ job: RelayJob; delivery: OutboxDelivery }> {
-      return dueJobs(limit).all(now, JSON.stringify([...skip]), JSON.stringify(skipTargets), JSON.stringify(deadBlocks)).map(toDue);
+      const seqs = new Set<number>();
+      for (const key of skip) seqs.add(Number(key.slice(0, key.indexOf('|'))));
+      return dueJobs(limit).all(now, JSON.stringify([...seqs]), JSON.stringify([...skip]), JSON.stringify(skipTargets), JSON.stringify(deadBlocks)).map(toDue);
     },
 
     relayHistory(deliveryId: string, { withAnswers = false, answersOfNewest }: RelayHistoryOptions = {}): { jobs: RelayJob[]; attempts: RelayAttemptRecord[] } {
