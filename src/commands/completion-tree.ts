@@ -2,7 +2,19 @@
  * What a shell can complete, read from the registered commands themselves (commander's own view of
  * what `--help` lists), so a flag added to a command is completed without touching the scripts.
  */
-import { Help, type Command } from 'commander';
+import { Help, Option, type Command } from 'commander';
+
+// The values an option takes, for completion only: the command still checks a value itself (every
+// problem at once, in its own words), which commander's .choices() would refuse first.
+const offeredValues = new WeakMap<Option, readonly string[]>();
+
+/** An option whose value is one of `values`: shells offer them after the flag. */
+export function optionOfValues(flags: string, description: string, values: readonly string[], defaultValue?: string): Option {
+  const option = new Option(flags, description);
+  if (defaultValue !== undefined) option.default(defaultValue);
+  offeredValues.set(option, values);
+  return option;
+}
 
 export interface CompletionOption {
   /** `--port`, and `-p` when it has a short form. */
@@ -36,7 +48,7 @@ export function completionTree(program: Command): CompletionNode[] {
         names: [option.long, option.short].filter((name): name is string => typeof name === 'string'),
         description: firstLine(option.description),
         takesValue: option.required,
-        choices: option.argChoices ? [...option.argChoices] : [],
+        choices: [...(option.argChoices ?? offeredValues.get(option) ?? [])],
       })),
     });
     for (const sub of subcommands) walk(sub, [...path, sub.name()]);

@@ -11,13 +11,14 @@ import { exportHeaders } from './captured-request.js';
 import { asJson, attemptJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
+import { optionOfValues } from './completion-tree.js';
 
 export function registerEventsExportCommand(events: Command): void {
   events
     .command('export')
     .description('stored deliveries with their raw bodies, newest first, or one delivery or one attempt of it (rejected and faulted ones too), for sharing, tests and `hookrelay verify`')
     .argument('[id]', 'only this delivery id (x-service-delivery); needed for --attempt and --format capture')
-    .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')} (capture: one request as \`hookrelay verify\` reads it)`, 'ndjson')
+    .addOption(optionOfValues('--format <format>', `one of ${EXPORT_FORMATS.join(', ')} (capture: one request as \`hookrelay verify\` reads it)`, EXPORT_FORMATS, 'ndjson'))
     .option('--attempt <n>', 'one attempt of the id, numbered as `events show` numbers them (1 = its first; redirect hops are part of their attempt, which exports as the hop that ended it, as show prints it), whatever its outcome')
     .option('--include-signature', 'keep x-service-signature as received (default: its v1 MACs are written as "redacted"; `verify` then checks everything else)')
     .option('--trigger <trigger>', 'only this trigger')

@@ -8,6 +8,7 @@ import type { AttemptOutcome } from '../store/store.js';
 import { asJson, attemptRow, deliveryRow, storedAttemptJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
+import { optionOfValues } from './completion-tree.js';
 
 const STATUSES = ['accepted', 'duplicate', 'rejected', 'faulted', 'unavailable'] as const;
 
@@ -16,7 +17,7 @@ export function registerEventsListCommand(events: Command): void {
     .command('list')
     .description('stored deliveries, newest first (or rejected/faulted attempts with --status)')
     .option('--trigger <trigger>', 'only this trigger')
-    .option('--status <status>', `one of ${STATUSES.join(', ')}`)
+    .addOption(optionOfValues('--status <status>', `one of ${STATUSES.join(', ')}`, STATUSES))
     .option('--limit <n>', 'how many on this page (1-1000)', '20')
     .option('--cursor <n>', 'the next page: the value a previous page printed after "more:"')
     .option('--all', 'every matching delivery, streamed as NDJSON (one JSON object a line); no --limit')

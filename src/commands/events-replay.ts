@@ -19,6 +19,7 @@ import { describeSelection, parseSelection, REPLAY_STATUSES, selectDeliveries, s
 import { relayTryJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, time, withStore } from './events-store-access.js';
 import { collect as collectValues, reportProblems } from './shared-options.js';
+import { optionOfValues } from './completion-tree.js';
 
 const DEFAULT_CONCURRENCY = 4;
 const MAX_CONCURRENCY = 64;
@@ -44,7 +45,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option('--since <when>', 'bulk: deliveries received at or after this (a time ago such as 2h, or an ISO date-time)')
     .option('--until <when>', 'bulk: deliveries received before this')
     .option('--trigger <glob>', 'bulk: deliveries whose trigger matches, e.g. vendor.*')
-    .option('--status <status>', `bulk: by relay status: ${REPLAY_STATUSES.join(', ')} (handed-on: a target took a try; failed: a try failed; dead: the relay gave up on any of its targets)`)
+    .addOption(optionOfValues('--status <status>', `bulk: by relay status: ${REPLAY_STATUSES.join(', ')} (handed-on: a target took a try; failed: a try failed; dead: the relay gave up on any of its targets)`, REPLAY_STATUSES))
     .option('--where <path=value>', 'bulk: a condition on the body, as events wait has it; repeatable (all must hold)', collectValues)
     .option('--all', 'bulk: every stored delivery')
     .option('--rate <n>', 'bulk: at most this many a second (N, N/s or N/m)')

@@ -11,6 +11,7 @@ import { openApiDocument } from '../core/schemas/openapi.js';
 import { printable } from '../reporter/printable.js';
 import { VERSION } from '../runtime/version.js';
 import { outputOf, reportUsage } from '../sender/cli-output.js';
+import { optionOfValues } from './completion-tree.js';
 
 const FORMATS = ['json-schema', 'openapi'] as const;
 const TRIGGERS = Object.keys(DATA_SCHEMAS) as SchemaTrigger[];
@@ -20,7 +21,7 @@ export function registerSchemaCommand(program: Command): void {
     .command('schema')
     .description('print the JSON Schema of each trigger\'s delivery body (spec 6.1, 6.2), or an OpenAPI 3.1 document with --format openapi')
     .argument('[trigger]', `one trigger (${TRIGGERS.join(', ')}); all when left out`)
-    .option('--format <format>', `${FORMATS.join(' or ')}: JSON Schema 2020-12, or an OpenAPI 3.1 document whose webhooks section code generators read`, 'json-schema')
+    .addOption(optionOfValues('--format <format>', `${FORMATS.join(' or ')}: JSON Schema 2020-12, or an OpenAPI 3.1 document whose webhooks section code generators read`, FORMATS, 'json-schema'))
     // Its output is JSON already: --json is taken so that a script can pass it to every command alike.
     .option('--json', 'the same JSON (taken, as every command takes it; docs/cli-json.md)')
     .action(function (this: Command, trigger: string | undefined, opts: { format: string }) {

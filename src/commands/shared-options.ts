@@ -1,5 +1,6 @@
 /** Flag plumbing shared by commands: repeatable flags, typed options, problem reports, the forward lines of listen's and connect's banners. */
 import type { Command } from 'commander';
+import { optionOfValues } from './completion-tree.js';
 import type { ForwardConfig } from '../config/listen-config.js';
 import type { OptionSpec } from '../config/option-specs.js';
 import { DEFAULT_PACE, describePace } from '../core/pacing.js';
@@ -32,6 +33,7 @@ export function addSpecOptions(command: Command, specs: readonly OptionSpec[]): 
     const def = spec.default === undefined || spec.flag.startsWith('--no-') || (Array.isArray(spec.default) && spec.default.length === 0) ? '' : ` (default: ${String(spec.default)})`;
     if (spec.kind.type === 'bool') command.option(spec.flag, `${spec.description}${def} ${env}`);
     else if (spec.kind.type === 'strings') command.option(`${spec.flag} <value>`, `${spec.description} ${env}`, collect);
+    else if (spec.kind.type === 'enum') command.addOption(optionOfValues(`${spec.flag} <value>`, `${spec.description}${def} ${env}`, spec.kind.values));
     else command.option(`${spec.flag} <value>`, `${spec.description}${def} ${env}`);
   }
 }

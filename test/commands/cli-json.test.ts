@@ -21,6 +21,7 @@ import { cliEntry } from '../helpers/cli-entry.js';
 import { CLI_JSON_DOC, compileDocSchemas, problemsOf, schemasOfDoc } from '../helpers/cli-json-schemas.js';
 import { attemptFor, makeDelivery } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/run-cli.js';
+import { signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { startTarget, type Target } from '../helpers/target-server.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -314,6 +315,17 @@ describe('docs/cli-json.md against the real output', () => {
     expectSameValues('check: findings', checked.deliveries.flatMap((d) => d.rules.flatMap((r) => r.findings)), [['position', 'attempt']]);
     expectSameValues('check: timeline', checked.deliveries.flatMap((d) => d.timeline), [['responseStatus', 'status'], ['attemptNumber', 'attemptHeader']]);
     expectSameValues('verify', [(out('hookrelay verify --json') as { verdict: unknown }).verdict], [['responseStatus', 'status']]);
+  });
+
+  it.concurrent('verify of a capture whose signature an export redacted: no verdict (nulls), exit 3, and it validates', { timeout: 60_000 }, async () => {
+    const sent = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const headers = Object.entries(sent.headers).map(([name, value]) => `${name}: ${name === 'x-service-signature' ? value.replace(/v1=[0-9a-f]+/, 'v1=redacted') : value}`);
+    writeFileSync(join(dir, 'redacted-capture.txt'), `${headers.join('\n')}\n\n${sent.body.toString('utf8')}`);
+    const ran = await runCli(['verify', join(dir, 'redacted-capture.txt'), '--secret', TEST_SECRET, '--json']);
+    expect(ran.code, ran.stderr).toBe(3);
+    const verdict = JSON.parse(ran.stdout) as { verdict: Record<string, unknown> };
+    expect(verdict.verdict).toMatchObject({ accepted: null, status: null, responseStatus: null });
+    expectValid('hookrelay verify --json', verdict);
   });
 
   it.concurrent('store-changing commands: each output validates, in order, and what they did shows in it', { timeout: 120_000 }, async () => {

@@ -79,6 +79,13 @@ describe('hookrelay completion', () => {
       expect(bash(['listen', '--port', '4000', '--forward-mo'])).toEqual(['--forward-mode']);
     });
 
+    it("offers an option's values where the command lists them", () => {
+      expect(bash(['listen', '--log-format', ''])).toEqual(['pretty', 'json', 'silent']);
+      expect(bash(['events', 'list', '--status', 'd'])).toEqual(['duplicate']);
+      expect(bash(['events', 'export', '--format', ''])).toContain('har');
+      expect(bash(['schema', '--format', ''])).toEqual(['json-schema', 'openapi']);
+    });
+
     it('offers file names after a flag that takes a value, and a flag that takes none does not hide the next word', () => {
       writeFileSync(join(dir, 'store-here.db'), '');
       expect(bash(['listen', '--db', 'store-h'])).toEqual(['store-here.db']);
@@ -92,6 +99,7 @@ describe('hookrelay completion', () => {
       expect(zsh(['events', ''])).toEqual(EVENTS_SUBCOMMANDS);
       expect(zsh(['events', 'list', '--j'])).toContain('--json');
       expect(zsh(['--help', 'events', ''])).toEqual(EVENTS_SUBCOMMANDS);
+      expect(zsh(['listen', '--log-format', ''])).toEqual(['pretty', 'json', 'silent']);
     });
 
     it('offers file names after a flag that takes a value', () => {
@@ -105,6 +113,7 @@ describe('hookrelay completion', () => {
       expect(fish('hookrelay ev')).toEqual(['events']);
       expect(fish('hookrelay events ').sort()).toEqual([...EVENTS_SUBCOMMANDS].sort());
       expect(fish('hookrelay events list --j')).toEqual(['--json']);
+      expect(fish('hookrelay listen --log-format ').sort()).toEqual(['json', 'pretty', 'silent']);
     });
 
     it('offers file names after a flag that takes a value', () => {
