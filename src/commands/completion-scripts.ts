@@ -29,6 +29,7 @@ function shCaseTables(tree: readonly CompletionNode[], prefix: string): string {
     table(`${prefix}_options`, tree.map((node) => [pathText(node), node.options.flatMap((option) => option.names)])),
     table(`${prefix}_value_options`, tree.map((node) => [pathText(node), valueOptions(node).map((option) => option.name)])),
     table(`${prefix}_choices`, tree.flatMap((node) => valueOptions(node).map((option): [string, string[]] => [`${pathText(node)}${node.path.length ? ' ' : ''}${option.name}`, option.choices]))),
+    table(`${prefix}_arguments`, tree.map((node) => [pathText(node), node.argumentValues.map((value) => value.name)])),
   ].join('\n');
 }
 
@@ -37,8 +38,18 @@ function bashScript(tree: readonly CompletionNode[]): string {
 # or for every shell:  hookrelay completion bash > ~/.local/share/bash-completion/completions/hookrelay
 ${shCaseTables(tree, '_hookrelay')}
 _hookrelay_has() { case " $1 " in *" $2 "*) return 0 ;; esac; return 1; }
+# One candidate a line, so a file name with a space or a glob character stays whole; only file names are
+# completed as paths (a folder named like a command must not turn the command into a path).
+_hookrelay_files() { compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$1"); }
+_hookrelay_words() { mapfile -t COMPREPLY < <(compgen -W "$1" -- "$2"); }
 _hookrelay() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} cmdpath= word i
+  # --flag=value: bash splits the word at the = (COMP_WORDBREAKS); the flag is the word before it.
+  if [[ $cur == = ]]; then
+    cur=
+  elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
+    prev=\${COMP_WORDS[COMP_CWORD-2]}
+  fi
   for ((i = 1; i < COMP_CWORD; i++)); do
     word=\${COMP_WORDS[i]}
     if [[ $word == -* ]]; then
@@ -49,16 +60,16 @@ _hookrelay() {
   done
   if ((COMP_CWORD > 1)) && [[ $prev == -* ]] && _hookrelay_has "$(_hookrelay_value_options "$cmdpath")" "$prev"; then
     local choices=$(_hookrelay_choices "\${cmdpath:+$cmdpath }$prev")
-    if [[ -n $choices ]]; then COMPREPLY=($(compgen -W "$choices" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+    if [[ -n $choices ]]; then _hookrelay_words "$choices" "$cur"; else _hookrelay_files "$cur"; fi
   elif [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_hookrelay_options "$cmdpath")" -- "$cur"))
+    _hookrelay_words "$(_hookrelay_options "$cmdpath")" "$cur"
   else
-    COMPREPLY=($(compgen -W "$(_hookrelay_subcommands "$cmdpath")" -- "$cur"))
-    ((\${#COMPREPLY[@]} == 0)) && COMPREPLY=($(compgen -f -- "$cur"))
+    local words="$(_hookrelay_subcommands "$cmdpath") $(_hookrelay_arguments "$cmdpath")"
+    if [[ -n \${words// /} ]]; then _hookrelay_words "$words" "$cur"; else _hookrelay_files "$cur"; fi
   fi
   return 0
 }
-complete -o filenames -F _hookrelay hookrelay
+complete -F _hookrelay hookrelay
 `;
 }
 
@@ -78,7 +89,7 @@ _hookrelay_has() { case " $1 " in *" $2 "*) return 0 ;; esac; return 1; }
 _hookrelay_commands() {
   local -a items
   case "$1" in
-${cases((node) => node.subcommands)}
+${cases((node) => [...node.subcommands, ...node.argumentValues])}
   esac
   (( \${#items} )) && _describe -t commands command items
 }
@@ -117,7 +128,7 @@ function fishScript(tree: readonly CompletionNode[]): string {
   const lines: string[] = [];
   for (const node of tree) {
     const when = `-n ${q(`__hookrelay_at ${q(pathText(node))}`)}`;
-    for (const sub of node.subcommands) lines.push(`complete -c hookrelay ${when} -f -a ${q(sub.name)} -d ${q(sub.description)}`);
+    for (const sub of [...node.subcommands, ...node.argumentValues]) lines.push(`complete -c hookrelay ${when} -f -a ${q(sub.name)} -d ${q(sub.description)}`);
     for (const option of node.options) {
       const names = option.names.map((name) => (name.startsWith('--') ? `-l ${q(name.slice(2))}` : `-s ${q(name.slice(1))}`)).join(' ');
       const value = !option.takesValue ? '' : option.choices.length > 0 ? ` -x -a ${q(option.choices.join(' '))}` : ' -r -F';

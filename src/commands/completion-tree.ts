@@ -31,6 +31,8 @@ export interface CompletionNode {
   path: string[];
   description: string;
   subcommands: Array<{ name: string; description: string }>;
+  /** The values its first argument takes, when it lists them (`completion <shell>`). */
+  argumentValues: Array<{ name: string; description: string }>;
   options: CompletionOption[];
 }
 
@@ -44,6 +46,7 @@ export function completionTree(program: Command): CompletionNode[] {
       path,
       description: firstLine(command.description()),
       subcommands: subcommands.map((sub) => ({ name: sub.name(), description: firstLine(sub.description()) })),
+      argumentValues: (command.registeredArguments[0]?.argChoices ?? []).map((name) => ({ name, description: firstLine(command.registeredArguments[0]!.description) })),
       options: help.visibleOptions(command).map((option) => ({
         names: [option.long, option.short].filter((name): name is string => typeof name === 'string'),
         description: firstLine(option.description),

@@ -11,7 +11,7 @@ export function registerTriggersCommand(program: Command): void {
     program
       .command('triggers')
       .description('print the trigger catalogue (spec 6.2): tier, description and data fields; --live reads it from the API')
-      .option('--json', 'print the catalogue as JSON (with --live: exactly the API\'s data)')
+      .option('--json', 'print the catalogue as JSON (with --live: the API\'s data, each entry with this build\'s dataFields, null for a trigger it does not know)')
       .option('--live', 'read the catalogue from GET /webhooks/triggers (needs --api-url and a key); shows tier and entitled'),
   ).action(async function (this: Command, opts: { json?: boolean; live?: boolean; apiUrl?: string; apiKey?: string }) {
     const output = outputOf(this);

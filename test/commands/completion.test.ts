@@ -4,7 +4,7 @@
  * zsh and fish (.ci/run); where one is absent here, its cases are skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -25,9 +25,9 @@ beforeAll(async () => {
 afterAll(() => remove());
 
 /** What bash offers for a command line whose last word is being typed. */
-function bash(words: string[]): string[] {
+function bash(words: string[], cwd = dir): string[] {
   const program = `source ${scripts.bash}; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _hookrelay; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  return execFileSync('bash', ['-c', program, 'bash', 'hookrelay', ...words], { cwd: dir, encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('bash', ['-c', program, 'bash', 'hookrelay', ...words], { cwd, encoding: 'utf8' }).split('\n').filter(Boolean);
 }
 
 /** What zsh offers: the completion functions it calls are stubbed to print their candidates. */
@@ -35,7 +35,8 @@ function zsh(words: string[]): string[] {
   const program = [
     'compdef() { :; }',
     // Its own array must not be named `items`, the caller's: ${(P)4} would read the empty local.
-    '_describe() { local -a offered; offered=("${(@P)4}"); printf "%s\\n" "${offered[@]%%:*}"; }',
+    // Like compadd under it, only the names that start with the word being completed.
+    '_describe() { local -a offered; offered=("${(@P)4}"); local name prefix=${words[CURRENT]}; local -i found=1; for name in "${offered[@]%%:*}"; do [[ ${name[1,${#prefix}]} == "$prefix" ]] && { print -r -- $name; found=0; }; done; return found; }',
     'compadd() { [[ $1 == -a ]] && printf "%s\\n" "${(@P)2}"; }',
     '_files() { print -- "(files)"; }',
     `source ${scripts.zsh}`,
@@ -91,11 +92,30 @@ describe('hookrelay completion', () => {
       expect(bash(['listen', '--db', 'store-h'])).toEqual(['store-here.db']);
       expect(bash(['events', '--help', 'list', '--li'])).toEqual(['--limit']);
     });
+
+    it('keeps a file name whole (a space, a glob character), and never completes a command as a folder', () => {
+      const folder = join(dir, 'hostile');
+      mkdirSync(join(folder, 'events'), { recursive: true });
+      for (const name of ['my capture.txt', '*', "it's.json"]) writeFileSync(join(folder, name), '');
+      const inFolder = (words: string[]) => bash(words, folder);
+      expect(inFolder(['verify', 'my'])).toEqual(['my capture.txt']);
+      expect(inFolder(['listen', '--db', '']).sort()).toEqual(['*', 'events', "it's.json", 'my capture.txt']);
+      expect(inFolder(['ev'])).toEqual(['events']);
+      // File names are completed as paths only where a file is wanted, never for the command words.
+      expect(execFileSync('bash', ['-c', `source ${scripts.bash}; complete -p hookrelay`], { encoding: 'utf8' }).trim()).toBe('complete -F _hookrelay hookrelay');
+    });
+
+    it('completes --flag=value, and the values of a command\'s argument', () => {
+      expect(bash(['events', 'list', '--status', '=', 'd'])).toEqual(['duplicate']);
+      expect(bash(['listen', '--log-format', '='])).toEqual(['pretty', 'json', 'silent']);
+      expect(bash(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    });
   });
 
   describe.runIf(has('zsh'))('zsh', () => {
     it('completes commands, subcommands and flags', () => {
-      expect(zsh(['ev'])).toContain('events');
+      expect(zsh(['ev'])).toEqual(['events']);
+      expect(zsh(['completion', ''])).toEqual(['bash', 'zsh', 'fish']);
       expect(zsh(['events', ''])).toEqual(EVENTS_SUBCOMMANDS);
       expect(zsh(['events', 'list', '--j'])).toContain('--json');
       expect(zsh(['--help', 'events', ''])).toEqual(EVENTS_SUBCOMMANDS);
@@ -114,6 +134,7 @@ describe('hookrelay completion', () => {
       expect(fish('hookrelay events ').sort()).toEqual([...EVENTS_SUBCOMMANDS].sort());
       expect(fish('hookrelay events list --j')).toEqual(['--json']);
       expect(fish('hookrelay listen --log-format ').sort()).toEqual(['json', 'pretty', 'silent']);
+      expect(fish('hookrelay completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
     });
 
     it('offers file names after a flag that takes a value', () => {
