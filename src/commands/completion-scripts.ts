@@ -30,6 +30,22 @@ function shCaseTables(tree: readonly CompletionNode[], prefix: string): string {
     table(`${prefix}_value_options`, tree.map((node) => [pathText(node), valueOptions(node).map((option) => option.name)])),
     table(`${prefix}_choices`, tree.flatMap((node) => valueOptions(node).map((option): [string, string[]] => [`${pathText(node)}${node.path.length ? ' ' : ''}${option.name}`, option.choices]))),
     table(`${prefix}_arguments`, tree.map((node) => [pathText(node), node.argumentValues.map((value) => value.name)])),
+    `${prefix}_has() { case " $1 " in *" $2 "*) return 0 ;; esac; return 1; }`,
+    // The one walk both shells run: the words before the cursor (after the command) give the command
+    // path; a flag that takes a value hides the word after it.
+    `${prefix}_path() {
+  local cmdpath= word skip=
+  for word in "$@"; do
+    if [[ -n $skip ]]; then
+      skip=
+    elif [[ $word == -* ]]; then
+      ${prefix}_has "$(${prefix}_value_options "$cmdpath")" "$word" && skip=1
+    elif ${prefix}_has "$(${prefix}_subcommands "$cmdpath")" "$word"; then
+      cmdpath=\${cmdpath:+$cmdpath }$word
+    fi
+  done
+  printf '%s' "$cmdpath"
+}`,
   ].join('\n');
 }
 
@@ -37,27 +53,19 @@ function bashScript(tree: readonly CompletionNode[]): string {
   return `# hookrelay completion for bash. Load it in this shell:  source <(hookrelay completion bash)
 # or for every shell:  hookrelay completion bash > ~/.local/share/bash-completion/completions/hookrelay
 ${shCaseTables(tree, '_hookrelay')}
-_hookrelay_has() { case " $1 " in *" $2 "*) return 0 ;; esac; return 1; }
 # One candidate a line, so a file name with a space or a glob character stays whole; only file names are
 # completed as paths (a folder named like a command must not turn the command into a path).
 _hookrelay_files() { compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$1"); }
 _hookrelay_words() { mapfile -t COMPREPLY < <(compgen -W "$1" -- "$2"); }
 _hookrelay() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} cmdpath= word i
+  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} cmdpath
   # --flag=value: bash splits the word at the = (COMP_WORDBREAKS); the flag is the word before it.
   if [[ $cur == = ]]; then
     cur=
   elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
     prev=\${COMP_WORDS[COMP_CWORD-2]}
   fi
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word=\${COMP_WORDS[i]}
-    if [[ $word == -* ]]; then
-      _hookrelay_has "$(_hookrelay_value_options "$cmdpath")" "$word" && ((i++))
-    elif _hookrelay_has "$(_hookrelay_subcommands "$cmdpath")" "$word"; then
-      cmdpath=\${cmdpath:+$cmdpath }$word
-    fi
-  done
+  cmdpath=$(_hookrelay_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")
   if ((COMP_CWORD > 1)) && [[ $prev == -* ]] && _hookrelay_has "$(_hookrelay_value_options "$cmdpath")" "$prev"; then
     local choices=$(_hookrelay_choices "\${cmdpath:+$cmdpath }$prev")
     if [[ -n $choices ]]; then _hookrelay_words "$choices" "$cur"; else _hookrelay_files "$cur"; fi
@@ -85,7 +93,6 @@ function zshScript(tree: readonly CompletionNode[]): string {
 # hookrelay completion for zsh. Load it in this shell:  source <(hookrelay completion zsh)
 # or for every shell: write it as _hookrelay into a folder of your $fpath, then run compinit.
 ${shCaseTables(tree, '_hookrelay')}
-_hookrelay_has() { case " $1 " in *" $2 "*) return 0 ;; esac; return 1; }
 _hookrelay_commands() {
   local -a items
   case "$1" in
@@ -101,15 +108,8 @@ ${cases((node) => node.options.flatMap((option) => option.names.map((name) => ({
   (( \${#items} )) && _describe -t options option items
 }
 _hookrelay() {
-  local cmdpath= word i cur=\${words[CURRENT]} prev=\${words[CURRENT-1]}
-  for ((i = 2; i < CURRENT; i++)); do
-    word=\${words[i]}
-    if [[ $word == -* ]]; then
-      _hookrelay_has "$(_hookrelay_value_options "$cmdpath")" "$word" && ((i++))
-    elif _hookrelay_has "$(_hookrelay_subcommands "$cmdpath")" "$word"; then
-      cmdpath=\${cmdpath:+$cmdpath }$word
-    fi
-  done
+  local cmdpath cur=\${words[CURRENT]} prev=\${words[CURRENT-1]}
+  cmdpath=$(_hookrelay_path "\${(@)words[2,CURRENT-1]}")
   if ((CURRENT > 2)) && [[ $prev == -* ]] && _hookrelay_has "$(_hookrelay_value_options "$cmdpath")" "$prev"; then
     local -a choices=(\${=$(_hookrelay_choices "\${cmdpath:+$cmdpath }$prev")})
     if (( \${#choices} )); then compadd -a choices; else _files; fi

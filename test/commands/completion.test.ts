@@ -77,7 +77,7 @@ describe('hookrelay completion', () => {
       expect(bash(['events', ''])).toEqual(EVENTS_SUBCOMMANDS);
       expect(bash(['events', 're'])).toEqual(['replay', 'retry', 'retarget']);
       expect(bash(['events', 'list', '--j'])).toEqual(['--json']);
-      expect(bash(['listen', '--port', '4000', '--forward-mo'])).toEqual(['--forward-mode']);
+      expect(bash(['listen', '--port', '0', '--forward-mo'])).toEqual(['--forward-mode']);
     });
 
     it("offers an option's values where the command lists them", () => {
