@@ -19,7 +19,7 @@ import { createIngestPipeline, type IngestPipeline } from '../ingest/pipeline.js
 import type { Metrics } from '../metrics/metrics.js';
 import type { RelayWorker } from '../relay/relay-worker.js';
 import type { Replayer, ReplayResult } from '../relay/replay.js';
-import { createEventHub, type EventHub } from '../runtime/event-hub.js';
+import { createEventHub, emitterOf, type EventHub } from '../runtime/event-hub.js';
 import { openStore, type StoreLocation } from '../store/open-store.js';
 import { acquireInstanceLock, type InstanceLock } from '../store/sqlite/instance-lock.js';
 import type { DeliveryStore } from '../store/store.js';
@@ -141,7 +141,7 @@ export async function createNode<C extends NodeConfig>(given: C, intake: Intake<
       describeOwner = lock.describe;
     }
     const relayTargets: RelayTargets | null = forward?.mode === 'async' ? outboxTargetsOf(forward) : null;
-    const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, commitDelayMs: config.testCommitDelayMs, onCommit: (c) => hub.emit('commit', c) }));
+    const store = deps.store ?? (await openStore(location, { outbox: relayTargets ?? false, commitDelayMs: config.testCommitDelayMs, onCommit: emitterOf(hub, 'commit') }));
     started.add(() => store.close());
     // Several nodes on one PostgreSQL database: each shows what all of them receive.
     if (location.kind === 'postgres' && !deps.store) {

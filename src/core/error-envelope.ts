@@ -23,6 +23,11 @@ export function errorEnvelope<C extends string>(code: C, error: string, at: numb
     : { success: false, error, code, details: extras.details, timestamp, ...requestId };
 }
 
+/** The error envelope as JSON text, `at` ms since the epoch: the receiver's refusals. */
+export function errorEnvelopeText(code: string, error: string, at: number, details?: unknown): string {
+  return JSON.stringify(errorEnvelope(code, error, at, { details }));
+}
+
 /** The spec's success envelope (section 2.1), `{success: true, data, timestamp}`, as JSON text: the receiver's and the adapters' 2xx. */
 export function successEnvelopeText(data: unknown, at: number): string {
   return `{"success":true,"data":${JSON.stringify(data)},"timestamp":"${new Date(at).toISOString()}"}`;

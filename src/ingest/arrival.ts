@@ -1,6 +1,6 @@
 /**
  * One delivery as a source hands it to the pipeline (pipeline.ts), and what the pipeline reads off
- * it before deciding anything. No socket or framework type: an HTTP POST (http-arrival.ts) and a
+ * it before deciding anything. No socket or framework type: an HTTP POST (http-route.ts) and a
  * bridged WebSocket frame build the same Arrival.
  */
 import { hash } from 'node:crypto';

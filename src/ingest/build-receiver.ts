@@ -5,14 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { ReadProblem } from './arrival.js';
-import { errorBody } from './error-envelope.js';
+import { errorEnvelopeText } from '../core/error-envelope.js';
 import { createFaultSockets } from './fault-answer.js';
-import { unreadHttpArrival } from './http-arrival.js';
-import { ingestPlugin } from './ingest-plugin.js';
+import { ingestPlugin, unreadHttpArrival, writeOutcome } from './http-route.js';
 import { ERROR_CODE_HEADER, JSON_TYPE } from './outcome.js';
 import type { IngestPipeline } from './pipeline.js';
 import type { EventHub } from '../runtime/event-hub.js';
-import { writeOutcome } from './reply-outcome.js';
 import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
 
 /** The listener's own settings; the pipeline it hands each arrival to is the node's (build-node.ts). */
@@ -96,7 +94,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     }
     const { ready, reason, ...data } = state;
     if (ready) return reply.type(JSON_TYPE).send({ success: true, data, timestamp: new Date(now).toISOString() });
-    return reply.code(503).type(JSON_TYPE).send(errorBody('NOT_READY', reason ?? 'not ready', now, data));
+    return reply.code(503).type(JSON_TYPE).send(errorEnvelopeText('NOT_READY', reason ?? 'not ready', now, data));
   });
 
   const { pipeline } = options;
@@ -109,7 +107,7 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
   app.register(ingestPlugin, { path: options.path, bodyLimitBytes: options.bodyLimitBytes, clock: options.clock, pipeline, sockets });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).header(ERROR_CODE_HEADER, 'NOT_FOUND').type(JSON_TYPE).send(errorBody('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
+    reply.code(404).header(ERROR_CODE_HEADER, 'NOT_FOUND').type(JSON_TYPE).send(errorEnvelopeText('NOT_FOUND', `nothing is served at ${request.method} ${request.url.slice(0, 200)}; deliveries go to POST ${options.path}`, options.clock())),
   );
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -120,10 +118,10 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
     }
     const now = options.clock();
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).header(ERROR_CODE_HEADER, 'BAD_REQUEST').type(JSON_TYPE).send(errorBody('BAD_REQUEST', error.message, now));
+      return reply.code(error.statusCode).header(ERROR_CODE_HEADER, 'BAD_REQUEST').type(JSON_TYPE).send(errorEnvelopeText('BAD_REQUEST', error.message, now));
     }
     options.hub.emit('notice', { level: 'error', message: `receiver error: ${error.message}` });
-    return reply.code(500).type(JSON_TYPE).send(errorBody('INTERNAL', 'hookrelay failed to handle this request; nothing was acknowledged', now));
+    return reply.code(500).type(JSON_TYPE).send(errorEnvelopeText('INTERNAL', 'hookrelay failed to handle this request; nothing was acknowledged', now));
   });
 
   return app;

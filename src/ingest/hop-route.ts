@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hopPrefix, parseHopPath, type HopRef } from '../core/faults/index.js';
-import { errorBody } from './error-envelope.js';
+import { errorEnvelopeText } from '../core/error-envelope.js';
 import { JSON_TYPE } from './outcome.js';
 
 export interface HopRouteOptions {
@@ -21,7 +21,7 @@ export function registerHopRoute(app: FastifyInstance, options: HopRouteOptions)
   app.post(`${hopPrefix(options.path)}*`, async (request, reply) => {
     const hop = parseHopPath(options.path, request.url);
     if (!hop.ok) {
-      return reply.code(404).type(JSON_TYPE).send(errorBody('NOT_FOUND', `not a redirect hop hookrelay served; deliveries go to POST ${options.path}`, options.clock()));
+      return reply.code(404).type(JSON_TYPE).send(errorEnvelopeText('NOT_FOUND', `not a redirect hop hookrelay served; deliveries go to POST ${options.path}`, options.clock()));
     }
     return options.serve(request, reply, hop.ref);
   });

@@ -1,6 +1,6 @@
 /**
  * What the pipeline decided for one arrival: what goes back on the wire, and the attempt record.
- * A source's adapter only writes the action (HTTP: reply-outcome.ts); the record is made by
+ * A source's adapter only writes the action (HTTP: http-route.ts); the record is made by
  * attempt-log.ts, in the pipeline, in its place relative to the answer.
  */
 import type { AttemptRecord } from '../core/records.js';

@@ -17,7 +17,7 @@ import type { TraceParent } from '../telemetry/tracing.js';
 import { pairHeaders, type DeliveryStore } from '../store/store.js';
 import type { Arrival } from './arrival.js';
 import { createPerKeyTurns } from './per-key-turns.js';
-import type { Rejection } from './rejection.js';
+import type { Rejection } from './request-verdict.js';
 
 export type HandOn =
   /** The id is stored already: not handed on again (answered as a duplicate). */

@@ -17,17 +17,16 @@ import type { Passthrough } from '../handoff/passthrough.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { OutboxPort } from '../runtime/outbox-port.js';
 import type { DeliveryStore } from '../store/store.js';
-import { endStep, startArrival, type ArrivalTrace } from '../telemetry/tracing.js';
+import { endStep, startArrival, tracingOn, type ArrivalTrace } from '../telemetry/tracing.js';
 import { attemptOf, readFacts, type Arrival, type ArrivalFacts } from './arrival.js';
 import { createAttemptLog } from './attempt-log.js';
-import { errorBody } from './error-envelope.js';
+import { errorEnvelopeText } from '../core/error-envelope.js';
 import { carryOutFault, type FaultStep } from './fault-outcome.js';
 import { createFaultStage, NO_FAULTS } from './fault-stage.js';
 import { jsonAnswer, type Outcome } from './outcome.js';
 import { createPassthroughStep } from './passthrough-step.js';
 import { receiverHints } from './rejection-hints.js';
-import { sizeRejection, untakenRejection, type Rejection } from './rejection.js';
-import { checkSignedEnvelope, type CheckName } from './request-verdict.js';
+import { checkSignedEnvelope, sizeRejection, untakenRejection, type CheckName, type Rejection } from './request-verdict.js';
 import { createStoreStep } from './store-step.js';
 
 export interface IngestOptions {
@@ -77,7 +76,7 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
     const attempt = attemptOf(facts, { finishedAt: now, signatureTimestamp, outcome: 'rejected', status: rejection.status, reason: rejection.code, retryAfter: null });
     if (hints.length > 0) attempt.hints = hints;
     const recorded = await log.record(attempt, arrival.requestId, arrival);
-    return { action: jsonAnswer(rejection.status, errorBody(rejection.code, rejection.message, now), rejection.code), recorded: Promise.resolve(recorded) };
+    return { action: jsonAnswer(rejection.status, errorEnvelopeText(rejection.code, rejection.message, now), rejection.code), recorded: Promise.resolve(recorded) };
   }
 
   /** The arrival's span (tracing on only: telemetry/tracing.ts), ended with the attempt's record. */
@@ -95,8 +94,10 @@ export function createIngestPipeline(options: IngestOptions): IngestPipeline {
     return outcome;
   }
 
+  // Asked once, as the node is built after tracing started (build-node.ts): with tracing off an arrival calls nothing of it.
+  const tracing = tracingOn();
   function handle(arrival: Arrival): Promise<Outcome> {
-    const trace = startArrival(arrival);
+    const trace = tracing ? startArrival(arrival) : null;
     return trace === null ? decide(arrival, null) : traced(arrival, trace);
   }
 

@@ -11,10 +11,10 @@ import { StoreUnavailableError } from '../store/store.js';
 import { endStep, type ArrivalTrace } from '../telemetry/tracing.js';
 import type { Arrival } from './arrival.js';
 import type { AttemptLog } from './attempt-log.js';
-import { errorBody, successBody } from './error-envelope.js';
+import { errorEnvelopeText, successEnvelopeText } from '../core/error-envelope.js';
 import { jsonAnswer, type Outcome } from './outcome.js';
 import type { PassthroughStep } from './passthrough-step.js';
-import type { SignatureCheck } from './signature-step.js';
+import type { SignatureCheck } from './request-verdict.js';
 
 export interface StoreStepContext {
   arrival: Arrival;
@@ -89,7 +89,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       const action =
         status === 204 || status === 205 || arrival.source === 'bridge'
           ? { kind: 'answer' as const, status, body: null }
-          : jsonAnswer(status, successBody(apiVersionKnown ? { deliveryId: envelope.id, duplicate } : { deliveryId: envelope.id, duplicate, apiVersionUnknown: envelope.apiVersion }, now));
+          : jsonAnswer(status, successEnvelopeText(apiVersionKnown ? { deliveryId: envelope.id, duplicate } : { deliveryId: envelope.id, duplicate, apiVersionUnknown: envelope.apiVersion }, now));
       return { action, recorded: Promise.resolve(recorded) };
     } catch (err) {
       if (committing) endStep(committing, err instanceof StoreUnavailableError ? 'unavailable' : 'error');
@@ -98,7 +98,7 @@ export function createStoreStep(options: StoreStepOptions): (ctx: StoreStepConte
       // Not awaited: recording into the store that just failed would hold the 503 back until the
       // write times out, past the sender's 10 s attempt timeout.
       const recorded = log.record({ ...attempt, finishedAt: now, outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }, arrival.requestId, arrival);
-      return { action: jsonAnswer(503, errorBody('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now), 'STORE_UNAVAILABLE'), recorded };
+      return { action: jsonAnswer(503, errorEnvelopeText('STORE_UNAVAILABLE', 'the delivery could not be stored; nothing was acknowledged — retry later', now), 'STORE_UNAVAILABLE'), recorded };
     }
   };
 }

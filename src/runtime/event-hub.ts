@@ -45,6 +45,11 @@ export interface EventHub {
   on<K extends HubEventName>(name: K, listener: Listener<K>): () => void;
 }
 
+/** A callback that emits each payload it is given as `name` on `hub`: a store's `onCommit`, for example. */
+export function emitterOf<K extends HubEventName>(hub: EventHub, name: K): (payload: HubEvents[K]) => void {
+  return (payload) => hub.emit(name, payload);
+}
+
 export function createEventHub(): EventHub {
   const listeners = new Map<HubEventName, Set<Listener<never>>>();
   return {

@@ -38,8 +38,9 @@ describe("docs/architecture.md's walk of one delivery", () => {
     cleanups.push(remove);
     const app = await buildApp(testListenConfig(join(dir, 'walk.db')));
     cleanups.push(() => app.close());
-    const send = async () => {
-      const req = signedRequest({ t: Math.floor(Date.now() / 1000) });
+    // Signed before the measure starts: the signing is the sender's code, not the receiver's.
+    const signed = () => signedRequest({ t: Math.floor(Date.now() / 1000) });
+    const send = async (req = signed()) => {
       const res = await request(app.receiverUrl, { method: 'POST', headers: req.headers, body: req.body });
       await res.body.dump();
       expect(res.statusCode).toBe(200);
@@ -51,8 +52,9 @@ describe("docs/architecture.md's walk of one delivery", () => {
     cleanups.push(() => session.disconnect());
     await session.post('Profiler.enable');
     await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    const measured = signed();
     await session.post('Profiler.takePreciseCoverage'); // resets the counts: only the next delivery is measured
-    await send();
+    await send(measured);
     const { result } = await session.post('Profiler.takePreciseCoverage');
     await session.post('Profiler.stopPreciseCoverage');
 

@@ -7,7 +7,7 @@ import { attemptOf, readFacts, type Arrival } from '../../src/ingest/arrival.js'
 import { createAttemptLog, keptRequest } from '../../src/ingest/attempt-log.js';
 import type { Outcome } from '../../src/ingest/outcome.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
-import type { SignatureCheck } from '../../src/ingest/signature-step.js';
+import type { SignatureCheck } from '../../src/ingest/request-verdict.js';
 import { createStoreStep, type StoreStepContext, type StoreStepOptions } from '../../src/ingest/store-step.js';
 import { relayPort } from '../../src/app/start-relay.js';
 import type { RelayWorker } from '../../src/relay/relay-worker.js';
