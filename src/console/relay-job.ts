@@ -26,6 +26,8 @@ export interface RelayJobView {
   /** Where it goes, credentials redacted; null for a job queued before targets were kept. */
   target: string | null;
   /** What its target last answered: its status, null when there was no answer (or no try yet). */
+  lastResponseStatus: number | null;
+  /** @deprecated The same as `lastResponseStatus` (the CLI's name, docs/cli-json.md); removed in 1.0.0. */
   lastStatus: number | null;
   /** Why its last try failed, redacted and clipped; null when none did. */
   lastError: string | null;
@@ -39,6 +41,7 @@ export function relayJobView(job: RelayJob, index: number, redact: (text: string
     tries: job.tries,
     nextAt: job.state === 'pending' ? job.nextAt : null,
     target: clip(redactUrl(job.target), MAX_TARGET_CHARS),
+    lastResponseStatus: job.lastStatus,
     lastStatus: job.lastStatus,
     lastError: job.lastError === null ? null : clip(redact(job.lastError)),
   };

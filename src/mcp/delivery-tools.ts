@@ -151,6 +151,8 @@ function relayJob(job: RelayJob, index: number) {
     state: job.state,
     tries: job.tries,
     nextAt: job.state === 'pending' ? iso(job.nextAt) : null,
+    lastResponseStatus: job.lastStatus,
+    // Deprecated: the same as lastResponseStatus (docs/mcp.md); removed in 1.0.0.
     lastStatus: job.lastStatus,
     lastError: job.lastError === null ? null : untrustedText(job.lastError),
   };

@@ -316,7 +316,7 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     store = createMemoryStore({ outbox: true });
     await build();
     await deadJob('dead1');
-    const deadView = { job: 1, state: 'dead', tries: 1, nextAt: null, target: null, lastStatus: 503, lastError: 'responded 503; gave up after 1 tries' };
+    const deadView = { job: 1, state: 'dead', tries: 1, nextAt: null, target: null, lastResponseStatus: 503, lastStatus: 503, lastError: 'responded 503; gave up after 1 tries' };
     const before = (await call('GET', '/api/deliveries/dead1')).json().data;
     expect(before.relayJobs).toEqual([deadView]);
     // The first job, as clients written before fan-out read it.
@@ -383,8 +383,8 @@ describe('POST /api/deliveries/:id/retry (issue 36, item 10)', () => {
     it('lists one job per target in the list and the detail, their targets without credentials', async () => {
       await fanOut('fan1');
       const jobs = [
-        { job: 1, state: 'done', tries: 1, nextAt: null, target: APP, lastStatus: 204, lastError: null },
-        { job: 2, state: 'dead', tries: 1, nextAt: null, target: SHOWN_AUDIT, lastStatus: 500, lastError: '<img src=x onerror=alert(1)>' },
+        { job: 1, state: 'done', tries: 1, nextAt: null, target: APP, lastResponseStatus: 204, lastStatus: 204, lastError: null },
+        { job: 2, state: 'dead', tries: 1, nextAt: null, target: SHOWN_AUDIT, lastResponseStatus: 500, lastStatus: 500, lastError: '<img src=x onerror=alert(1)>' },
       ];
       const detail = (await call('GET', '/api/deliveries/fan1')).json().data;
       expect(detail.relayJobs).toEqual(jobs);

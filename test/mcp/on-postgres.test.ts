@@ -29,7 +29,7 @@ describe('hookrelay mcp on PostgreSQL', () => {
     cleanups.push(() => h.close());
     expect((await h.call('list_deliveries')).json.deliveries.map((d: any) => d.untrustedContent.id)).toEqual(['pg-a']);
     const shown = await h.call('show_delivery', { id: 'pg-a' });
-    expect(shown.json.relay.jobs).toMatchObject([{ state: 'dead', tries: 1, lastStatus: 500, target: null }]);
+    expect(shown.json.relay.jobs).toMatchObject([{ state: 'dead', tries: 1, lastResponseStatus: 500, lastStatus: 500, target: null }]);
     expect((await h.call('check')).json.summary.deliveries).toBe(1);
     const stats = await h.call('store_stats');
     expect(stats.json.stats.deliveries).toBe(1);

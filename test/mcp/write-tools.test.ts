@@ -91,8 +91,8 @@ describe('hookrelay mcp --allow-write: the write tools', () => {
 
     const shown = await h.call('show_delivery', { id: 'evt-fan' });
     expect(shown.json.relay.jobs).toEqual([
-      { job: 1, target: APP, state: 'dead', tries: 1, nextAt: null, lastStatus: null, lastError: 'down' },
-      { job: 2, target: SHOWN_AUDIT, state: 'dead', tries: 1, nextAt: null, lastStatus: 502, lastError: null },
+      { job: 1, target: APP, state: 'dead', tries: 1, nextAt: null, lastResponseStatus: null, lastStatus: null, lastError: 'down' },
+      { job: 2, target: SHOWN_AUDIT, state: 'dead', tries: 1, nextAt: null, lastResponseStatus: 502, lastStatus: 502, lastError: null },
     ]);
     expect(shown.json.relay.tries.map((t: { target: string }) => t.target)).toEqual([APP, SHOWN_AUDIT]);
 

@@ -289,8 +289,11 @@ export function verdictChipText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'r
 export function movedJobs(jobs: RelayJobView[], relay: RelayView): RelayJobView[] {
   if (relay.replay || relay.nextRetryAt === undefined || relay.target === undefined) return jobs;
   const state: RelayJobView['state'] = relay.ok ? 'done' : relay.nextRetryAt !== null ? 'pending' : 'dead';
-  return jobs.map((job) => (job.target === relay.target ? { ...job, state, nextAt: state === 'pending' ? relay.nextRetryAt ?? null : null, lastStatus: relay.status, lastError: relay.error ?? null } : job));
+  return jobs.map((job) => (job.target === relay.target ? { ...job, state, nextAt: state === 'pending' ? relay.nextRetryAt ?? null : null, lastResponseStatus: relay.status, lastStatus: relay.status, lastError: relay.error ?? null } : job));
 }
+
+/** What a job's target last answered, from this server's name or an older server's; null when none. */
+export const lastAnswerOf = (job: RelayJobView): number | null => job.lastResponseStatus ?? job.lastStatus ?? null;
 
 /** The order a fan-out's states are counted in: what needs a hand first. */
 const JOB_STATES: ReadonlyArray<RelayJobView['state']> = ['dead', 'held', 'pending', 'done'];
@@ -309,7 +312,10 @@ export function relayJobsText(jobs: RelayJobView[] | null): string | null {
 /** Each job of a fan-out on its own line (the relay cell's title): target and state. */
 export function relayJobsLines(jobs: RelayJobView[] | null): string[] {
   if (!jobs || jobs.length < 2) return [];
-  return jobs.map((job) => `${job.target ?? '(no target)'}: ${job.state}${job.lastStatus !== undefined && job.lastStatus !== null ? ` (${job.lastStatus})` : ''}`);
+  return jobs.map((job) => {
+    const status = lastAnswerOf(job);
+    return `${job.target ?? '(no target)'}: ${job.state}${status !== null ? ` (${status})` : ''}`;
+  });
 }
 
 /**

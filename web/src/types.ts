@@ -190,6 +190,8 @@ export interface RelayJobView {
   /** Where it goes, credentials redacted; null for a job queued before targets were kept. */
   target: string | null;
   /** What its target last answered; null when there was no answer (or no try yet). Absent from an older server. */
+  lastResponseStatus?: number | null;
+  /** The same, under the name an older server sends (deprecated there). */
   lastStatus?: number | null;
   lastError?: string | null;
 }

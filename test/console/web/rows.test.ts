@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsText, createRowStore, historyText, movedJobs, queuedDeliveries, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
+import { attemptsText, createRowStore, historyText, lastAnswerOf, movedJobs, queuedDeliveries, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
 import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, RelayJobView } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
@@ -118,6 +118,15 @@ describe('row store', () => {
     // One job says nothing more than the relay cell.
     expect(relayJobsText([job(A, 'dead')])).toBeNull();
     expect(movedJobs([job(A, 'pending')], { at: 1, ok: true, status: 200, latencyMs: 1, replay: false, target: A })).toEqual([job(A, 'pending')]);
+  });
+
+  it("reads a job's last answer by its name, or by the old name an older server sends", () => {
+    const job = { state: 'dead', tries: 1, nextAt: null, target: 'http://127.0.0.1:3000/hooks', lastError: null } as const;
+    expect(lastAnswerOf({ ...job, lastResponseStatus: 502, lastStatus: 502 })).toBe(502);
+    expect(lastAnswerOf({ ...job, lastStatus: 503 })).toBe(503);
+    expect(lastAnswerOf({ ...job, lastResponseStatus: null, lastStatus: null })).toBeNull();
+    expect(lastAnswerOf(job)).toBeNull();
+    expect(relayJobsLines([{ ...job, lastResponseStatus: 500 }, { ...job, state: 'done', lastStatus: 204 }])).toEqual([`${job.target}: dead (500)`, `${job.target}: done (204)`]);
   });
 });
 

@@ -8,6 +8,7 @@
 import { apiSend } from '../api.js';
 import { describeError } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
+import { lastAnswerOf } from '../rows.js';
 import type { RelayJobView, Status } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { replayInto } from './detail-actions.js';
@@ -62,7 +63,7 @@ export function relayJobsTable(jobs: RelayJobView[], deliveryId: string, status:
         replaceChildren(result, el('span', { class: 'error' }, vtext(describeError(err), { max: 500 })));
       }
     };
-    const last = job.tries === 0 ? '—' : el('span', null, `${job.lastStatus ?? 'no answer'}`, job.lastError ? el('span', null, ' — ', vtext(job.lastError, { max: 300 })) : null);
+    const last = job.tries === 0 ? '—' : el('span', null, `${lastAnswerOf(job) ?? 'no answer'}`, job.lastError ? el('span', null, ' — ', vtext(job.lastError, { max: 300 })) : null);
     // Two lines per job: its target across the table (a URL is never broken: cut with an ellipsis if
     // it must be, whole in the title), then its state, tries, last answer, next try and Retry.
     return el(
