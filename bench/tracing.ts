@@ -35,7 +35,7 @@ const PATCHES: Array<[file: string, traced: string, untraced: string]> = [
   ['src/app/build-node.ts', '    // Traces, when the standard OTEL_* variables ask for them (docs: "Traces"); closed last, so it\n    // exports the spans of everything that closes before it.\n', ''],
   ['src/app/build-node.ts', '    const tracing = await startTracing();\n    started.add(() => tracing.close());\n', ''],
   ['src/app/build-node.ts', "    for (const warning of tracing.warnings) startNotices.push({ level: 'warn', message: warning });\n", ''],
-  ['src/ingest/pipeline.ts', "import { endStep, startArrival, type ArrivalTrace } from '../telemetry/tracing.js';\n", ''],
+  ['src/ingest/pipeline.ts', "import { endStep, startArrival, tracingOn, type ArrivalTrace } from '../telemetry/tracing.js';\n", ''],
   ['src/ingest/pipeline.ts', `  /** The arrival's span (tracing on only: telemetry/tracing.ts), ended with the attempt's record. */
   async function traced(arrival: Arrival, trace: ArrivalTrace): Promise<Outcome> {
     let outcome: Outcome;
@@ -51,8 +51,10 @@ const PATCHES: Array<[file: string, traced: string, untraced: string]> = [
     return outcome;
   }
 
+  // Asked once, as the node is built after tracing started (build-node.ts): with tracing off an arrival calls nothing of it.
+  const tracing = tracingOn();
   function handle(arrival: Arrival): Promise<Outcome> {
-    const trace = startArrival(arrival);
+    const trace = tracing ? startArrival(arrival) : null;
     return trace === null ? decide(arrival, null) : traced(arrival, trace);
   }
 
