@@ -20,6 +20,8 @@ export interface ConnectHandle {
   hub: EventHub;
   bridge: BridgeClient;
   consoleUrl: string | null;
+  /** The console's token: the one given, or one generated for a console beyond loopback; null without one. */
+  consoleToken: string | null;
   /** Re-sends a stored delivery, freshly signed and marked (default target: its --route, else --forward-to). */
   replay(deliveryId: string, targetUrl?: string): Promise<ReplayResult | null>;
   /** Resolves when the bridge refused this client for good (a wrong or revoked token). */
@@ -41,6 +43,7 @@ export async function buildConnect(config: ConnectConfig, deps: ConnectDeps = {}
     hub: started.hub,
     bridge: intake.client(),
     consoleUrl: started.consoleUrl,
+    consoleToken: started.consoleToken,
     replay: started.replay,
     refused: intake.refused,
     startNotices: started.startNotices,

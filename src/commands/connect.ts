@@ -12,6 +12,7 @@ import { outputRedactor } from '../config/output-redactor.js';
 import { useColor } from '../config/terminal.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
 import { printable } from '../reporter/printable.js';
+import { consoleTokenNote, shownConsoleUrl } from './console-url.js';
 import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
 
 export function registerConnectCommand(program: Command): void {
@@ -78,7 +79,7 @@ A public side serving its own self-signed certificate (listen --tls-cert): trust
           ...(route ? [`  proxy      ${printable(route, 240)}`] : []),
           `  database   ${config.storeUrl ? 'PostgreSQL' : resolve(config.dbPath)}`,
           ...(config.forward ? [`  forward    ${printable(displayUrl(config.forward.to), 200)}   (signed with ${config.devSecret ? `the development secret in ${config.devSecret.file}` : `--forward-secret ${secretHint(config.forward.secret)}`})`, ...forwardDetailLines(config.forward)] : ['  forward    off: deliveries are stored and shown; pass --forward-to to hand them to your app']),
-          ...(app.consoleUrl ? [`  console    ${app.consoleUrl}`] : []),
+          ...(app.consoleUrl ? [`  console    ${shownConsoleUrl(app.consoleUrl, config.console?.token)}${consoleTokenNote(app.consoleToken !== null, config.console?.token)}`] : []),
           'Ctrl-C to stop.',
           '',
         ].join('\n'),

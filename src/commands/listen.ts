@@ -15,6 +15,7 @@ import { LISTEN_OPTIONS } from '../config/option-specs.js';
 import { printable } from '../reporter/printable.js';
 import { formatRetainDuration } from '../store/retention.js';
 import { attachTerminalReporter } from '../reporter/terminal-reporter.js';
+import { consoleTokenNote, metricsUrl, shownConsoleUrl } from './console-url.js';
 import { addSpecOptions, forwardDetailLines, reportProblems, typedOptions } from './shared-options.js';
 import { isAnyAddress } from '../runtime/hosts.js';
 
@@ -103,10 +104,9 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
         health: new URL('/healthz', app.receiverUrl).href,
         db: config.storeUrl ? displayUrl(config.storeUrl) : resolve(config.dbPath),
         skipVerify: config.skipVerify,
-        // A token the user gave is theirs already: logs carry its hint. A generated one is printed once, here, or it could not be known.
-        console: app.consoleUrl && config.console?.token ? displayUrl(app.consoleUrl) : app.consoleUrl,
+        console: app.consoleUrl ? shownConsoleUrl(app.consoleUrl, config.console?.token) : null,
         bridge: app.bridgeUrl,
-        metrics: app.consoleUrl ? (config.console?.token ? displayUrl(metricsUrl(app.consoleUrl)) : metricsUrl(app.consoleUrl)) : null,
+        metrics: app.consoleUrl ? shownConsoleUrl(metricsUrl(app.consoleUrl), config.console?.token) : null,
         forwardTo: config.forward ? displayUrl(config.forward.to) : null,
         // `url`: the first target, as before fan-out; `urls`: every one; `also` for an --also route.
         routes: (config.forward?.routes ?? []).map(({ glob, urls, also }) => ({ glob, url: displayUrl(urls[0]!), urls: urls.map((u) => displayUrl(u)), ...(also ? { also: true } : {}) })),
@@ -140,13 +140,6 @@ async function runListen(config: ListenConfig, warnings: string[]): Promise<void
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-/** The console's /metrics URL, keeping its `?token=` when it has one. */
-function metricsUrl(consoleUrl: string): string {
-  const url = new URL(consoleUrl);
-  url.pathname = '/metrics';
-  return url.href;
-}
-
 function banner(app: AppHandle, config: ListenConfig, warnings: string[]): string {
   const lines = [
     'hookrelay is listening',
@@ -162,8 +155,9 @@ function banner(app: AppHandle, config: ListenConfig, warnings: string[]): strin
     lines.push(`  bridge     ${app.bridgeUrl}   (${config.bridge!.tokens.map((t) => `${t.name}${t.triggers.length ? ` [${t.triggers.join(',')}]` : ''}`).join(', ')}; laptops: HOOKRELAY_CONNECT_TOKEN=… hookrelay connect <public wss:// URL>)`);
   }
   if (app.consoleUrl) {
-    lines.push(`  console    ${app.consoleUrl}${app.consoleToken && !config.console?.token ? '   (token generated for this run: the console is not on loopback)' : ''}`);
-    lines.push(`  metrics    ${metricsUrl(app.consoleUrl)}   (Prometheus; readiness: GET ${new URL('/readyz', app.receiverUrl).href})`);
+    const given = config.console?.token;
+    lines.push(`  console    ${shownConsoleUrl(app.consoleUrl, given)}${consoleTokenNote(app.consoleToken !== null, given)}`);
+    lines.push(`  metrics    ${shownConsoleUrl(metricsUrl(app.consoleUrl), given)}   (Prometheus; readiness: GET ${new URL('/readyz', app.receiverUrl).href})`);
   }
   if (config.forward) {
     const f = config.forward;

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Feed } from './feed.js';
 import type { HostAllowList } from './host-allow-list.js';
-import { FEED_PROTOCOL, tokenFromUpgrade, tokenMatches } from './token.js';
+import { FEED_PROTOCOL, tokenFromUpgrade, tokenMatches, tokenRefusal } from './token.js';
 
 export const FEED_PATH = '/api/feed';
 /** The page sends nothing; a client message larger than this closes the socket (1009). */
@@ -56,8 +56,9 @@ export function handleFeedUpgrades(options: UpgradeOptions): () => void {
     if (url.pathname !== FEED_PATH) return refuse(socket, 404, 'not found');
     if (!options.hosts.hostAllowed(req.headers.host)) return refuse(socket, 403, 'Host header not allowed');
     if (!options.hosts.originAllowed(req.headers.origin)) return refuse(socket, 403, 'Origin not allowed: the feed only serves the console page');
-    if (options.token !== null && !tokenMatches(options.token, tokenFromUpgrade(req.headers, url.searchParams))) {
-      return refuse(socket, 401, 'this console needs its token');
+    if (options.token !== null) {
+      const given = tokenFromUpgrade(req.headers, url.searchParams);
+      if (!tokenMatches(options.token, given)) return refuse(socket, 401, tokenRefusal('this console', given, 'pass ?token='));
     }
     const since = url.searchParams.get('since');
     const sinceNumber = since !== null && /^\d{1,15}$/.test(since) ? Number(since) : null;

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ConsoleApiError } from './api-envelope.js';
 import type { HostAllowList } from './host-allow-list.js';
-import { tokenFromHeaders, tokenMatches } from './token.js';
+import { tokenFromHeaders, tokenMatches, tokenRefusal } from './token.js';
 
 export function checkMetricsRequest(request: FastifyRequest, options: { hosts: HostAllowList; token: string | null }): void {
   if (!options.hosts.hostAllowed(request.headers.host)) {
@@ -16,6 +16,6 @@ export function checkMetricsRequest(request: FastifyRequest, options: { hosts: H
   const query = request.query as Record<string, unknown> | undefined;
   const given = tokenFromHeaders(request.headers) ?? (typeof query?.token === 'string' ? query.token : undefined);
   if (!tokenMatches(options.token, given)) {
-    throw new ConsoleApiError(401, 'UNAUTHORIZED', 'metrics need the console token: send the x-hookrelay-token header or ?token=');
+    throw new ConsoleApiError(401, 'UNAUTHORIZED', tokenRefusal('/metrics', given, 'send the x-hookrelay-token header or ?token='));
   }
 }

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleApiError } from './api-envelope.js';
 import type { HostAllowList } from './host-allow-list.js';
-import { tokenFromHeaders, tokenMatches } from './token.js';
+import { tokenFromHeaders, tokenMatches, tokenRefusal } from './token.js';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; " +
@@ -47,8 +47,9 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
   // API route. Only the page's static files (and plain 404s) are served without the token.
   const route = request.routeOptions.url;
   const needsToken = options.token !== null && route !== undefined && route !== STATIC_ROUTE;
-  if (needsToken && !tokenMatches(options.token!, tokenFromHeaders(headers))) {
-    throw new ConsoleApiError(401, 'UNAUTHORIZED', 'this console needs its token: open the URL printed at startup, or send the x-hookrelay-token header');
+  if (needsToken) {
+    const given = tokenFromHeaders(headers);
+    if (!tokenMatches(options.token!, given)) throw new ConsoleApiError(401, 'UNAUTHORIZED', tokenRefusal('this console', given, 'send the x-hookrelay-token header'));
   }
   if (SAFE_METHODS.has(request.method)) return;
 

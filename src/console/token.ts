@@ -15,6 +15,16 @@ export function tokenMatches(expected: string, given: string | undefined | null)
   return timingSafeEqual(digest(expected), digest(given));
 }
 
+/**
+ * Why a request was refused for its token, `what` being the part asked for ("this console",
+ * "metrics"): none sent, or one that is not this console's. The token itself is never echoed.
+ */
+export function tokenRefusal(what: string, given: string | undefined | null, howToSend: string): string {
+  return typeof given === 'string' && given.length > 0
+    ? `${what}: the token sent is not this console's: use the one in the console URL printed at startup (or the one given by --console-token or HOOKRELAY_CONSOLE_TOKEN)`
+    : `${what} needs its token: open the console URL printed at startup, or ${howToSend}`;
+}
+
 /** The token of an API request: `x-hookrelay-token` or `Authorization: Bearer`. */
 export function tokenFromHeaders(headers: IncomingHttpHeaders): string | undefined {
   const header = headers[TOKEN_HEADER];

@@ -49,6 +49,15 @@ describe('listen at start', () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it('hides a console token the user gave, in the banner as in the JSON line', async () => {
+    const token = 'tok_given_by_the_user_1234';
+    const { child, banner } = await startListenBanner(['--port', '0', '--console-port', '0', '--console-token', token, '--db', join(dir(), 'h.db')], (kill) => cleanups.push(kill));
+    child.kill('SIGKILL');
+    expect(banner).not.toContain(token);
+    expect(banner).toMatch(/console {4}http:\/\/\S+\/\?token=\[redacted\] {3}\(its token is the one given: --console-token or HOOKRELAY_CONSOLE_TOKEN\)/);
+    expect(banner).toMatch(/metrics {4}http:\/\/\S+\/metrics\?token=\[redacted\]/);
+  }, 30_000);
+
   it('says in its banner when the receiver is bound to every interface, and not otherwise', async () => {
     const bannerOf = async (host: string) => {
       const { child, banner } = await startListenBanner(['--host', host, '--port', '0', '--no-console', '--db', join(dir(), 'h.db')], (kill) => cleanups.push(kill));

@@ -154,6 +154,11 @@ describe('token beyond loopback', () => {
       expect(res.status, path).toBe(401);
       expect(JSON.parse(res.body)).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
     }
+    // A token that was sent but is wrong is told so, not told to send one; the token is never echoed.
+    const status = await httpRequest(fx.port, { path: '/api/status', headers: { host: fx.host, ...headers } });
+    const sent = Object.keys(headers).length > 0;
+    expect(JSON.parse(status.body).error).toMatch(sent ? /the token sent is not this console's/ : /needs its token: open the console URL printed at startup/);
+    for (const value of Object.values(headers)) expect(status.body).not.toContain(value.replace(/^Bearer /, ''));
     const post = await httpRequest(fx.port, { method: 'POST', path: '/api/faults', headers: { host: fx.host, 'content-type': 'application/json', ...headers }, body: '{"line":"503"}' });
     expect(post.status).toBe(401);
     // The relay retry of the detail (issue 36, item 10) is behind the same token.
