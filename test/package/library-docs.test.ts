@@ -1,13 +1,14 @@
 /**
  * docs/library.md (shipped in the tarball) documents every option of `startTestReceiver`, read from
  * its type in src/testing/start-test-receiver.ts: each has a row with its default, and appears in
- * an example. An option added without its line there fails here.
+ * an example. An option added without its line there fails here. Its first example runs as written.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const SOURCE = 'src/testing/start-test-receiver.ts';
@@ -45,6 +46,30 @@ describe('docs/library.md on startTestReceiver', () => {
     for (const name of names) {
       expect(defaults.get(name) ?? '', `the default of ${name}`).not.toBe('');
       expect(examples, `an example with ${name}`).toMatch(new RegExp(`startTestReceiver\\(\\{[^;]*\\b${name}:`));
+    }
+  });
+});
+
+describe("docs/library.md's first example", () => {
+  it('runs as written, against this build of the package', async () => {
+    const docs = readFileSync(join(REPO, 'docs', 'library.md'), 'utf8');
+    const core = docs.slice(docs.indexOf('## Core'));
+    const block = /```ts\n([\s\S]*?)```/.exec(core)![1]!;
+    expect(block).toContain("from 'hookrelay'");
+    const dir = mkdtempSync(join(tmpdir(), 'hookrelay-library-example-'));
+    try {
+      const file = join(dir, 'verify.ts');
+      writeFileSync(file, block.replace("from 'hookrelay'", `from ${JSON.stringify(pathToFileURL(join(REPO, 'src/index.ts')).href)}`));
+      const lines: unknown[][] = [];
+      const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args));
+      try {
+        await import(pathToFileURL(file).href);
+      } finally {
+        log.mockRestore();
+      }
+      expect(lines).toEqual([[true, 0], [true]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
