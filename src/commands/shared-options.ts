@@ -58,6 +58,7 @@ export function forwardDetailLines(forward: ForwardConfig | null | undefined): s
   }
   if (forward.trust?.insecure) lines.push('  trust      --forward-insecure: any certificate of an https forward or route target is accepted');
   else if (forward.trust?.caFile) lines.push(`  trust      https forward and route targets may use certificates of ${printable(forward.trust.caFile, 200)} (--forward-ca)`);
+  if (forward.trust?.proxy) lines.push(`  proxy      hand-offs go through ${printable(displayUrl(forward.trust.proxy.url), 200)} (${forward.trust.proxy.from})`);
   return lines;
 }
 
