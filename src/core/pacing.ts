@@ -1,5 +1,5 @@
 /**
- * `--pace '[URL] [concurrency=N] [rate=N/s|N/m] [burst=N] [paused]'`: how fast the relay hands on to a
+ * `--pace '[URL] [concurrency=N] [rate=N/s|N/m] [burst=N] [paused] [order=KEY] [on-dead=skip|block]'`: how fast, and in what order, the relay hands on to a
  * target. A text with a URL paces that target; one without sets the default of every other target.
  * The relay applies it (src/relay/target-gates.ts); a target nobody paced gets DEFAULT_PACE, today's
  * fixed concurrency and no rate.
