@@ -4,7 +4,7 @@ import { shellQuote } from '../core/shell-command.js';
 import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
 import { openStoreReader } from '../store/open-store.js';
-import type { AttemptOutcome } from '../store/store.js';
+import type { AttemptOutcome, StoreStats } from '../store/store.js';
 import { asJson, attemptRow, deliveryRow, storedAttemptJson } from './events-rows.js';
 import { CONFIG_FLAG, DB_FLAG, STORE_FLAG, withStore } from './events-store-access.js';
 import { reportProblems } from './shared-options.js';
@@ -67,14 +67,39 @@ export function registerEventsListCommand(events: Command): void {
         }
         const page = await reader.listDeliveries({ ...query, limit, before: cursor });
         if (flags.json) process.stdout.write(`${JSON.stringify(page.items.map(asJson), null, 2)}\n`);
-        else process.stdout.write(page.items.length ? `${page.items.map(deliveryRow).join('\n')}\n` : emptyListLine(flags.trigger, status === 'duplicate', cursor !== undefined));
+        else if (page.items.length > 0) process.stdout.write(`${page.items.map(deliveryRow).join('\n')}\n`);
+        else if (flags.trigger || status === 'duplicate' || cursor !== undefined) process.stdout.write(emptyListLine(flags.trigger, status === 'duplicate', cursor !== undefined));
+        // Nothing stored at all: say where the arrivals that stored nothing are (a wrong secret refuses every one).
+        else process.stdout.write(`no deliveries stored yet${notStoredLines((await reader.stats()).attempts, flags)}\n`);
         // On stderr, so the rows on stdout stay clean for a pipe.
         if (page.nextCursor !== null) process.stderr.write(`more: hookrelay events list --cursor ${page.nextCursor}${flags.trigger ? ` --trigger ${shellQuote(flags.trigger)}` : ''}${status ? ` --status ${status}` : ''} (or --all)\n`);
       });
     });
 }
 
+/** An empty page of a filtered list, or past the last page (an empty first page without a filter: notStoredLines). */
 function emptyListLine(trigger: string | undefined, duplicatesOnly: boolean, paged: boolean): string {
   if (trigger || duplicatesOnly) return `no stored delivery matches ${[trigger ? `--trigger ${printable(trigger)}` : '', duplicatesOnly ? '--status duplicate' : ''].filter(Boolean).join(' ')}${paged ? ' on this page' : ''}\n`;
-  return paged ? 'no more deliveries\n' : 'no deliveries stored yet\n';
+  return 'no more deliveries\n';
+}
+
+/** What each outcome that stores nothing means, in the order listed. */
+const NOT_STORED: Array<[AttemptOutcome, string]> = [
+  ['rejected', "refused by the receiver's checks (size, signature or envelope)"],
+  ['faulted', 'answered by a fault rule'],
+  ['unavailable', 'refused because the store could not write'],
+];
+
+/**
+ * The attempts that arrived and stored nothing, as the store counts them for `db stats` (one count
+ * by outcome; no attempt is read), each with the command that lists them; empty when there are none.
+ */
+function notStoredLines(attempts: StoreStats['attempts'], flags: { db?: string; config?: string; store?: string }): string {
+  const counted = NOT_STORED.filter(([outcome]) => attempts[outcome] > 0);
+  if (counted.length === 0) return '';
+  const total = counted.reduce((sum, [outcome]) => sum + attempts[outcome], 0);
+  // The same store as this run, so the command can be run as printed (a --store URL may hold a password: not repeated).
+  const where = `${flags.db !== undefined ? ` --db ${shellQuote(flags.db)}` : ''}${flags.config !== undefined ? ` --config ${shellQuote(flags.config)}` : ''}${flags.store !== undefined ? ' --store <the same URL>' : ''}`;
+  const lines = counted.map(([outcome, why]) => `\n  ${attempts[outcome]} ${outcome}, ${why}: hookrelay events list --status ${outcome}${where}`);
+  return `; ${total} ${total === 1 ? 'attempt' : 'attempts'} arrived and stored nothing:${lines.join('')}`;
 }

@@ -1,7 +1,7 @@
 /**
  * `hookrelay verify`: the receiver's verdict on one captured request, offline, and why it fails.
  * The verdict comes from the receiver's own checks (ingest/request-verdict.ts), in its order and
- * with its codes; the hints from the signature check's explanations.
+ * with its codes; the hints are the ones the receiver keeps with a rejected attempt (ingest/rejection-hints.ts).
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';

@@ -44,7 +44,8 @@ export function rulesFromFile(path: string, where = `--fault-file ${path}`): Rul
       return { rules: [], problems: [`${where}: not valid JSON (${(err as Error).message})`] };
     }
     const read = faultRulesFromJson(value);
-    return read.ok ? { rules: read.rules, problems: [] } : { rules: [], problems: [`${where}: ${read.message}`] };
+    // Every bad rule, each at its rules[i] path, as the text form gives every bad line.
+    return read.ok ? { rules: read.rules, problems: [] } : { rules: [], problems: read.problems.map((problem) => `${where}: ${problem.message}`) };
   }
   const rules: FaultRule[] = [];
   const problems: string[] = [];

@@ -5,11 +5,10 @@
  * with what the reader can do about them, worded for where the request came from.
  */
 import { decodeBodyLeniently } from '../core/envelope.js';
-import { hintTexts } from '../core/signature/signature-hint.js';
 import { inWords, type ExplainedResult } from '../core/signature/verify-verdict.js';
 import { roundSeconds } from '../core/signature/explain-failure.js';
 import type { Arrival } from './arrival.js';
-import { explainSignature, missingHeaderHint, refusalHints } from './rejection-hints.js';
+import { explainSignature, missingHeaderHint, receiverRefusal } from './rejection-hints.js';
 import { judgeArrival, type RequestVerdict } from './request-verdict.js';
 
 /** Where the request came from: a capture file, `verify`'s flags, or an attempt the store kept. */
@@ -32,7 +31,7 @@ export interface ExplainedRequest {
 export function explainRequest(arrival: Arrival, settings: ExplainSettings, source: RequestSource): ExplainedRequest {
   const verdict = judgeArrival(arrival, { secrets: [...settings.secrets], toleranceSeconds: settings.toleranceSeconds, skipVerify: false, bodyLimitBytes: settings.bodyLimitBytes });
   const signature = explainSignature(arrival, { secrets: [...settings.secrets], toleranceSeconds: settings.toleranceSeconds, skipVerify: false });
-  return { verdict, signature, hints: hintsFor(verdict, signature, arrival, source, settings.bodyLimitBytes) };
+  return { verdict, signature, hints: hintsFor(verdict, signature, arrival, source, settings.bodyLimitBytes, settings.secrets.length) };
 }
 
 /**
@@ -41,18 +40,18 @@ export function explainRequest(arrival: Arrival, settings: ExplainSettings, sour
  */
 export function explainRedacted(arrival: Arrival, settings: Omit<ExplainSettings, 'secrets'>, source: RequestSource): { verdict: RequestVerdict; hints: string[] } {
   const verdict = judgeArrival(arrival, { secrets: [], toleranceSeconds: settings.toleranceSeconds, skipVerify: true, bodyLimitBytes: settings.bodyLimitBytes });
-  return { verdict, hints: hintsFor(verdict, null, arrival, source, settings.bodyLimitBytes) };
+  return { verdict, hints: hintsFor(verdict, null, arrival, source, settings.bodyLimitBytes, 0) };
 }
 
 /**
- * Hints on a refusal: the receiver's own (which every rejected attempt keeps too), with what the
- * reader can do: judge with another --body-limit, and give the headers the envelope check needs.
+ * Hints on a refusal: the receiver's own, in its words (receiverRefusal, which every rejected
+ * attempt's hints come from too), with what the reader can do: judge with another --body-limit,
+ * and give the headers the envelope check needs. Not the library's general question on a mismatch
+ * ("are you passing the raw request body?"): verify judges the bytes it is given, as the receiver does.
  */
-function hintsFor(verdict: RequestVerdict, signature: ExplainedResult | null, arrival: Arrival, source: RequestSource, bodyLimitBytes: number): string[] {
+function hintsFor(verdict: RequestVerdict, signature: ExplainedResult | null, arrival: Arrival, source: RequestSource, bodyLimitBytes: number, secretCount: number): string[] {
   if (verdict.ok) return [];
-  const refusal = refusalHints(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes });
-  const { missing } = refusal;
-  const hints = hintTexts(refusal.hints);
+  const { hints, missing } = receiverRefusal(arrival, { check: verdict.check, code: verdict.rejection.code, signature, bodyLimitBytes }, secretCount);
   if (verdict.check === 'size') return source === 'stored' ? hints : hints.map((hint) => `${hint} (judged with listen's setting; pass --body-limit to judge with another)`);
   if (missing.length === 0) return hints;
   if (source === 'stored') return [...hints, missingHeaderHint(missing)!];

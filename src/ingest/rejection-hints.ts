@@ -129,11 +129,25 @@ export function inReceiverWords(hints: readonly RefusalHint[], secretCount: numb
   return hints.map((hint) => (hint.id === 'no-match-question' ? otherSecretHint(secretCount) : hint.text));
 }
 
+/** A refusal's hints as texts in the receiver's words, and the headers it lacked, which each reader words for itself. */
+export interface ReceiverRefusal {
+  hints: string[];
+  missing: MissingHeader[];
+}
+
+/**
+ * The one path from a refusal to the receiver's words: refusalHints, then inReceiverWords. The
+ * pipeline keeps these with a rejected attempt; `verify` and `explain_rejection` print the same.
+ */
+export function receiverRefusal(arrival: Arrival, context: RefusalContext, secretCount: number): ReceiverRefusal {
+  const refusal = refusalHints(arrival, context);
+  return { hints: inReceiverWords(refusal.hints, secretCount), missing: refusal.missing };
+}
+
 /** Every hint the receiver keeps with a rejected attempt: the refusal's, and in the receiver's words which headers were missing. */
 export function receiverHints(arrival: Arrival, check: CheckName, code: string, settings: ReceiverHintSettings): string[] {
   const signature = check === 'signature' ? explainSignature(arrival, settings) : null;
-  const refusal = refusalHints(arrival, { check, code, signature, bodyLimitBytes: settings.bodyLimitBytes });
-  const hints = inReceiverWords(refusal.hints, settings.secrets.length);
-  const missingHint = missingHeaderHint(refusal.missing);
+  const { hints, missing } = receiverRefusal(arrival, { check, code, signature, bodyLimitBytes: settings.bodyLimitBytes }, settings.secrets.length);
+  const missingHint = missingHeaderHint(missing);
   return missingHint === null ? hints : [...hints, missingHint];
 }

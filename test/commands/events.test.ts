@@ -50,6 +50,37 @@ describe('hookrelay events', () => {
     expect(bad.stderr).toMatch(/--status: must be one of/);
   });
 
+  it('with no delivery stored, counts the attempts that stored nothing and gives the command that lists each (tour finding F4)', async () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    const db = join(dir, 'refused.db');
+    const store = await createSqliteStore(db, {});
+    for (const receivedAt of [1_000, 2_000]) await store.recordAttempt(attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', receivedAt }));
+    await store.recordAttempt(attemptFor(null, { outcome: 'faulted', status: 503, reason: 'fault', receivedAt: 3_000 }));
+    await store.close();
+    const listed = await runCli(['events', 'list', '--db', db]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe(
+      [
+        'no deliveries stored yet; 3 attempts arrived and stored nothing:',
+        `  2 rejected, refused by the receiver's checks (size, signature or envelope): hookrelay events list --status rejected --db ${db}`,
+        `  1 faulted, answered by a fault rule: hookrelay events list --status faulted --db ${db}`,
+        '',
+      ].join('\n'),
+    );
+    // The command printed lists them.
+    const command = /: hookrelay (events list --status rejected .*)$/m.exec(listed.stdout)![1]!.split(' ');
+    const rejected = await runCli(command);
+    expect(rejected.stdout.trim().split('\n')).toHaveLength(2);
+    expect(rejected.stdout).toMatch(/400 rejected .*SIGNATURE_MISMATCH/);
+    // --json stays the list alone.
+    expect((await runCli(['events', 'list', '--db', db, '--json'])).stdout).toBe('[]\n');
+    // An empty database: nothing to point at.
+    const empty = join(dir, 'empty.db');
+    await (await createSqliteStore(empty, {})).close();
+    expect((await runCli(['events', 'list', '--db', empty])).stdout).toBe('no deliveries stored yet\n');
+  });
+
   it('pages with --cursor, streams every delivery with --all, and never changes a limit without saying so', async () => {
     const { db } = await seeded();
     const first = await runCli(['events', 'list', '--db', db, '--limit', '2']);

@@ -20,7 +20,10 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A real receiver gets a wrong-secret delivery and one signed 400 s ago; the database is closed after. */
+/**
+ * A real receiver gets a delivery signed with its secret plus a trailing newline, one signed with
+ * another secret, and one signed 400 s ago; the database is closed after.
+ */
 async function received() {
   const { dir, remove } = tempDir();
   cleanups.push(remove);
@@ -30,8 +33,10 @@ async function received() {
   const post = (req: ReturnType<typeof signedRequest>) =>
     request(`http://127.0.0.1:${app.receiverPort}/webhooks`, { method: 'POST', headers: req.headers, body: req.body }).then(async (r) => (await r.body.json()) as { code: string });
   const wrongSecret = signedRequest({ id: 'wrong-secret', secret: `${TEST_SECRET}\n`, t: now, body: Buffer.concat([envelopeBody('wrong-secret'), Buffer.from('\n')]) });
+  const otherSecret = signedRequest({ id: 'other-secret', secret: 'whsec_someone_elses_secret_0123456789', t: now });
   const stale = signedRequest({ id: 'stale', t: now - 400 });
   expect((await post(wrongSecret)).code).toBe('SIGNATURE_MISMATCH');
+  expect((await post(otherSecret)).code).toBe('SIGNATURE_MISMATCH');
   expect((await post(stale)).code).toBe('TIMESTAMP_TOO_OLD');
   await app.close();
   return { db, dir, wrongSecret, stale };
@@ -82,7 +87,8 @@ describe('rejected attempts in the CLI', () => {
 
   it('export --format capture → verify gives the receiver verdict again: same code, same hints, judged at the arrival time', async () => {
     const { db, dir } = await received();
-    for (const id of ['wrong-secret', 'stale']) {
+    // The other secret: no guess explains it, so the receiver words the cause its own way (tour finding F8).
+    for (const id of ['wrong-secret', 'other-secret', 'stale']) {
       const stored = JSON.parse((await runCli(['events', 'show', id, '--db', db, '--json'])).stdout).attempts[0] as { reason: string; hints: string[] };
       const exported = await runCli(['events', 'export', id, '--attempt', '1', '--format', 'capture', '--include-signature', '--db', db]);
       expect(exported.code, exported.stderr).toBe(0);
@@ -95,6 +101,7 @@ describe('rejected attempts in the CLI', () => {
       const text = await runCli(['verify', file, '--secret', TEST_SECRET]);
       expect(text.stdout).toContain(`the receiver would answer 400 ${stored.reason}`);
       expect(text.stdout).toMatch(/judged at .*, when the receiver got it/);
+      expect(text.stdout.split('\n').filter((line) => line.startsWith('  hint: ')), id).toEqual(stored.hints.map((hint) => `  hint: ${hint}`));
     }
   }, 90_000);
 

@@ -1,6 +1,7 @@
 /** rejection-hints.ts: the receiver words the general question its own way, picking the hint by id, never by its wording. */
 import { describe, expect, it, vi } from 'vitest';
 import { noMatchQuestion } from '../../src/core/signature/explain-text.js';
+import { explainRequest } from '../../src/ingest/explain-request.js';
 import { explainSignature, inReceiverWords, otherSecretHint, receiverHints, type RefusalHint } from '../../src/ingest/rejection-hints.js';
 import { envelopeBody, signedRequest, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { arrivalOf } from './step-helpers.js';
@@ -62,5 +63,18 @@ describe('receiverHints on a signature mismatch', () => {
     const req = { ...signed, body: Buffer.concat([body, Buffer.from('\n')]) };
     const hints = mismatchHints([TEST_SECRET], req);
     expect(hints).toEqual([expect.stringMatching(/^the body was changed after signing: it matches the body with its trailing newline removed/)]);
+  });
+});
+
+describe("explainRequest (verify, explain_rejection) gives the receiver's hints", () => {
+  // Tour finding F8: for another secret, verify printed the library's general question instead.
+  it.each(['capture', 'flags', 'stored'] as const)('for a request signed with another secret, from a %s', (source) => {
+    for (const secrets of [[TEST_SECRET], ['whsec_a_1', TEST_SECRET]]) {
+      const arrival = arrivalOf(signedRequest({ secret: 'whsec_someone_else' }));
+      const explained = explainRequest(arrival, { secrets, toleranceSeconds: SETTINGS.toleranceSeconds, bodyLimitBytes: SETTINGS.bodyLimitBytes }, source);
+      expect(explained.verdict.ok === false && explained.verdict.rejection.code).toBe('SIGNATURE_MISMATCH');
+      expect(explained.hints).toEqual(receiverHints(arrival, 'signature', 'SIGNATURE_MISMATCH', { ...SETTINGS, secrets }));
+      expect(explained.hints).toEqual([otherSecretHint(secrets.length)]);
+    }
   });
 });

@@ -5,7 +5,7 @@ export { MAX_RULE_LENGTH, parseFaultRule } from './parse-rule.js';
 export type { FaultRuleParse } from './parse-rule.js';
 export { formatAnswer, formatFaultRule } from './format-rule.js';
 export { MAX_RULES, faultRuleFromJson, faultRuleToJson, faultRulesFromJson, faultRulesToJson } from './rule-json.js';
-export type { FaultAnswerJson, FaultRuleFileJson, FaultRuleJson, FaultRuleJsonResult, FaultRulesJsonResult } from './rule-json.js';
+export type { FaultAnswerJson, FaultRuleFileJson, FaultRuleJson, FaultRuleJsonResult, FaultRulesJsonResult, RuleJsonProblem } from './rule-json.js';
 export { conditionsHold, decideFault, emptyFaultState, faultRuleKey } from './match-rule.js';
 export type { FaultArrival, FaultDecision, FaultState } from './match-rule.js';
 export { FAULT_ERROR_CODE, FAULT_HEADER, SLOW_HEADERS_STATUS_LINE, planFaultAnswer, planHopArrival } from './answer-plan.js';

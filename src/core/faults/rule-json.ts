@@ -28,7 +28,12 @@ export { faultRuleToJson, faultRulesToJson } from './rule-json-write.js';
 export type { FaultAnswerJson, FaultRuleFileJson, FaultRuleJson } from './rule-json-write.js';
 
 export type FaultRuleJsonResult = { ok: true; rule: FaultRule } | { ok: false; path: string; message: string };
-export type FaultRulesJsonResult = { ok: true; rules: FaultRule[] } | { ok: false; path: string; message: string };
+/** A problem of a rule file: the JSON path it is at, and a message that names the path. */
+export interface RuleJsonProblem {
+  path: string;
+  message: string;
+}
+export type FaultRulesJsonResult = { ok: true; rules: FaultRule[] } | { ok: false; problems: RuleJsonProblem[] };
 
 export const MAX_RULES = 1000;
 
@@ -58,40 +63,49 @@ export function faultRuleFromJson(value: unknown, path = ''): FaultRuleJsonResul
 
 /**
  * Validates the file / list form `{ "rules": [ … ] }`; each entry is a JSON rule or a one-line
- * rule text. Refuses with the path of the first problem (`rules[2].answer.status …`) and
- * duplicate ids. Never throws.
+ * rule text. Refuses with every bad rule's problem, in order, each at its path (`rules[2].answer.status …`;
+ * a rule's first problem only, as a one-line rule gives one), and every duplicate id among the
+ * rules that read. A file that is not `{ "rules": [ … ] }` is one problem. Never throws.
  */
 export function faultRulesFromJson(value: unknown): FaultRulesJsonResult {
+  let list: unknown[];
   try {
     const obj = readObject(value, '', ['rules']);
     if (!Object.hasOwn(obj, 'rules')) throw new Refusal('rules', 'rules is missing: expected { "rules": [ … ] }');
-    const list = obj['rules'];
-    if (!Array.isArray(list)) throw new Refusal('rules', 'rules must be an array');
-    if (list.length > MAX_RULES) throw new Refusal('rules', `rules must hold at most ${MAX_RULES} rules`);
-    const rules: FaultRule[] = [];
-    const ids = new Map<string, number>();
-    list.forEach((entry: unknown, i) => {
-      const at = `rules[${i}]`;
-      let rule: FaultRule;
-      if (typeof entry === 'string') {
-        const parsed = parseFaultRule(entry);
-        if (!parsed.ok) throw new Refusal(at, `${at}: ${parsed.message}`);
-        rule = parsed.rule;
-      } else {
-        rule = readRule(entry, at);
-      }
-      if (rule.id !== undefined) {
-        const first = ids.get(rule.id);
-        if (first !== undefined) throw new Refusal(`${at}.id`, `${at}.id duplicates the id of rules[${first}] (${rule.id})`);
-        ids.set(rule.id, i);
-      }
-      rules.push(rule);
-    });
-    return { ok: true, rules };
+    const rules = obj['rules'];
+    if (!Array.isArray(rules)) throw new Refusal('rules', 'rules must be an array');
+    if (rules.length > MAX_RULES) throw new Refusal('rules', `rules must hold at most ${MAX_RULES} rules`);
+    list = rules;
   } catch (e) {
-    if (e instanceof Refusal) return { ok: false, path: e.path, message: e.message };
-    return { ok: false, path: '', message: 'rule file could not be read' };
+    if (e instanceof Refusal) return { ok: false, problems: [{ path: e.path, message: e.message }] };
+    return { ok: false, problems: [{ path: '', message: 'rule file could not be read' }] };
   }
+  const rules: FaultRule[] = [];
+  const problems: RuleJsonProblem[] = [];
+  const ids = new Map<string, number>();
+  list.forEach((entry: unknown, i) => {
+    const at = `rules[${i}]`;
+    const read = readEntry(entry, at);
+    if (!read.ok) {
+      problems.push({ path: read.path, message: read.message });
+      return;
+    }
+    const { rule } = read;
+    if (rule.id !== undefined) {
+      const first = ids.get(rule.id);
+      if (first !== undefined) problems.push({ path: `${at}.id`, message: `${at}.id duplicates the id of rules[${first}] (${rule.id})` });
+      else ids.set(rule.id, i);
+    }
+    rules.push(rule);
+  });
+  return problems.length === 0 ? { ok: true, rules } : { ok: false, problems };
+}
+
+/** One entry of a rule file: a one-line rule text, or a JSON rule. */
+function readEntry(entry: unknown, at: string): FaultRuleJsonResult {
+  if (typeof entry !== 'string') return faultRuleFromJson(entry, at);
+  const parsed = parseFaultRule(entry);
+  return parsed.ok ? { ok: true, rule: parsed.rule } : { ok: false, path: at, message: `${at}: ${parsed.message}` };
 }
 
 function readRule(value: unknown, path: string): FaultRule {

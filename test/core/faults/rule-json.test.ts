@@ -155,7 +155,30 @@ describe('faultRulesFromJson: the file form', () => {
     [{ rules: ['503 id=a', 'hang id=b', { id: 'a', answer: { kind: 'reset' } }] }, 'rules[2].id', 'rules[2].id duplicates the id of rules[0] (a)'],
     [{ rules: Array.from({ length: 1001 }, () => 'reset') }, 'rules', 'rules must hold at most 1000 rules'],
   ])('%j → %s', (json, path, message) => {
-    expect(faultRulesFromJson(json)).toStrictEqual({ ok: false, path, message });
+    expect(faultRulesFromJson(json)).toStrictEqual({ ok: false, problems: [{ path, message }] });
+  });
+
+  it('refuses with every bad rule, each at its own path, in order (tour finding F6)', () => {
+    const file = { rules: [{ answer: { kind: 'reset', retryAfter: 3 } }, { match: { attempt: 'x' }, answer: { kind: 'hang' } }, '5O3'] };
+    const result = faultRulesFromJson(file);
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems;
+    expect(problems.map((p) => p.path)).toEqual(['rules[0].answer.retryAfter', 'rules[1].match.attempt', 'rules[2]']);
+    expect(problems[0]!.message).toBe('rules[0].answer.retryAfter is not allowed with kind reset (allowed: kind)');
+    expect(problems[1]!.message).toMatch(/^rules\[1\]\.match\.attempt /);
+    expect(problems[2]!.message).toBe('rules[2]: status must be 3 digits at column 1');
+  });
+
+  it('lists a duplicate id beside the bad rules, the good rules between them read as usual', () => {
+    const result = faultRulesFromJson({ rules: ['503 id=a', { answer: { kind: 'status', status: 9 } }, 'hang', { id: 'a', answer: { kind: 'reset' } }, '5O3'] });
+    expect(result).toStrictEqual({
+      ok: false,
+      problems: [
+        { path: 'rules[1].answer.status', message: 'rules[1].answer.status must be an integer 100-599' },
+        { path: 'rules[3].id', message: 'rules[3].id duplicates the id of rules[0] (a)' },
+        { path: 'rules[4]', message: 'rules[4]: status must be 3 digits at column 1' },
+      ],
+    });
   });
 
   it('round-trips a list through JSON text', () => {
