@@ -15,6 +15,10 @@ import { addPolicyOptions } from '../sender/policy-options.js';
 import { resolveSendSettings, type SendFlags, type SendSettings } from '../config/send-settings.js';
 import { resolveApiUrlOnly, type ServiceFlags } from '../config/service-settings.js';
 import { addLiveCatalogueOptions, triggerIsLive } from './live-trigger-check.js';
+import { LISTEN_OPTIONS } from '../config/option-specs.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
+
+const SECRET_ENV = LISTEN_OPTIONS.find((spec) => spec.key === 'secret')!.env;
 
 export function registerSendCommand(program: Command): void {
   const command = program
@@ -26,7 +30,8 @@ export function registerSendCommand(program: Command): void {
     .option('--trigger <name>', 'the trigger (see `hookrelay triggers`)', 'trustcenter.access_requested')
     .option('--data <json>', "the body's data object, instead of sample data")
     .option('--payload <file>', 'send this file as the body, byte for byte (its "id" becomes x-service-delivery)')
-    .option('--secret <secret>', "signing secret (default: listen's development secret in the data folder)")
+    // Read as listen reads it: the row, its variable and its process-list note are listen's (option-specs.ts).
+    .option('--secret <secret>', `signing secret (default: as listen: ${SECRET_ENV}, the config file, else the development secret in the data folder of --db); ${PROCESS_LIST_NOTE} [env ${SECRET_ENV}]`)
     .option('--unsigned', 'send without x-service-signature');
   addPolicyOptions(command)
     .option('--count <n>', 'how many deliveries', '1')
@@ -45,7 +50,7 @@ export function registerSendCommand(program: Command): void {
       `
 Examples:
   npx hookrelay send --to http://127.0.0.1:4000/webhooks
-  npx hookrelay send --to http://127.0.0.1:3000/hooks --secret "$WEBHOOK_SECRET" --trigger trustcenter.access_approved
+  HOOKRELAY_SECRET="$WEBHOOK_SECRET" npx hookrelay send --to http://127.0.0.1:3000/hooks --trigger trustcenter.access_approved
   npx hookrelay send --to http://127.0.0.1:3000/hooks --count 20 --time-scale 0.001 --json > deliveries.json`,
     )
     .action(async function (this: Command, flags: SendFlags) {
@@ -60,7 +65,8 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
     return 'problems' in checked ? reportProblems(output, checked.problems, json, systemClock.now()) : reportUsage(output, checked.message);
   }
   const settings = checked.settings;
-  // With an API address, the live catalogue's session prints the same warnings.
+  for (const warning of settings.signingWarnings) output.err(warning);
+  // With an API address, the live catalogue's session prints the same proxy warnings.
   if (resolveApiUrlOnly(flags) === undefined) for (const warning of settings.warnings) output.err(warning);
   if (!(await triggerIsLive(command, flags, settings.deliveries[0]!.trigger, output))) return;
   // Loaded here, not at start-up: every other command runs without undici.
@@ -104,11 +110,11 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
     } else {
       const elapsedMs = systemClock.now() - started;
       formatSummary({ url: settings.url, deliveries: result.deliveries, webhook: result.webhook, elapsedMs, seed: settings.seed, interrupted: result.interrupted }).forEach((line) => output.out(line));
-      refusalAdvice(refusals, { signed: settings.secret !== null, how: settings.signing }).forEach((line) => output.out(line));
+      refusalAdvice(refusals, { signed: settings.secret !== null, how: settings.signing, flaw: settings.secretFlaw }).forEach((line) => output.out(line));
       const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
       const attempted = result.deliveries.some((d) => d.attemptCount > 0);
       if (anyReached(result.deliveries)) output.out(`Judge this run (hookrelay listen records it): ${judge}`);
-      else if (attempted) output.out('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
+      else if (attempted) output.out(noRunToJudge(result.deliveries));
     }
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
@@ -121,6 +127,21 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
 /** Whether any attempt reached a receiver, which could have recorded it: one that connected, answered or not. */
 function anyReached(deliveries: readonly Delivery[]): boolean {
   return deliveries.some((d) => d.attempts.some((a) => a.finishedAt !== null && a.failureClass !== 'blocked' && !(a.failureClass === 'network' && a.errorMessage === COULD_NOT_CONNECT)));
+}
+
+/**
+ * Why no attempt reached a receiver: --block-private refused the address before any connection
+ * (the service's SSRF rule), or nothing answered at --to.
+ */
+function noRunToJudge(deliveries: readonly Delivery[]): string {
+  const finished = deliveries.flatMap((d) => d.attempts).filter((a) => a.finishedAt !== null);
+  const blocked = finished.filter((a) => a.failureClass === 'blocked').length;
+  const noRun = 'so there is no run for `hookrelay check` to judge';
+  if (blocked > 0 && blocked === finished.length) {
+    return `No attempt reached a receiver: --block-private blocked every one (the endpoint resolves to a private or reserved address, which the service refuses to send to), ${noRun}. Leave out --block-private to send to a receiver on this machine or network.`;
+  }
+  if (blocked > 0) return `No attempt reached a receiver (--block-private blocked ${blocked}, the others could not connect), ${noRun}: is it listening at --to?`;
+  return `No attempt reached a receiver (none could connect), ${noRun}: is it listening at --to?`;
 }
 
 function printHeading(settings: SendSettings, output: CommandOutput, route: string): void {

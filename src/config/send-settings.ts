@@ -17,6 +17,9 @@ import { integerOrText, policyFromFlags, type PolicyFlags } from '../sender/poli
 import { unreadableBecause } from '../core/file-errors.js';
 import type { ProxySettings } from '../runtime/proxy.js';
 import { proxyFlagOrEnv, resolveProxySettings } from './service-settings.js';
+import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
+import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
+import { secretFlagWarnings } from './secret-flags.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;
@@ -52,6 +55,10 @@ export interface SendSettings {
   secret: string | null;
   /** How the deliveries are signed, for display: never the secret, only its hint. */
   signing: string;
+  /** What is wrong with the signing secret that send can see itself ("ends with a newline"), or null. */
+  secretFlaw: string | null;
+  /** Lines to print once on stderr about the secret (typed as a flag, surrounding whitespace). */
+  signingWarnings: string[];
   webhookId: string;
   deliveries: OutgoingDelivery[];
   /** Which proxy each attempt goes through (decided per URL by src/runtime/proxy.ts). */
@@ -89,7 +96,7 @@ export function resolveSendSettings(flags: SendFlags, now: () => number, env: No
   if (flags.timeScale.trim() === '' || !Number.isFinite(timeScale) || timeScale < 0) {
     return { ok: false, message: `--time-scale must be a number >= 0 (got "${flags.timeScale}")` };
   }
-  const secret = resolveSecret(flags);
+  const secret = resolveSecret(flags, env);
   if (!secret.ok) return secret;
   const random = mulberry32(seed.ok ? seed.value : 0);
   const deliveries = prepareDeliveries(flags, count.ok ? count.value : 1, random, now);
@@ -108,6 +115,8 @@ export function resolveSendSettings(flags: SendFlags, now: () => number, env: No
       blockPrivate: flags.blockPrivate === true,
       secret: secret.secret,
       signing: secret.signing,
+      secretFlaw: secret.flaw,
+      signingWarnings: secret.warnings,
       webhookId: uuidFromRandom(random),
       deliveries: deliveries.value,
       proxy,
@@ -156,24 +165,56 @@ function prepareDeliveries(flags: SendFlags, count: number, random: RandomSource
   return { ok: true, value: deliveries };
 }
 
-function resolveSecret(flags: SendFlags): { ok: true; secret: string | null; signing: string } | { ok: false; message: string } {
+type SecretCheck = { ok: true; secret: string | null; signing: string; flaw: string | null; warnings: string[] } | { ok: false; message: string };
+
+/** The secret row of listen: send reads it as listen does, and warns of it in the same words. */
+const SECRET_OPTION = LISTEN_OPTIONS.filter((spec) => spec.key === 'secret');
+
+/**
+ * The signing secret, with listen's precedence: --secret > HOOKRELAY_SECRET > the config file's
+ * "secret" > the development secret of the data folder. Of several (rotation), the first signs, as
+ * listen's relay signs with its primary secret.
+ */
+function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
   if (flags.unsigned && flags.secret !== undefined) return { ok: false, message: 'give either --secret or --unsigned, not both' };
-  if (flags.unsigned) return { ok: true, secret: null, signing: 'off (--unsigned): no x-service-signature' };
-  if (flags.secret !== undefined) {
-    if (flags.secret.length === 0) return { ok: false, message: '--secret is empty' };
-    return { ok: true, secret: flags.secret, signing: `--secret ${secretHint(flags.secret)}` };
+  if (flags.unsigned) return { ok: true, secret: null, signing: 'off (--unsigned): no x-service-signature', flaw: null, warnings: [] };
+  if (flags.secret !== undefined && flags.secret.length === 0) return { ok: false, message: '--secret is empty' };
+  const resolved = resolveOptions(SECRET_OPTION, { flags: { secret: flags.secret }, env }, CONFIG_FILE_KEYS);
+  if (resolved.problems.length > 0) return { ok: false, message: resolved.problems.join('; ') };
+  const given = resolved.values.secret as string[];
+  if (given.length > 0) {
+    const source = resolved.sources.secret;
+    const spec = SECRET_OPTION[0]!;
+    const where = source === 'flag' ? spec.flag : source === 'env' ? spec.env : `${CONFIG_FILE} "${spec.key}"`;
+    const secret = given[0]!;
+    const flaw = whitespaceFlaw(secret);
+    const warnings = secretFlagWarnings(SECRET_OPTION, resolved.sources).map((warning) => `warning: ${warning}`);
+    // Send can see this itself; the receiver only sees a signature that matches no secret of its own.
+    if (flaw !== null) warnings.push(`warning: ${where} ${flaw}: the service's secrets have none, and send signs with it exactly as given, so a receiver holding the secret without it refuses the signature; strip it`);
+    const which = given.length > 1 ? ` (the first of ${given.length}, the one listen signs with)` : '';
+    return { ok: true, secret, signing: `${where} ${secretHint(secret)}${which}`, flaw, warnings };
   }
   // The same lookup as listen and verify (flag > HOOKRELAY_DB > config file > default), so the
   // secret listen made is found with no flags.
-  const db = resolveDbPath({ db: flags.db });
+  const db = resolveDbPath({ db: flags.db }, env);
   if (!db.ok) return { ok: false, message: `cannot find the data folder: ${db.problems.join('; ')}` };
   const dataDir = dataDirOf(db.dbPath);
   const secret = readDevSecret(dataDir);
   if (secret === undefined) {
     // The development secret belongs to a data folder, not to the machine: say which one was read.
-    return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret, or run send in that listen's folder (or with its --db)` };
+    return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret or set HOOKRELAY_SECRET, or run send in that listen's folder (or with its --db)` };
   }
-  return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}` };
+  // readDevSecret trims the file: nothing to warn of.
+  return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}`, flaw: null, warnings: [] };
+}
+
+/** "ends with a newline", "starts with whitespace", …: what surrounds `secret`, or null. */
+function whitespaceFlaw(secret: string): string | null {
+  const kind = (space: string) => (/[\r\n]/.test(space) ? 'a newline' : 'whitespace');
+  const start = /^\s+/.exec(secret)?.[0];
+  const end = /\s+$/.exec(secret)?.[0];
+  const parts = [...(start === undefined ? [] : [`starts with ${kind(start)}`]), ...(end === undefined ? [] : [`ends with ${kind(end)}`])];
+  return parts.length === 0 ? null : parts.join(' and ');
 }
 
 function checkUrl(value: string | undefined): Result<string> {

@@ -3,13 +3,19 @@
  * public; of the rest, at most the last 4 characters, and nothing at all for a secret whose own
  * part is under 16 characters (4 of 11 would give too much away).
  */
+import { escapeForReading } from './printable-text.js';
+
 const SCHEME_PREFIX = 'whsec_';
 const MIN_LENGTH_FOR_TAIL = 16;
 
+/**
+ * The hint of `secret`. A control character in its tail (the newline of a secret read from a file)
+ * is escaped as `\u000a`: every hint is printed inside a line, which a raw one would break.
+ */
 export function secretHint(secret: string): string {
   const prefix = secret.startsWith(SCHEME_PREFIX) ? SCHEME_PREFIX : '';
   const own = secret.slice(prefix.length);
-  return own.length >= MIN_LENGTH_FOR_TAIL ? `${prefix}…${own.slice(-4)}` : `${prefix}…`;
+  return own.length >= MIN_LENGTH_FOR_TAIL ? `${prefix}…${escapeForReading(own.slice(-4))}` : `${prefix}…`;
 }
 
 /** Replaces every configured secret in a text by its hint (empty secrets are ignored). The one redactor. */

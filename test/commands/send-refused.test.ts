@@ -46,6 +46,19 @@ describe('send, refused by a hookrelay receiver', () => {
     expect(attempt!.hints).toEqual([otherSecretHint(1)]);
   });
 
+  it("its own secret with a trailing newline: the advice says so, not that the receiver's secret is another one, and no line breaks", async () => {
+    const { url } = await receiver();
+    const result = await send('--to', url, '--secret', `${RECEIVER_SECRET}\n`);
+    expect(result.exitCode).toBe(1);
+    expect(result.out).toContain('the receiver said SIGNATURE_MISMATCH');
+    const advice = result.out.split('\n').filter((line) => line.startsWith('The receiver could not verify the signature'));
+    expect(advice).toEqual([
+      "The receiver could not verify the signature, and the secret this run signs with (--secret whsec_…789\\u000a) ends with a newline, which the service's secrets never have: strip it and send again. If the receiver still refuses, its secret is another one: sign with its secret (HOOKRELAY_SECRET or --secret), or start listen with this one. (SIGNATURE_MISMATCH, 1 attempt)",
+    ]);
+    expect(result.out).not.toContain('its secret is not the one this run signs with');
+    expect(result.out + result.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
   it('unsigned: SIGNATURE_MISSING, and the advice names --unsigned and --skip-verify', async () => {
     const { url } = await receiver();
     const result = await send('--to', url, '--unsigned');

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerSendCommand } from '../../src/commands/send.js';
 import { makeDevSecret, writeDevSecret } from '../../src/config/data-dir.js';
 
@@ -24,6 +24,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hookrelay-send-'));
 });
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await server?.close();
   server = undefined;
   rmSync(dir, { recursive: true, force: true });
@@ -167,7 +168,7 @@ describe('send: the secret', () => {
   it('refuses to send without a secret when no development secret exists', async () => {
     const result = await send('--to', 'http://127.0.0.1:9/', ...noDevSecret());
     expect(result.exitCode).toBe(2);
-    expect(result.err).toMatch(/no secret: no development secret in \/.+ \(listen makes one there when it starts without --secret\); pass --secret, or run send in that listen's folder \(or with its --db\)/);
+    expect(result.err).toMatch(/no secret: no development secret in \/.+ \(listen makes one there when it starts without --secret\); pass --secret or set HOOKRELAY_SECRET, or run send in that listen's folder \(or with its --db\)/);
   });
 
   it("uses listen's development secret from the data folder of --db, showing only its hint", async () => {
@@ -194,6 +195,64 @@ describe('send: the secret', () => {
     }
     const a = s.arrivals[0]!;
     expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: secret })).toMatchObject({ ok: true });
+  });
+
+  it('signs with HOOKRELAY_SECRET, as listen reads it, before the development secret of the data folder; no process-list warning', async () => {
+    ensureDevSecret(dir);
+    const s = await serve(() => ({ status: 200 }));
+    vi.stubEnv('HOOKRELAY_SECRET', SECRET);
+    const result = await send('--to', s.url(), '--db', join(dir, 'hookrelay.db'));
+    expect(result.exitCode).toBeUndefined();
+    expect(result.out).toContain('  signing: HOOKRELAY_SECRET whsec_…6789');
+    expect(result.err).not.toContain('process list');
+    expect(result.out + result.err).not.toContain(SECRET);
+    const a = s.arrivals[0]!;
+    expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: SECRET })).toMatchObject({ ok: true });
+  });
+
+  it('HOOKRELAY_SECRET with several secrets (rotation): signs with the first, as listen relays', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    vi.stubEnv('HOOKRELAY_SECRET', `${SECRET},whsec_older_secret_0123456789abcd`);
+    const result = await send('--to', s.url(), ...noDevSecret());
+    expect(result.out).toContain('  signing: HOOKRELAY_SECRET whsec_…6789 (the first of 2, the one listen signs with)');
+    const a = s.arrivals[0]!;
+    expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: SECRET })).toMatchObject({ ok: true });
+  });
+
+  it('--secret wins over HOOKRELAY_SECRET, and warns as listen does that the process list shows it', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    vi.stubEnv('HOOKRELAY_SECRET', 'whsec_from_the_environment_0123456789');
+    const result = await send('--to', s.url(), '--secret', SECRET, ...noDevSecret());
+    expect(result.err.split('\n')).toContain('warning: --secret is visible to every user of this machine in the process list; prefer HOOKRELAY_SECRET');
+    expect(result.out).toContain('  signing: --secret whsec_…6789');
+    const a = s.arrivals[0]!;
+    expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: SECRET })).toMatchObject({ ok: true });
+  });
+
+  it('--unsigned with HOOKRELAY_SECRET set sends unsigned: only the flag conflicts with it', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    vi.stubEnv('HOOKRELAY_SECRET', SECRET);
+    const result = await send('--to', s.url(), '--unsigned', ...noDevSecret());
+    expect(result.exitCode).toBeUndefined();
+    expect(s.arrivals[0]!.headers['x-service-signature']).toBeUndefined();
+  });
+
+  it('a --secret with a trailing newline: a warning at start names it, and no line shows the newline raw', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    const result = await send('--to', s.url(), '--secret', `${SECRET}\n`, ...noDevSecret());
+    expect(result.err).toContain("warning: --secret ends with a newline: the service's secrets have none");
+    expect(result.out).toContain('  signing: --secret whsec_…789\\u000a\n');
+    // Every line printed is whole: no control character but the line ends.
+    expect(result.out + result.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
+  it('send --help shows that HOOKRELAY_SECRET is read, and its example keeps the secret out of the process list', { timeout: 30_000 }, async () => {
+    const run = await runCliProcess(['send', '--help']);
+    expect(run.code).toBe(0);
+    const help = run.stdout.replace(/\s+/g, ' ');
+    expect(help).toMatch(/--secret <secret> signing secret \(default: as listen: HOOKRELAY_SECRET, .*\); visible in the process list: prefer the env variable \[env HOOKRELAY_SECRET\]/);
+    expect(run.stdout).toContain('HOOKRELAY_SECRET="$WEBHOOK_SECRET" npx hookrelay send');
+    expect(run.stdout).not.toMatch(/--secret "\$/);
   });
 
   it('sends unsigned only with --unsigned, and not together with --secret', async () => {
@@ -272,5 +331,15 @@ describe('send: what is sent', () => {
     expect(JSON.parse(result.out)[0]).toMatchObject({ status: 'failed', lastFailureClass: 'blocked' });
     expect(s.arrivals).toHaveLength(0);
     expect(result.exitCode).toBe(1);
+  });
+
+  it('under --block-private, the closing line says the attempts were blocked, not that the receiver may be down', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    const result = await send('--to', s.url(), '--secret', SECRET, '--block-private', ...noDevSecret());
+    expect(result.out).toMatch(/---  blocked .*✗ no retry/);
+    expect(result.out).not.toContain('none could connect');
+    expect(result.out).not.toContain('is it listening');
+    expect(result.out).toContain('No attempt reached a receiver: --block-private blocked every one');
+    expect(s.arrivals).toHaveLength(0);
   });
 });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY_FLAG_WARNING } from '../../src/config/service-settings.js';
 import { resolveConnectConfig } from '../../src/config/connect-config.js';
 import { resolveListenConfig } from '../../src/config/listen-config.js';
+import { resolveSendSettings, type SendFlags } from '../../src/config/send-settings.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -64,6 +65,22 @@ describe('connect', () => {
   it('the same from the environment: no such warning', () => {
     const result = connect({}, { HOOKRELAY_CONNECT_TOKEN: TOKEN, HOOKRELAY_FORWARD_SECRET: SECRET, HOOKRELAY_CONSOLE_TOKEN: TOKEN });
     expect(result.ok && processListWarnings(result.warnings)).toEqual([]);
+  });
+});
+
+describe('send', () => {
+  const send = (flags: Partial<SendFlags>, env: Record<string, string>) =>
+    resolveSendSettings({ to: 'http://127.0.0.1:4000/webhooks', trigger: 'trustcenter.access_requested', count: '1', concurrency: '1', timeScale: '1', timeout: '10000', autoDisableAfter: '15', disableOnGone: true, db: join(folder(), 'h.db'), ...flags }, Date.now, env);
+
+  it('--secret as a flag: the same warning, naming HOOKRELAY_SECRET', () => {
+    const result = send({ secret: SECRET }, {});
+    expect(result.ok && processListWarnings(result.settings.signingWarnings)).toEqual([inProcessList('--secret', 'HOOKRELAY_SECRET')].map((w) => `warning: ${w}`));
+  });
+
+  it('the same from the environment: no such warning, and it signs with it', () => {
+    const result = send({}, { HOOKRELAY_SECRET: SECRET });
+    expect(result.ok && processListWarnings(result.settings.signingWarnings)).toEqual([]);
+    expect(result.ok && result.settings.secret).toBe(SECRET);
   });
 });
 

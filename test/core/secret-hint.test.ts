@@ -21,6 +21,17 @@ describe('secretHint', () => {
       expect(shown.length).toBeLessThanOrEqual(4);
     }
   });
+
+  it('escapes a control character in the tail (a secret read from a file with its newline) instead of printing it raw', () => {
+    expect(secretHint('whsec_0123456789abcdefXYZ\n')).toBe('whsec_…XYZ\\u000a');
+    expect(secretHint('whsec_0123456789abcdef\u001b[2J')).toBe('whsec_…\\u001b[2J');
+  });
+
+  it('holds no control character, whatever the secret ends with', () => {
+    for (const end of ['\n', '\r\n', '\t', '\u0000', '\u007f', '\u009b', '\u2028', '\u202e']) {
+      expect(secretHint(`whsec_${'b'.repeat(30)}${end}`)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/);
+    }
+  });
 });
 
 describe('secretRedactor', () => {

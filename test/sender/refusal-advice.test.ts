@@ -36,6 +36,15 @@ describe('refusalAdvice', () => {
     expect(lines[2]).toBe('The receiver refused 1 attempt with INVALID_JSON: its terminal, or `hookrelay events list --status rejected` run beside it, says why.');
   });
 
+  it("a mismatch while this run's secret has whitespace around it: names that, not another secret", () => {
+    const tally = emptyTally();
+    tallyRefusal(tally, finished(400, 'SIGNATURE_MISMATCH'));
+    const [line] = refusalAdvice(tally, { ...SIGNED, flaw: 'ends with a newline' });
+    expect(line).toMatch(/^The receiver could not verify the signature, and the secret this run signs with \(--secret whsec_…abcd\) ends with a newline, .*: strip it and send again\. /);
+    expect(line).not.toContain('its secret is not the one');
+    expect(refusalAdvice(tally, { ...SIGNED, flaw: null })[0]).toContain('its secret is not the one this run signs with');
+  });
+
   it('a 400, 401 or 403 from another receiver, signed: asks whether it has this secret; unsigned or a 404: nothing', () => {
     const tally = emptyTally();
     for (const status of [400, 401, 403, 404, 422]) tallyRefusal(tally, finished(status));
