@@ -71,7 +71,8 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
   if (!(await triggerIsLive(command, flags, settings.deliveries[0]!.trigger, output))) return;
   // Loaded here, not at start-up: every other command runs without undici.
   const [{ createHttpTransport }, { describeRoute, proxyRoute }] = await Promise.all([import('../sender/http-attempt.js'), import('../runtime/proxy.js')]);
-  if (!json) printHeading(settings, output, describeRoute(proxyRoute(settings.url, settings.proxy)));
+  const route = proxyRoute(settings.url, settings.proxy);
+  if (!json) printHeading(settings, output, describeRoute(route));
   const transport = createHttpTransport({ timeoutMs: settings.timeoutMs, blockPrivate: settings.blockPrivate, proxy: settings.proxy });
   const started = systemClock.now();
   const ctx = { total: settings.deliveries.length, timeScale: settings.timeScale, policy: settings.policy };
@@ -114,7 +115,7 @@ async function send(flags: SendFlags & ServiceFlags, output: CommandOutput, comm
       const judge = checkCommandFor({ startedAt: started, policy: settings.policy, failureHandling: settings.failureHandling, timeoutMs: settings.timeoutMs, timeScale: settings.timeScale, ...(flags.db === undefined ? {} : { db: flags.db }) });
       const attempted = result.deliveries.some((d) => d.attemptCount > 0);
       if (anyReached(result.deliveries)) output.out(`Judge this run (hookrelay listen records it): ${judge}`);
-      else if (attempted) output.out(noRunToJudge(result.deliveries));
+      else if (attempted) output.out(noRunToJudge(result.deliveries, 'proxy' in route ? describeRoute(route) : null));
     }
     if (result.interrupted) process.exitCode = EXIT_INTERRUPTED;
     else if (result.deliveries.some((d) => d.status === 'failed')) process.exitCode = EXIT_DELIVERY_FAILED;
@@ -133,15 +134,17 @@ function anyReached(deliveries: readonly Delivery[]): boolean {
  * Why no attempt reached a receiver: --block-private refused the address before any connection
  * (the service's SSRF rule), or nothing answered at --to.
  */
-function noRunToJudge(deliveries: readonly Delivery[]): string {
+function noRunToJudge(deliveries: readonly Delivery[], proxy: string | null): string {
   const finished = deliveries.flatMap((d) => d.attempts).filter((a) => a.finishedAt !== null);
   const blocked = finished.filter((a) => a.failureClass === 'blocked').length;
   const noRun = 'so there is no run for `hookrelay check` to judge';
   if (blocked > 0 && blocked === finished.length) {
     return `No attempt reached a receiver: --block-private blocked every one (the endpoint resolves to a private or reserved address, which the service refuses to send to), ${noRun}. Leave out --block-private to send to a receiver on this machine or network.`;
   }
-  if (blocked > 0) return `No attempt reached a receiver (--block-private blocked ${blocked}, the others could not connect), ${noRun}: is it listening at --to?`;
-  return `No attempt reached a receiver (none could connect), ${noRun}: is it listening at --to?`;
+  // Through a proxy, "could not connect" may be the proxy's: name it first.
+  const ask = proxy !== null ? `is the proxy ${proxy} up, and is a receiver listening at --to?` : 'is it listening at --to?';
+  if (blocked > 0) return `No attempt reached a receiver (--block-private blocked ${blocked}, the others could not connect), ${noRun}: ${ask}`;
+  return `No attempt reached a receiver (none could connect${proxy !== null ? ' through the proxy' : ''}), ${noRun}: ${ask}`;
 }
 
 function printHeading(settings: SendSettings, output: CommandOutput, route: string): void {

@@ -3,6 +3,8 @@
  * x-hookrelay-error header), and after the summary one line says what to do, so a new user with the
  * wrong secret learns the fix on the side that sent. The receiver's record keeps the receiver's words.
  */
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSendCommand } from '../../src/commands/send.js';
@@ -84,6 +86,18 @@ describe('send, refused by a hookrelay receiver', () => {
     expect(result.out).toMatch(/---  network /);
     expect(result.out).not.toContain('Judge this run');
     expect(result.out).toContain('No attempt reached a receiver (none could connect), so there is no run for `hookrelay check` to judge: is it listening at --to?');
+  });
+
+  it('a proxy that is down: the closing line names the proxy (credentials hidden), not only the receiver', async () => {
+    const { url } = await receiver();
+    const dead = createServer();
+    dead.listen(0, '127.0.0.1');
+    await once(dead, 'listening');
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((resolve) => dead.close(resolve));
+    const result = await send('--to', url, '--secret', RECEIVER_SECRET, '--proxy', `http://ana:hunter2pass@127.0.0.1:${port}`);
+    expect(result.out).toContain(`No attempt reached a receiver (none could connect through the proxy), so there is no run for \`hookrelay check\` to judge: is the proxy http://[redacted]@127.0.0.1:${port} (--proxy) up, and is a receiver listening at --to?`);
+    expect(result.out + result.err).not.toContain('hunter2pass');
   });
 
   it('the right secret: no advice at all', async () => {
