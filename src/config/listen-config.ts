@@ -1,4 +1,5 @@
 /** The resolved settings of `hookrelay listen`. */
+import { describeSurroundingWhitespace } from '../core/signature/explain-failure.js';
 import { SecretSetError, secretSetPath, secretsForListen } from '../service/secret-set.js';
 import { formatFaultRule, shadowingRule, type FaultRule } from '../core/faults/index.js';
 import { combineRules, rulesFromFile, rulesFromLines } from '../faults/rule-sources.js';
@@ -63,9 +64,8 @@ export function resolveListenConfig(inputs: ConfigInputs): ListenConfigResult {
   // A copy: the option's default array is shared by every call, and the dev or kept secrets are pushed onto this one.
   const secrets = [...((values.secret as string[] | undefined) ?? [])];
   secrets.forEach((secret, i) => {
-    if (secret.trim() !== secret) {
-      warnings.push(`secret #${i + 1} has surrounding whitespace (a trailing newline from a file?); it is used exactly as given`);
-    }
+    const whitespace = describeSurroundingWhitespace(secret);
+    if (whitespace) warnings.push(`secret #${i + 1} has ${whitespace} (from a file?); it is used exactly as given`);
     // Below this, anyone can guess it, and its hint shows no tail to tell it apart (secret-hint.ts).
     const own = secret.replace(/^whsec_/, '').length;
     if (own < WEAK_SECRET_LENGTH) {

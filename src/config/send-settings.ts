@@ -20,6 +20,9 @@ import { proxyFlagOrEnv, resolveProxySettings } from './service-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
+import { folderSecrets } from './folder-secrets.js';
+import { SecretSetError } from '../service/secret-set.js';
+import { describeSurroundingWhitespace } from '../core/signature/explain-failure.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;
@@ -55,7 +58,7 @@ export interface SendSettings {
   secret: string | null;
   /** How the deliveries are signed, for display: never the secret, only its hint. */
   signing: string;
-  /** What is wrong with the signing secret that send can see itself ("ends with a newline"), or null. */
+  /** What is wrong with the signing secret that send can see itself ("a trailing newline"), or null. */
   secretFlaw: string | null;
   /** Lines to print once on stderr about the secret (typed as a flag, surrounding whitespace). */
   signingWarnings: string[];
@@ -187,10 +190,10 @@ function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
     const spec = SECRET_OPTION[0]!;
     const where = source === 'flag' ? spec.flag : source === 'env' ? spec.env : `${CONFIG_FILE} "${spec.key}"`;
     const secret = given[0]!;
-    const flaw = whitespaceFlaw(secret);
+    const flaw = describeSurroundingWhitespace(secret) || null;
     const warnings = secretFlagWarnings(SECRET_OPTION, resolved.sources).map((warning) => `warning: ${warning}`);
     // Send can see this itself; the receiver only sees a signature that matches no secret of its own.
-    if (flaw !== null) warnings.push(`warning: ${where} ${flaw}: the service's secrets have none, and send signs with it exactly as given, so a receiver holding the secret without it refuses the signature; strip it`);
+    if (flaw !== null) warnings.push(`warning: ${where} has ${flaw}: the service's secrets have none, and send signs with it exactly as given, so a receiver holding the secret without it refuses the signature; strip it`);
     const which = given.length > 1 ? ` (the first of ${given.length}, the one listen signs with)` : '';
     return { ok: true, secret, signing: `${where} ${secretHint(secret)}${which}`, flaw, warnings };
   }
@@ -199,22 +202,23 @@ function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
   const db = resolveDbPath({ db: flags.db }, env);
   if (!db.ok) return { ok: false, message: `cannot find the data folder: ${db.problems.join('; ')}` };
   const dataDir = dataDirOf(db.dbPath);
-  const secret = readDevSecret(dataDir);
+  // What listen given no secret verifies with (folder-secrets.ts): the kept secrets of `webhooks create
+  // --signing`, newest first, then the development secret; the first signs, as listen's relay does.
+  let kept: string[];
+  try {
+    kept = folderSecrets(dataDir);
+  } catch (err) {
+    if (!(err instanceof SecretSetError)) throw err;
+    return { ok: false, message: err.message };
+  }
+  const secret = kept[0];
   if (secret === undefined) {
     // The development secret belongs to a data folder, not to the machine: say which one was read.
     return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret or set HOOKRELAY_SECRET, or run send in that listen's folder (or with its --db)` };
   }
-  // readDevSecret trims the file: nothing to warn of.
-  return { ok: true, secret, signing: `development secret ${secretHint(secret)} from ${dataDir}`, flaw: null, warnings: [] };
-}
-
-/** "ends with a newline", "starts with whitespace", …: what surrounds `secret`, or null. */
-function whitespaceFlaw(secret: string): string | null {
-  const kind = (space: string) => (/[\r\n]/.test(space) ? 'a newline' : 'whitespace');
-  const start = /^\s+/.exec(secret)?.[0];
-  const end = /\s+$/.exec(secret)?.[0];
-  const parts = [...(start === undefined ? [] : [`starts with ${kind(start)}`]), ...(end === undefined ? [] : [`ends with ${kind(end)}`])];
-  return parts.length === 0 ? null : parts.join(' and ');
+  // Both are written by hookrelay, trimmed: nothing to warn of.
+  const what = secret === readDevSecret(dataDir) ? 'development secret' : 'kept secret (webhooks create --signing)';
+  return { ok: true, secret, signing: `${what} ${secretHint(secret)} from ${dataDir}`, flaw: null, warnings: [] };
 }
 
 function checkUrl(value: string | undefined): Result<string> {

@@ -23,7 +23,7 @@ export function tallyRefusal(tally: RefusalTally, event: DeliveryEvent): void {
 
 /**
  * The advice lines, one per kind of refusal; `signing` is how this run signs (the heading's words)
- * and what is wrong with its secret that send can see itself (`flaw`: "ends with a newline").
+ * and what is wrong with its secret that send can see itself (`flaw`: "a trailing newline", describeSurroundingWhitespace's words).
  */
 export function refusalAdvice(tally: RefusalTally, signing: { signed: boolean; how: string; flaw?: string | null }): string[] {
   const lines: string[] = [];
@@ -44,7 +44,7 @@ export function refusalAdvice(tally: RefusalTally, signing: { signed: boolean; h
 /** A mismatch while this run's own secret has whitespace around it: that is the likely cause, not another secret. */
 function flawedSecretAdvice(how: string, flaw: string): string {
   return (
-    `The receiver could not verify the signature, and the secret this run signs with (${how}) ${flaw}, which the service's secrets never have: strip it and send again. ` +
+    `The receiver could not verify the signature, and the secret this run signs with (${how}) has ${flaw}, which the service's secrets never have: strip it and send again. ` +
     'If the receiver still refuses, its secret is another one: sign with its secret (HOOKRELAY_SECRET or --secret), or start listen with this one.'
   );
 }

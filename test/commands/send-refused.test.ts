@@ -55,7 +55,7 @@ describe('send, refused by a hookrelay receiver', () => {
     expect(result.out).toContain('the receiver said SIGNATURE_MISMATCH');
     const advice = result.out.split('\n').filter((line) => line.startsWith('The receiver could not verify the signature'));
     expect(advice).toEqual([
-      "The receiver could not verify the signature, and the secret this run signs with (--secret whsec_…789\\u000a) ends with a newline, which the service's secrets never have: strip it and send again. If the receiver still refuses, its secret is another one: sign with its secret (HOOKRELAY_SECRET or --secret), or start listen with this one. (SIGNATURE_MISMATCH, 1 attempt)",
+      "The receiver could not verify the signature, and the secret this run signs with (--secret whsec_…789\\u000a) has a trailing newline, which the service's secrets never have: strip it and send again. If the receiver still refuses, its secret is another one: sign with its secret (HOOKRELAY_SECRET or --secret), or start listen with this one. (SIGNATURE_MISMATCH, 1 attempt)",
     ]);
     expect(result.out).not.toContain('its secret is not the one this run signs with');
     expect(result.out + result.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);

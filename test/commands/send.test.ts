@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerSendCommand } from '../../src/commands/send.js';
-import { makeDevSecret, writeDevSecret } from '../../src/config/data-dir.js';
+import { dataDirOf, makeDevSecret, writeDevSecret } from '../../src/config/data-dir.js';
+import { addToSecretSet } from '../../src/service/secret-set.js';
 
 function ensureDevSecret(dir: string): { secret: string } {
   const secret = makeDevSecret();
@@ -219,6 +220,18 @@ describe('send: the secret', () => {
     expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: SECRET })).toMatchObject({ ok: true });
   });
 
+  it('with no secret given, signs with what listen verifies with: the newest kept secret (webhooks create --signing) before the development secret', async () => {
+    const s = await serve(() => ({ status: 200 }));
+    const db = join(dir, 'hookrelay.db');
+    const kept = 'whsec_kept_by_webhooks_create_0123456789';
+    writeDevSecret(dataDirOf(db), makeDevSecret());
+    addToSecretSet(dataDirOf(db), { secret: kept, webhookId: null, origin: 'test' }, Date.now());
+    const result = await send('--to', s.url(), '--db', db);
+    expect(result.out).toContain(`  signing: kept secret (webhooks create --signing) whsec_…6789 from ${dataDirOf(db)}`);
+    const a = s.arrivals[0]!;
+    expect(verify(a.body, a.headers['x-service-signature'] as string, { secrets: kept })).toMatchObject({ ok: true });
+  });
+
   it('--secret wins over HOOKRELAY_SECRET, and warns as listen does that the process list shows it', async () => {
     const s = await serve(() => ({ status: 200 }));
     vi.stubEnv('HOOKRELAY_SECRET', 'whsec_from_the_environment_0123456789');
@@ -240,7 +253,7 @@ describe('send: the secret', () => {
   it('a --secret with a trailing newline: a warning at start names it, and no line shows the newline raw', async () => {
     const s = await serve(() => ({ status: 200 }));
     const result = await send('--to', s.url(), '--secret', `${SECRET}\n`, ...noDevSecret());
-    expect(result.err).toContain("warning: --secret ends with a newline: the service's secrets have none");
+    expect(result.err).toContain("warning: --secret has a trailing newline: the service's secrets have none");
     expect(result.out).toContain('  signing: --secret whsec_…789\\u000a\n');
     // Every line printed is whole: no control character but the line ends.
     expect(result.out + result.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);

@@ -39,8 +39,8 @@ describe('refusalAdvice', () => {
   it("a mismatch while this run's secret has whitespace around it: names that, not another secret", () => {
     const tally = emptyTally();
     tallyRefusal(tally, finished(400, 'SIGNATURE_MISMATCH'));
-    const [line] = refusalAdvice(tally, { ...SIGNED, flaw: 'ends with a newline' });
-    expect(line).toMatch(/^The receiver could not verify the signature, and the secret this run signs with \(--secret whsec_…abcd\) ends with a newline, .*: strip it and send again\. /);
+    const [line] = refusalAdvice(tally, { ...SIGNED, flaw: 'a trailing newline' });
+    expect(line).toMatch(/^The receiver could not verify the signature, and the secret this run signs with \(--secret whsec_…abcd\) has a trailing newline, .*: strip it and send again\. /);
     expect(line).not.toContain('its secret is not the one');
     expect(refusalAdvice(tally, { ...SIGNED, flaw: null })[0]).toContain('its secret is not the one this run signs with');
   });

@@ -81,7 +81,8 @@ function generalHint({ secrets, body, bodyWasString }: MismatchContext): Signatu
   return { id: 'no-match-question', text: parts.join('; ') };
 }
 
-function describeSurroundingWhitespace(secret: string): string {
+/** "a trailing newline", "leading whitespace and a trailing newline", …: what surrounds `secret`; '' when nothing does. */
+export function describeSurroundingWhitespace(secret: string): string {
   const trailing = secret.slice(secret.trimEnd().length);
   const leading = secret.slice(0, secret.length - secret.trimStart().length);
   const name = (ws: string, side: string): string =>
