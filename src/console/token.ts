@@ -20,9 +20,11 @@ export function tokenMatches(expected: string, given: string | undefined | null)
  * "metrics"): none sent, or one that is not this console's. The token itself is never echoed.
  */
 export function tokenRefusal(what: string, given: string | undefined | null, howToSend: string): string {
+  // A generated token is in the URL printed at start; a given one is hidden there, so name both.
+  const which = 'the one given by --console-token or HOOKRELAY_CONSOLE_TOKEN, else the one generated in the console URL printed at start';
   return typeof given === 'string' && given.length > 0
-    ? `${what}: the token sent is not this console's: use the one in the console URL printed at startup (or the one given by --console-token or HOOKRELAY_CONSOLE_TOKEN)`
-    : `${what} needs its token: open the console URL printed at startup, or ${howToSend}`;
+    ? `${what}: the token sent is not this console's: send ${which}`
+    : `${what} needs its token (${which}): ${howToSend}`;
 }
 
 /** The token of an API request: `x-hookrelay-token` or `Authorization: Bearer`. */

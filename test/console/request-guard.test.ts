@@ -157,7 +157,7 @@ describe('token beyond loopback', () => {
     // A token that was sent but is wrong is told so, not told to send one; the token is never echoed.
     const status = await httpRequest(fx.port, { path: '/api/status', headers: { host: fx.host, ...headers } });
     const sent = Object.keys(headers).length > 0;
-    expect(JSON.parse(status.body).error).toMatch(sent ? /the token sent is not this console's/ : /needs its token: open the console URL printed at startup/);
+    expect(JSON.parse(status.body).error).toMatch(sent ? /the token sent is not this console's/ : /needs its token \(the one given by --console-token or HOOKRELAY_CONSOLE_TOKEN, else the one generated in the console URL printed at start\): send the x-hookrelay-token header/);
     for (const value of Object.values(headers)) expect(status.body).not.toContain(value.replace(/^Bearer /, ''));
     const post = await httpRequest(fx.port, { method: 'POST', path: '/api/faults', headers: { host: fx.host, 'content-type': 'application/json', ...headers }, body: '{"line":"503"}' });
     expect(post.status).toBe(401);

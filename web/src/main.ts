@@ -233,7 +233,7 @@ async function boot(): Promise<void> {
     start(createState(data));
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      fatal('This console needs its token', 'It is bound beyond this machine, so it asks for the token printed by `hookrelay listen`. Open the URL it printed (it ends in ?token=…).');
+      fatal('This console needs its token', 'Open it with ?token= and its token: the URL hookrelay printed at start holds a token it generated; a token you gave (--console-token or HOOKRELAY_CONSOLE_TOKEN) is not printed, so add it to this page\'s address yourself.');
     } else {
       fatal('The console cannot reach hookrelay', describeError(err));
     }
