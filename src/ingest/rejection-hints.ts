@@ -119,8 +119,8 @@ export function otherSecretHint(secretCount: number): string {
   const mine = secretCount === 1 ? "this receiver's secret" : `any of this receiver's ${secretCount} secrets`;
   return (
     `no v1 signature matches with ${mine}: the sender signed with another secret, or the body changed after signing. ` +
-    `Sign with the secret listen shows at start (whsec_… and its end), or give listen the sender's with --secret (repeatable); ` +
-    `without --secret, send and listen share their data folder's development secret`
+    `Sign with the secret listen shows at start (whsec_… and its end), or give listen the sender's (HOOKRELAY_SECRET, comma-separated for several, or --secret); ` +
+    `with neither, send and listen share their data folder's secret`
   );
 }
 
