@@ -2,6 +2,7 @@
  * Turns flags, HOOKRELAY_* variables and hookrelay.config.json into one config, checking every
  * value and reporting every problem at once (never the first only).
  */
+import { jsonSyntaxProblem } from '../core/json-syntax.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -51,7 +52,7 @@ export function readConfigFile(path: string, required: boolean, problems: string
     }
     return parsed as Record<string, unknown>;
   } catch (err) {
-    problems.push(`config file ${path}: not valid JSON (${(err as Error).message})`);
+    problems.push(`config file ${path}: not valid JSON (${jsonSyntaxProblem(err, text)})`);
     return {};
   }
 }
