@@ -5,7 +5,9 @@
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { dataDirOf, readDevSecret } from '../config/data-dir.js';
+import { dataDirOf } from '../config/data-dir.js';
+import { folderSecrets } from '../config/folder-secrets.js';
+import { SecretSetError } from '../service/secret-set.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
@@ -48,7 +50,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--body <text>', 'the raw body as text (instead of a capture file)')
     .option('--signature <value>', 'the x-service-signature value (with --body-file or --body)')
     .option('--header <line>', "a request header, 'Name: value' (with --body-file or --body); repeat for each", collect)
-    .option('--secret <secret>', 'secret to try; repeat for several (default: as listen: HOOKRELAY_SECRET, the config file, else the development secret of --db)', collect)
+    .option('--secret <secret>', 'secret to try; repeat for several (default: as listen: HOOKRELAY_SECRET, the config file, else the secrets in the data folder of --db: those kept by webhooks create --signing, then the development secret)', collect)
     .option('--tolerance <seconds>', `allowed distance of t from now, past and future (default: as listen, ${listenDefault('tolerance')})`)
     .option('--body-limit <bytes>', `largest body the receiver reads (default: as listen, ${listenDefault('bodyLimit')})`)
     .option('--at <unix-seconds>', 'judge as if the time were this (default: now)')
@@ -95,9 +97,14 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
       // An exported capture whose signature was redacted: nothing to check it with, nor a secret needed.
       const redacted = request !== null && headerValues(request, SIGNATURE_HEADER).some(isRedactedSignature);
       if (secrets.length === 0 && settings.problems.length === 0 && !redacted) {
-        const dev = readDevSecret(dataDirOf(settings.values.db as string));
-        if (dev) secrets.push(dev);
-        else problems.push('no secret: pass --secret (repeatable), or run `hookrelay listen` once so it makes a development secret');
+        // As listen given no secret: the kept secrets of `webhooks create --signing`, then the development secret.
+        try {
+          secrets.push(...folderSecrets(dataDirOf(settings.values.db as string)));
+        } catch (err) {
+          if (!(err instanceof SecretSetError)) throw err;
+          problems.push(err.message);
+        }
+        if (secrets.length === 0 && problems.length === 0) problems.push('no secret: set HOOKRELAY_SECRET or pass --secret (repeatable), or run `hookrelay listen` once so it makes a development secret');
       }
       if (!/^\d+$/.test(flags.at ?? '0')) problems.push(`--at: must be unix seconds, got ${JSON.stringify(flags.at)}`);
       if (problems.length > 0 || !request) {

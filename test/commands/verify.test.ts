@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dataDirOf, makeDevSecret, writeDevSecret } from '../../src/config/data-dir.js';
 import { sign } from '../../src/core/signature/sign.js';
+import { addToSecretSet } from '../../src/service/secret-set.js';
 import { runCli } from '../helpers/run-cli.js';
 import { envelopeBody, T0 } from '../helpers/signed-delivery.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -34,6 +36,16 @@ describe('hookrelay verify', () => {
     expect(result.stdout).toMatch(/^valid: the receiver would accept it \(200\)$/m);
     expect(result.stdout).toMatch(/^ {2}signature: matches secret; t=\d+ .*12 s ago, within 300 s\)$/m);
     expect(result.stdout).toMatch(/^ {2}envelope: ok \(id cap-1, type trustcenter.access_requested\)$/m);
+  });
+
+  it('with no secret given, tries what listen verifies with: the secrets kept by webhooks create --signing, then the development secret', async () => {
+    const dir = folder();
+    const db = join(dir, 'data', 'hookrelay.db');
+    addToSecretSet(dataDirOf(db), { secret: SECRET, webhookId: null, origin: 'test' }, Date.now());
+    writeDevSecret(dataDirOf(db), makeDevSecret());
+    const result = await runCli(['verify', capture(dir, body, headers), '--db', db, '--at', String(T0 + 12)]);
+    expect(result.stdout).toMatch(/^valid: the receiver would accept it \(200\)$/m);
+    expect(result.code).toBe(0);
   });
 
   it('says invalid with the receiver\'s code for a bad envelope (no x-service-delivery), and exits 1 (issue 13 item 9)', async () => {
