@@ -165,11 +165,12 @@ describe('the packed package', () => {
     expect(install.stdout).toMatch(/^added 1 package in /m);
     cpSync(join(CONSUMER, 'light.mjs'), join(app, 'light.mjs'));
     const bin = join(app, 'node_modules', 'hookrelay', 'bin', 'hookrelay.js');
-    const [ran, listen, postgres, schedule] = await Promise.all([
+    const [ran, listen, postgres, schedule, testing] = await Promise.all([
       run(process.execPath, ['light.mjs'], app),
       run(process.execPath, [bin, 'listen'], app),
       run(process.execPath, [bin, 'events', 'list', '--store', 'postgres://hookrelay@127.0.0.1:1/hookrelay'], app),
       run(process.execPath, [bin, 'schedule'], app),
+      run(process.execPath, ['--input-type=module', '-e', "import('hookrelay/testing').then(() => process.exit(0), (err) => { process.stdout.write(err.message); process.exit(7); })"], app),
     ]);
     // hookrelay brings no package; none of the receiver's dependencies is anywhere in the tree
     // (the app's lock lists every package installed, at every depth).
@@ -201,6 +202,12 @@ describe('the packed package', () => {
     expect(listen.stderr).not.toMatch(/Cannot find|ERR_MODULE_NOT_FOUND|\n\s+at /);
     expect(postgres.code).toBe(3);
     expect(postgres.stderr).toContain(`npm install ${spec('better-sqlite3')} ${spec('pg')}\n`);
+    // hookrelay/testing names every package it needs and the one command, not the loader's first "Cannot find".
+    expect(testing.code, testing.stderr).toBe(7);
+    expect(testing.stdout).toBe(
+      `hookrelay/testing needs better-sqlite3, fastify, light-my-request, which are not installed: installing hookrelay brings the library without the receiver's dependencies. ` +
+        `Install them beside it: npm install --save-dev ${['better-sqlite3', 'fastify', 'light-my-request'].map(spec).join(' ')} (docs/library.md, "Installing")`,
+    );
     // A command that opens no store runs without them.
     expect(schedule.code, schedule.stderr).toBe(0);
     expect(schedule.stdout).toMatch(/^Retry schedule \(spec 6\.4\)/);
