@@ -6,8 +6,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { dataDirOf } from '../config/data-dir.js';
-import { folderSecrets } from '../config/folder-secrets.js';
-import { SecretSetError } from '../service/secret-set.js';
+import { readFolderSecrets } from '../config/folder-secrets.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
 import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
@@ -98,12 +97,9 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
       const redacted = request !== null && headerValues(request, SIGNATURE_HEADER).some(isRedactedSignature);
       if (secrets.length === 0 && settings.problems.length === 0 && !redacted) {
         // As listen given no secret: the kept secrets of `webhooks create --signing`, then the development secret.
-        try {
-          secrets.push(...folderSecrets(dataDirOf(settings.values.db as string)));
-        } catch (err) {
-          if (!(err instanceof SecretSetError)) throw err;
-          problems.push(err.message);
-        }
+        const kept = readFolderSecrets(dataDirOf(settings.values.db as string));
+        if (kept.ok) secrets.push(...kept.secrets);
+        else problems.push(kept.problem);
         if (secrets.length === 0 && problems.length === 0) problems.push('no secret: set HOOKRELAY_SECRET or pass --secret (repeatable), or run `hookrelay listen` once so it makes a development secret');
       }
       if (!/^\d+$/.test(flags.at ?? '0')) problems.push(`--at: must be unix seconds, got ${JSON.stringify(flags.at)}`);

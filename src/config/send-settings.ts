@@ -20,8 +20,7 @@ import { proxyFlagOrEnv, resolveProxySettings } from './service-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
-import { folderSecrets } from './folder-secrets.js';
-import { SecretSetError } from '../service/secret-set.js';
+import { readFolderSecrets } from './folder-secrets.js';
 import { describeSurroundingWhitespace } from '../core/signature/explain-failure.js';
 
 export interface SendFlags extends PolicyFlags {
@@ -175,7 +174,7 @@ const SECRET_OPTION = LISTEN_OPTIONS.filter((spec) => spec.key === 'secret');
 
 /**
  * The signing secret, with listen's precedence: --secret > HOOKRELAY_SECRET > the config file's
- * "secret" > the development secret of the data folder. Of several (rotation), the first signs, as
+ * "secret" > the data folder's secrets (folder-secrets.ts). Of several (rotation), the first signs, as
  * listen's relay signs with its primary secret.
  */
 function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
@@ -204,14 +203,9 @@ function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
   const dataDir = dataDirOf(db.dbPath);
   // What listen given no secret verifies with (folder-secrets.ts): the kept secrets of `webhooks create
   // --signing`, newest first, then the development secret; the first signs, as listen's relay does.
-  let kept: string[];
-  try {
-    kept = folderSecrets(dataDir);
-  } catch (err) {
-    if (!(err instanceof SecretSetError)) throw err;
-    return { ok: false, message: err.message };
-  }
-  const secret = kept[0];
+  const kept = readFolderSecrets(dataDir);
+  if (!kept.ok) return { ok: false, message: kept.problem };
+  const secret = kept.secrets[0];
   if (secret === undefined) {
     // The development secret belongs to a data folder, not to the machine: say which one was read.
     return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret or set HOOKRELAY_SECRET, or run send in that listen's folder (or with its --db)` };
