@@ -31,7 +31,7 @@ export function registerSendCommand(program: Command): void {
     .option('--data <json>', "the body's data object, instead of sample data")
     .option('--payload <file>', 'send this file as the body, byte for byte (its "id" becomes x-service-delivery)')
     // Read as listen reads it: the row, its variable and its process-list note are listen's (option-specs.ts).
-    .option('--secret <secret>', `signing secret (default: as listen: ${SECRET_ENV}, the config file, else the development secret in the data folder of --db); ${PROCESS_LIST_NOTE} [env ${SECRET_ENV}]`)
+    .option('--secret <secret>', `signing secret (default: as listen: ${SECRET_ENV}, the config file, else the secrets in the data folder of --db: the newest kept by webhooks create --signing, then the development secret); ${PROCESS_LIST_NOTE} [env ${SECRET_ENV}]`)
     .option('--unsigned', 'send without x-service-signature');
   addPolicyOptions(command)
     .option('--count <n>', 'how many deliveries', '1')
