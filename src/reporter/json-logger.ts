@@ -44,9 +44,24 @@ const PID = process.pid;
 
 const q = JSON.stringify;
 
+/** Printable ASCII but `"` and `\\`: a string of only these is its own JSON text between quotes. */
+const NEEDS_NO_ESCAPE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * JSON.stringify(value), the same text, with the values of an attempt line (ids, hex, numbers, null)
+ * written without calling it: fourteen calls a line cost ~1.5 µs of each request (measured on the
+ * line alone). Anything else goes through JSON.stringify.
+ */
+export function jsonText(value: unknown): string {
+  if (typeof value === 'string') return NEEDS_NO_ESCAPE.test(value) ? `"${value}"` : q(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (value === null) return 'null';
+  return q(value);
+}
+
 /** `,"name":value`, or nothing for an undefined value (JSON.stringify leaves those fields out too). */
 function field(name: string, value: unknown): string {
-  return value === undefined ? '' : `,"${name}":${q(value)}`;
+  return value === undefined ? '' : `,"${name}":${jsonText(value)}`;
 }
 
 // Lines of one millisecond share its timestamp, formatted once.
@@ -64,7 +79,7 @@ function isoNow(): string {
 /**
  * One attempt as the JSON line pino would write for it (`level`, `time`, `pid`, fields, `msg`).
  * Written as text field by field, with no object in between (one line per request): ~1 µs less
- * than JSON.stringify of an object literal. Every value still goes through JSON.stringify.
+ * than JSON.stringify of an object literal. Every value is written as JSON.stringify writes it (jsonText).
  */
 export function attemptLine(attempt: AttemptRecord, requestId: string | undefined, skipVerify: boolean): string {
   return (

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseSignatureFields } from '../../../src/core/signature/signature-fields.js';
 import { parseSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
 import type { ParsedSignatureHeader, SignatureHeaderFailure } from '../../../src/core/signature/parse-signature-header.js';
 
@@ -103,5 +105,20 @@ describe('parseSignatureHeader: refused', () => {
     expect(message).not.toContain('\u0000');
     expect(message).toContain('\\u0000…"');
     expect(message.length).toBeLessThan(400);
+  });
+});
+
+describe('parseSignatureFields: the one-match path for what the service sends', () => {
+  // `t=…,v1=…` takes the one match; the same parts in the other order take the part-by-part parse.
+  // Both must give the same fields, for every timestamp and hex the match accepts or refuses.
+  const digits = fc.stringMatching(/^[0-9]{1,16}$/);
+  const hex = fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.stringMatching(/^[0-9a-fA-F]{63,65}$/));
+  it('gives what the part-by-part parse gives', () => {
+    fc.assert(
+      fc.property(digits, hex, (t, v1) => {
+        expect(parseSignatureFields(`t=${t},v1=${v1}`)).toEqual(parseSignatureFields(`v1=${v1},t=${t}`));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
