@@ -8,7 +8,7 @@ import type { ReplaySettings } from '../relay/replay.js';
 import { displayUrl } from '../core/url-secrets.js';
 import { isLoopbackHost } from '../runtime/hosts.js';
 import { dataDirOf } from './data-dir.js';
-import { folderSecrets } from './folder-secrets.js';
+import { readFolderSecrets } from './folder-secrets.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
@@ -74,11 +74,9 @@ export function resolveReplaySettings(
   // secret of `webhooks create --signing`, else the development secret); flag > env > file each.
   let secret = flags.secret ?? (resolved.values.forwardSecret as string | undefined) ?? (resolved.values.secret as string[] | undefined)?.[0];
   if (secret === undefined && dbPath !== null) {
-    try {
-      secret = folderSecrets(dataDirOf(dbPath))[0];
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
+    const kept = readFolderSecrets(dataDirOf(dbPath));
+    if (kept.ok) secret = kept.secrets[0];
+    else problems.push(kept.problem);
   }
   if (!secret && problems.length === 0) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
