@@ -1,6 +1,6 @@
 /**
  * The spans of a delivery, for the code paths: the arrival (its fault rules, verify, commit and answer
- * as events), each relay try, each bridge send and ack. Every helper
+ * as attributes of its span), each relay try, each bridge send and ack. Every helper
  * returns null at once while tracing is off (no OTEL_* asked for it: start-tracing.ts), so a node
  * without traces builds no span, no attribute object and no header, and loads no OpenTelemetry
  * package at all. Only `@opentelemetry/api` is used here (loaded through otel-api.ts).
@@ -9,7 +9,7 @@
  * (through the one redaction rule, core/url-secrets.ts); never a secret, a signature, a body or a
  * header value besides those.
  */
-import type { Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { cappedId } from '../core/envelope.js';
 import { displayUrl } from '../core/url-secrets.js';
 import type * as OtelApi from './otel-api.js';
@@ -127,19 +127,63 @@ export interface ArrivalEnding {
   reason: string | null;
 }
 
-/** One arrival's span: an event for each step and for its answer, ended with the attempt's record. */
+/**
+ * The attributes a step is recorded in, `hookrelay.<step>.result` and `hookrelay.<step>.duration_ms`.
+ * The fault rules run before verification and, when none of those fired, after it: two steps.
+ */
+export type StepSlot = 'fault_rules_before_verify' | 'verify' | 'fault_rules_after_verify' | 'commit';
+const STEP_KEYS: Readonly<Record<StepSlot, readonly [result: string, duration: string]>> = {
+  fault_rules_before_verify: ['hookrelay.fault_rules_before_verify.result', 'hookrelay.fault_rules_before_verify.duration_ms'],
+  verify: ['hookrelay.verify.result', 'hookrelay.verify.duration_ms'],
+  fault_rules_after_verify: ['hookrelay.fault_rules_after_verify.result', 'hookrelay.fault_rules_after_verify.duration_ms'],
+  commit: ['hookrelay.commit.result', 'hookrelay.commit.duration_ms'],
+};
+
+/**
+ * One arrival's span. Its steps and its answer are attributes of the span, not spans of their own
+ * (a span costs the SDK an id, a context and an exported record: three spans an arrival took tracing
+ * to 0.68× of tracing off) nor events (an event is an object tree of its own in every export, whose
+ * JSON is the largest part of the SDK's cost: tracing's CPU an arrival went from 29.6 µs with three
+ * events to 18.6 µs with the same as attributes; docs/operate.md, "Traces"). They are gathered here
+ * and given to the span in one `setAttributes` as it ends.
+ */
 export class ArrivalTrace {
+  /** What the span gets as it ends; null when the span records nothing (sampled out). */
+  private readonly attributes: Attributes | null;
+  private verifyStarted = false;
+  private withSpan: Context | null = null;
+
   constructor(
     private readonly api: Api,
-    private readonly tracer: Tracer,
     readonly span: Span,
-    /** The arrival span's context: the parent of its steps and of a sync hand-off. */
-    readonly context: TraceParent,
-  ) {}
+    private readonly parent: Context,
+    attributes: Attributes,
+  ) {
+    this.attributes = span.isRecording() ? attributes : null;
+  }
 
-  /** One step under way; endStep records it as an event of this span. */
+  /** The arrival span's context: the parent of a sync hand-off. Made when first asked for. */
+  get context(): TraceParent {
+    return (this.withSpan ??= this.api.trace.setSpan(this.parent, this.span));
+  }
+
+  /** One step under way; endStep records its result and duration. */
   step(name: ArrivalStep): ArrivalStepMark {
-    return { trace: this, name, startedAt: performance.now() };
+    let slot: StepSlot;
+    if (name === 'fault_rules') slot = this.verifyStarted ? 'fault_rules_after_verify' : 'fault_rules_before_verify';
+    else {
+      if (name === 'verify') this.verifyStarted = true;
+      slot = name;
+    }
+    return { trace: this, name, slot, startedAt: performance.now() };
+  }
+
+  /** @internal endStep's: a step's result and how long it took (ms, to the µs). */
+  recordStep(slot: StepSlot, result: string, ms: number): void {
+    if (this.attributes === null) return;
+    const [resultKey, durationKey] = STEP_KEYS[slot];
+    this.attributes[resultKey] = result;
+    this.attributes[durationKey] = ms;
   }
 
   /** The delivery was stored (not a duplicate): its relay tries and bridge sends hang under this arrival. */
@@ -147,48 +191,49 @@ export class ArrivalTrace {
     remember(deliveryId, this.span.spanContext());
   }
 
-  /** The answer the pipeline decided, as an event (the bytes follow on the socket). */
+  /** The answer the pipeline decided (the bytes follow on the socket): its kind, and the status it carries. */
   answered(kind: string, status: number | undefined): void {
-    if (!this.span.isRecording()) return;
-    this.span.addEvent('hookrelay.answer', status === undefined ? { 'hookrelay.answer.kind': kind } : { 'hookrelay.answer.kind': kind, 'http.response.status_code': status });
+    if (this.attributes === null) return;
+    this.attributes['hookrelay.answer.kind'] = kind;
+    if (status !== undefined) this.attributes['http.response.status_code'] = status;
   }
 
   end(ending: ArrivalEnding): void {
-    if (this.span.isRecording()) {
-      this.span.setAttribute('hookrelay.arrival.outcome', ending.outcome);
-      if (ending.status !== null) this.span.setAttribute('http.response.status_code', ending.status);
+    const attributes = this.attributes;
+    if (attributes !== null) {
+      attributes['hookrelay.arrival.outcome'] = ending.outcome;
+      // The status recorded is the one answered (null when none was: a reset, a close, a hang).
+      if (ending.status !== null) attributes['http.response.status_code'] = ending.status;
       if (ending.outcome === 'rejected' || ending.outcome === 'unavailable') {
-        if (ending.reason) this.span.setAttribute('hookrelay.refusal.code', ending.reason.slice(0, 64));
+        if (ending.reason) attributes['hookrelay.refusal.code'] = ending.reason.slice(0, 64);
         this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: ending.reason ?? ending.outcome });
       }
+      this.span.setAttributes(attributes);
     }
     this.span.end();
   }
 
+  /** The arrival threw (the receiver answers 500), or its record failed: the span keeps what was known by then, with an error status. */
   fail(err: unknown): void {
+    if (this.attributes !== null) this.span.setAttributes(this.attributes);
     this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
     this.span.end();
   }
 }
 
-/**
- * A step of an arrival (fault rules, verify, commit) under way. Steps are events of the arrival's span,
- * not spans of their own: a span costs the SDK an id, a context and an exported record (three spans an
- * arrival took tracing to 0.68× of tracing off; docs/operate.md, "Traces").
- */
+/** A step of an arrival (fault rules, verify, commit) under way: opaque to the pipeline. */
 export interface ArrivalStepMark {
   trace: ArrivalTrace;
   name: ArrivalStep;
-  /** performance.now() at its start: the event's time. */
+  /** Which attributes it goes in: a fault rules step before or after verification. */
+  slot: StepSlot;
+  /** performance.now() at its start. */
   startedAt: number;
 }
 
-/** Records a step as an event of its arrival's span, at its start, with what it came to (`ok`, a refusal code, `stored`, `duplicate`…) and how long it took. */
+/** Records a step as two attributes of its arrival's span: what it came to (`ok`, a refusal code, `stored`, `duplicate`…) and how long it took. */
 export function endStep(step: ArrivalStepMark, result: string): void {
-  const { span } = step.trace;
-  if (!span.isRecording()) return;
-  const ms = Math.round((performance.now() - step.startedAt) * 1000) / 1000;
-  span.addEvent(`hookrelay.${step.name}`, { 'hookrelay.result': result, 'hookrelay.duration_ms': ms }, step.startedAt);
+  step.trace.recordStep(step.slot, result, Math.round((performance.now() - step.startedAt) * 1000) / 1000);
 }
 
 /** An arrival's span, continuing the sender's `traceparent`; null while tracing is off. */
@@ -198,18 +243,22 @@ export function startArrival(info: ArrivalInfo): ArrivalTrace | null {
   const { headers } = info;
   const parent = parentOf(api, single(headers['traceparent']), single(headers['tracestate']));
   const span = tracer.startSpan('hookrelay.arrival', { kind: info.source === 'http' ? api.SpanKind.SERVER : api.SpanKind.CONSUMER }, parent);
-  if (span.isRecording()) {
-    span.setAttribute('hookrelay.arrival.source', info.source);
-    setDeliveryAttributes(span, single(headers['x-service-delivery']), single(headers['x-service-event']), single(headers['x-service-delivery-attempt']));
-  }
-  return new ArrivalTrace(api, tracer, span, api.trace.setSpan(parent, span));
+  const attributes: Attributes = { 'hookrelay.arrival.source': info.source };
+  addDeliveryAttributes(attributes, single(headers['x-service-delivery']), single(headers['x-service-event']), single(headers['x-service-delivery-attempt']));
+  return new ArrivalTrace(api, span, parent, attributes);
+}
+
+function addDeliveryAttributes(attributes: Attributes, id: string | undefined, trigger: string | undefined, attempt: string | undefined): void {
+  if (id !== undefined) attributes['hookrelay.delivery.id'] = cappedId(id);
+  if (trigger !== undefined) attributes['hookrelay.delivery.trigger'] = cappedId(trigger);
+  const n = attempt === undefined ? NaN : Number(attempt);
+  if (Number.isSafeInteger(n) && n > 0) attributes['hookrelay.delivery.attempt'] = n;
 }
 
 function setDeliveryAttributes(span: Span, id: string | undefined, trigger: string | undefined, attempt: string | undefined): void {
-  if (id !== undefined) span.setAttribute('hookrelay.delivery.id', cappedId(id));
-  if (trigger !== undefined) span.setAttribute('hookrelay.delivery.trigger', cappedId(trigger));
-  const n = attempt === undefined ? NaN : Number(attempt);
-  if (Number.isSafeInteger(n) && n > 0) span.setAttribute('hookrelay.delivery.attempt', n);
+  const attributes: Attributes = {};
+  addDeliveryAttributes(attributes, id, trigger, attempt);
+  span.setAttributes(attributes);
 }
 
 function headerOf(headers: ReadonlyArray<readonly [string, string]>, name: string): string | undefined {
