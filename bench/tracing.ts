@@ -179,7 +179,7 @@ export interface TracingResult {
   off: TracingRatio;
   on: TracingRatio;
   baseline: { rps: number; cpuUsPerRequest: number };
-  /** Spans the sink received from `tracing on`, and the deliveries it accepted in its rounds (one span each, the arrival, when none is dropped: its steps are events). */
+  /** Spans the sink received from `tracing on`, and the deliveries it accepted in its rounds (one span each, the arrival, when none is dropped: its steps are attributes of it). */
   exportedSpans: number;
   onDeliveries: number;
 }
