@@ -12,9 +12,12 @@ export function dataDirOf(dbPath: string): string {
   return dirname(resolve(dbPath));
 }
 
+/** Where `listen` keeps the development secret of a data folder. */
+export const devSecretPath = (dataDir: string): string => join(dataDir, DEV_SECRET_FILE);
+
 /** The development secret kept in the data folder by `listen`, if there is one. */
 export function readDevSecret(dataDir: string): string | undefined {
-  const file = join(dataDir, DEV_SECRET_FILE);
+  const file = devSecretPath(dataDir);
   if (!existsSync(file)) return undefined;
   const secret = readFileSync(file, 'utf8').trim();
   return secret.length > 0 ? secret : undefined;
@@ -28,7 +31,7 @@ export function makeDevSecret(): string {
 /** Keeps the development secret in the data folder, readable by the owner only. False when one is there already (never replaced). */
 export function writeDevSecret(dataDir: string, secret: string): boolean {
   mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, DEV_SECRET_FILE);
+  const file = devSecretPath(dataDir);
   try {
     writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {

@@ -4,7 +4,8 @@
  * `listen` uses, so replays sign as its relay does and the MCP server knows what to hide and judge with.
  */
 import { SecretSetError, secretsForListen } from '../service/secret-set.js';
-import { readDevSecret } from './data-dir.js';
+import { unreadableBecause } from '../core/file-errors.js';
+import { devSecretPath, readDevSecret } from './data-dir.js';
 
 /** Throws the secret set's SecretSetError when its file is damaged: a clear problem, never a guess. */
 export function folderSecrets(dataDir: string): string[] {
@@ -12,12 +13,16 @@ export function folderSecrets(dataDir: string): string[] {
   return [...secretsForListen(dataDir), ...(dev !== undefined ? [dev] : [])];
 }
 
-/** folderSecrets, with a damaged secret set as a problem to report (its message names the file) instead of a throw. */
+/**
+ * folderSecrets, with a damaged secret set, or a development secret file that cannot be read (another
+ * user's, a folder), as a problem to report naming the file, instead of a throw.
+ */
 export function readFolderSecrets(dataDir: string): { ok: true; secrets: string[] } | { ok: false; problem: string } {
   try {
     return { ok: true, secrets: folderSecrets(dataDir) };
   } catch (err) {
-    if (!(err instanceof SecretSetError)) throw err;
-    return { ok: false, problem: err.message };
+    if (err instanceof SecretSetError) return { ok: false, problem: err.message };
+    if (typeof (err as NodeJS.ErrnoException).code !== 'string') throw err;
+    return { ok: false, problem: `cannot read the development secret ${devSecretPath(dataDir)}: ${unreadableBecause(err)}` };
   }
 }

@@ -1,5 +1,5 @@
 /** `events replay` reads the relay's settings as listen does: the target, its secret, and the loopback rule. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveReplaySettings } from '../../src/config/replay-settings.js';
@@ -30,5 +30,13 @@ describe('resolveReplaySettings', () => {
     const refused = resolveReplaySettings({ timeout: '30000', config }, null, {});
     expect(refused.ok ? [] : refused.problems).toEqual([expect.stringMatching(/app\.example\.com is not on this machine; replays go to loopback targets unless you pass --allow-remote/)]);
     expect(resolveReplaySettings({ timeout: '30000', config, allowRemote: true }, null, {}).ok).toBe(true);
+  });
+
+  it('names a development secret that cannot be read as a problem, instead of failing the command', () => {
+    const { dir, remove } = tempDir();
+    cleanups.push(remove);
+    mkdirSync(join(dir, 'dev-secret')); // a folder where the secret file belongs: EISDIR on read
+    const refused = resolveReplaySettings({ timeout: '30000', to: 'http://127.0.0.1:3000/hooks' }, join(dir, 'hookrelay.db'), {});
+    expect(refused.ok ? [] : refused.problems).toEqual([`cannot read the development secret ${join(dir, 'dev-secret')}: a folder, not a file`]);
   });
 });
