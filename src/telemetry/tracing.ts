@@ -141,11 +141,12 @@ const STEP_KEYS: Readonly<Record<StepSlot, readonly [result: string, duration: s
 
 /**
  * One arrival's span. Its steps and its answer are attributes of the span, not spans of their own
- * (a span costs the SDK an id, a context and an exported record: three spans an arrival took tracing
- * to 0.68× of tracing off) nor events (an event is an object tree of its own in every export, whose
- * JSON is the largest part of the SDK's cost: tracing's CPU an arrival went from 29.6 µs with three
- * events to 18.6 µs with the same as attributes; docs/operate.md, "Traces"). They are gathered here
- * and given to the span in one `setAttributes` as it ends.
+ * (a span costs the SDK an id, a context and an exported record: three spans an arrival took receive
+ * with tracing on to 0.68× of a build without the tracing code) nor events (an event is an object tree of its own in every export, whose
+ * JSON is the largest part of the SDK's cost: tracing's CPU an arrival went from 29.6 µs with the
+ * steps and the answer as events to 18.6 µs with the same as attributes; docs/operate.md, "Traces").
+ * They are gathered here and given to the span as it ends, after its outcome: a low
+ * OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT drops steps before the outcome.
  */
 export class ArrivalTrace {
   /** What the span gets as it ends; null when the span records nothing (sampled out). */
@@ -157,9 +158,15 @@ export class ArrivalTrace {
     private readonly api: Api,
     readonly span: Span,
     private readonly parent: Context,
-    attributes: Attributes,
+    /** Null when the span records nothing (sampled out): then nothing is gathered or timed. */
+    attributes: Attributes | null,
   ) {
-    this.attributes = span.isRecording() ? attributes : null;
+    this.attributes = attributes;
+  }
+
+  /** Whether the span records: a step of one sampled out is not timed. */
+  get recording(): boolean {
+    return this.attributes !== null;
   }
 
   /** The arrival span's context: the parent of a sync hand-off. Made when first asked for. */
@@ -175,7 +182,7 @@ export class ArrivalTrace {
       if (name === 'verify') this.verifyStarted = true;
       slot = name;
     }
-    return { trace: this, name, slot, startedAt: performance.now() };
+    return { trace: this, name, slot, startedAt: this.attributes === null ? 0 : performance.now() };
   }
 
   /** @internal endStep's: a step's result and how long it took (ms, to the µs). */
@@ -201,13 +208,15 @@ export class ArrivalTrace {
   end(ending: ArrivalEnding): void {
     const attributes = this.attributes;
     if (attributes !== null) {
-      attributes['hookrelay.arrival.outcome'] = ending.outcome;
+      // The outcome first: the SDK keeps the first attributes up to its limit.
+      const outcome: Attributes = { 'hookrelay.arrival.outcome': ending.outcome };
       // The status recorded is the one answered (null when none was: a reset, a close, a hang).
-      if (ending.status !== null) attributes['http.response.status_code'] = ending.status;
+      if (ending.status !== null) outcome['http.response.status_code'] = attributes['http.response.status_code'] = ending.status;
       if (ending.outcome === 'rejected' || ending.outcome === 'unavailable') {
-        if (ending.reason) attributes['hookrelay.refusal.code'] = ending.reason.slice(0, 64);
+        if (ending.reason) outcome['hookrelay.refusal.code'] = ending.reason.slice(0, 64);
         this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: ending.reason ?? ending.outcome });
       }
+      this.span.setAttributes(outcome);
       this.span.setAttributes(attributes);
     }
     this.span.end();
@@ -233,6 +242,7 @@ export interface ArrivalStepMark {
 
 /** Records a step as two attributes of its arrival's span: what it came to (`ok`, a refusal code, `stored`, `duplicate`…) and how long it took. */
 export function endStep(step: ArrivalStepMark, result: string): void {
+  if (!step.trace.recording) return;
   step.trace.recordStep(step.slot, result, Math.round((performance.now() - step.startedAt) * 1000) / 1000);
 }
 
@@ -243,6 +253,7 @@ export function startArrival(info: ArrivalInfo): ArrivalTrace | null {
   const { headers } = info;
   const parent = parentOf(api, single(headers['traceparent']), single(headers['tracestate']));
   const span = tracer.startSpan('hookrelay.arrival', { kind: info.source === 'http' ? api.SpanKind.SERVER : api.SpanKind.CONSUMER }, parent);
+  if (!span.isRecording()) return new ArrivalTrace(api, span, parent, null);
   const attributes: Attributes = { 'hookrelay.arrival.source': info.source };
   addDeliveryAttributes(attributes, single(headers['x-service-delivery']), single(headers['x-service-event']), single(headers['x-service-delivery-attempt']));
   return new ArrivalTrace(api, span, parent, attributes);

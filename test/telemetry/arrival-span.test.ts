@@ -5,7 +5,7 @@
  * without a status and a failed arrival leave on it.
  */
 import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as api from '../../src/telemetry/otel-api.js';
 import { endStep, startArrival, startRelayTry, useTracer, type ArrivalTrace } from '../../src/telemetry/tracing.js';
 
@@ -117,13 +117,36 @@ describe('the arrival span', () => {
     expect(handOff!.traceparent).toBe(`00-${arrivalSpan.spanContext().traceId}-${relaySpan.spanContext().spanId}-01`);
   });
 
-  it('exports nothing for an arrival sampled out, whatever its steps', () => {
-    useTracer(api, new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test'));
+  it('gathers and times nothing for an arrival sampled out', () => {
+    const sampledOut = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
+    const span = sampledOut.getTracer('test').startSpan('probe');
+    const setAttributes = vi.spyOn(Object.getPrototypeOf(span), 'setAttributes');
+    const setAttribute = vi.spyOn(Object.getPrototypeOf(span), 'setAttribute');
+    useTracer(api, sampledOut.getTracer('test'));
+    const now = vi.spyOn(performance, 'now');
+    try {
+      const trace = arrival();
+      expect(trace.span.isRecording()).toBe(false);
+      endStep(trace.step('fault_rules'), 'none');
+      endStep(trace.step('verify'), 'ok');
+      trace.answered('answer', 200);
+      trace.end({ outcome: 'accepted', status: 200, reason: null });
+      expect(now).not.toHaveBeenCalled();
+      expect(setAttributes).not.toHaveBeenCalled();
+      expect(setAttribute).not.toHaveBeenCalled();
+    } finally {
+      now.mockRestore();
+      setAttributes.mockRestore();
+      setAttribute.mockRestore();
+    }
+  });
+
+  it('gives the outcome before the steps, so a low attribute limit drops steps first', () => {
+    const limited = new BasicTracerProvider({ spanLimits: { attributeCountLimit: 3 }, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    useTracer(api, limited.getTracer('test'));
     const trace = arrival();
-    expect(trace.span.isRecording()).toBe(false);
     endStep(trace.step('verify'), 'ok');
-    trace.answered('answer', 200);
-    trace.end({ outcome: 'accepted', status: 200, reason: null });
-    expect(exporter.getFinishedSpans()).toEqual([]);
+    trace.end({ outcome: 'rejected', status: 401, reason: 'SIGNATURE_MISMATCH' });
+    expect(only().attributes).toEqual({ 'hookrelay.arrival.outcome': 'rejected', 'http.response.status_code': 401, 'hookrelay.refusal.code': 'SIGNATURE_MISMATCH' });
   });
 });
