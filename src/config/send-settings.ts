@@ -6,7 +6,7 @@ import { parseDuration } from '../core/duration.js';
 import { resolveDbPath } from './db-path.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dataDirOf, readDevSecret, secretHint } from './data-dir.js';
+import { dataDirOf, secretHint } from './data-dir.js';
 import type { FailureHandling, RetryPolicy } from '../core/retry-policy/policy.js';
 import { validateFailureHandling, type FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { mulberry32, uuidFromRandom, type RandomSource } from '../core/seeded-random.js';
@@ -211,7 +211,7 @@ function resolveSecret(flags: SendFlags, env: NodeJS.ProcessEnv): SecretCheck {
     return { ok: false, message: `no secret: no development secret in ${dataDir} (listen makes one there when it starts without --secret); pass --secret or set HOOKRELAY_SECRET, or run send in that listen's folder (or with its --db)` };
   }
   // Both are written by hookrelay, trimmed: nothing to warn of.
-  const what = secret === readDevSecret(dataDir) ? 'development secret' : 'kept secret (webhooks create --signing)';
+  const what = kept.firstIsDevSecret ? 'development secret' : 'kept secret (webhooks create --signing)';
   return { ok: true, secret, signing: `${what} ${secretHint(secret)} from ${dataDir}`, flaw: null, warnings: [] };
 }
 

@@ -149,8 +149,6 @@ const STEP_KEYS: Readonly<Record<StepSlot, readonly [result: string, duration: s
  * OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT drops steps before the outcome.
  */
 export class ArrivalTrace {
-  /** What the span gets as it ends; null when the span records nothing (sampled out). */
-  private readonly attributes: Attributes | null;
   private verifyStarted = false;
   private withSpan: Context | null = null;
 
@@ -158,11 +156,9 @@ export class ArrivalTrace {
     private readonly api: Api,
     readonly span: Span,
     private readonly parent: Context,
-    /** Null when the span records nothing (sampled out): then nothing is gathered or timed. */
-    attributes: Attributes | null,
-  ) {
-    this.attributes = attributes;
-  }
+    /** What the span gets as it ends; null when it records nothing (sampled out): then nothing is gathered or timed. */
+    private readonly attributes: Attributes | null,
+  ) {}
 
   /** Whether the span records: a step of one sampled out is not timed. */
   get recording(): boolean {
