@@ -1,6 +1,6 @@
 /**
  * `hookrelay verify`: the receiver's verdict on one captured request, offline, and why it fails.
- * The verdict comes from the receiver's own checks (ingest/request-verdict.ts), in its order and
+ * The verdict comes from the receiver's own checks (ingest/pipeline.ts), in its order and
  * with its codes; the hints are the ones the receiver keeps with a rejected attempt (ingest/rejection-hints.ts).
  */
 import type { Command } from 'commander';
@@ -9,7 +9,7 @@ import { dataDirOf } from '../config/data-dir.js';
 import { readFolderSecrets } from '../config/folder-secrets.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
-import { formatSeconds, roundSeconds } from '../core/signature/explain-failure.js';
+import { formatSeconds, roundSeconds } from '../core/signature/verify.js';
 import { UPPERCASE_HEX_NOTE } from '../core/signature/verify-verdict.js';
 import type { Arrival } from '../ingest/arrival.js';
 import { capturedArrival } from '../ingest/captured-arrival.js';

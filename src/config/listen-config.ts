@@ -1,5 +1,5 @@
 /** The resolved settings of `hookrelay listen`. */
-import { describeSurroundingWhitespace } from '../core/signature/explain-failure.js';
+import { describeSurroundingWhitespace } from '../core/signature/verify.js';
 import { SecretSetError, secretSetPath, secretsForListen } from '../service/secret-set.js';
 import { formatFaultRule, shadowingRule, type FaultRule } from '../core/faults/index.js';
 import { combineRules, rulesFromFile, rulesFromLines } from '../faults/rule-sources.js';

@@ -21,7 +21,7 @@ import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
 import { secretFlagWarnings } from './secret-flags.js';
 import { readFolderSecrets } from './folder-secrets.js';
-import { describeSurroundingWhitespace } from '../core/signature/explain-failure.js';
+import { describeSurroundingWhitespace } from '../core/signature/verify.js';
 
 export interface SendFlags extends PolicyFlags {
   to: string;

@@ -6,9 +6,15 @@
  * refused with a message that names what is wrong.
  */
 import { isUtf8 } from 'node:buffer';
-import { joinHeaderPairs } from './header-lines.js';
+import {
+  headerCountProblem,
+  headerNameProblem,
+  joinHeaderPairs,
+  MAX_HEADER_LINES,
+  MAX_HEADER_NAME_LENGTH,
+  MAX_ID_LENGTH,
+} from './limits.js';
 import { asciiOnly } from './printable-text.js';
-import { headerCountProblem, headerNameProblem, MAX_HEADER_LINES, MAX_HEADER_NAME_LENGTH, MAX_ID_LENGTH } from './limits.js';
 
 export const BRIDGE_PROTOCOL = 'hookrelay-bridge.1';
 export const BRIDGE_PROTOCOL_2 = 'hookrelay-bridge.2';

@@ -1,4 +1,8 @@
-/** The envelope check of spec 6.1 on text: the one the receiver and every kit adapter run. */
+/**
+ * The envelope check of spec 6.1: the one the receiver and every kit adapter run, and the one
+ * lenient decoding of a body for reading. No Buffer and no Node module: the kit's hookrelay/fetch
+ * runs this in browsers and Workers.
+ */
 import type { DeliveryEnvelope, EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
 import { MAX_ID_LENGTH } from './limits.js';
 
@@ -9,14 +13,26 @@ export { MAX_ID_LENGTH };
 
 /** An id or trigger as an attempt record keeps it: at most MAX_ID_LENGTH, so a hostile header cannot bloat the store. */
 export const cappedId = (text: string): string => (text.length > MAX_ID_LENGTH ? text.slice(0, MAX_ID_LENGTH) : text);
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// A leading BOM is skipped (RFC 8259 §8.1 lets a parser ignore it); invalid UTF-8 becomes U+FFFD.
+const LENIENT_UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
+
+/** Decodes a raw body for reading only: a leading BOM skipped, invalid UTF-8 as U+FFFD. The raw bytes stay what is stored and relayed. */
+export function decodeBodyLeniently(raw: Uint8Array): string {
+  return LENIENT_UTF8.decode(raw);
+}
 
 /**
- * Parses and checks a delivery body, already decoded (envelope.ts decodeBodyLeniently, or a
- * TextDecoder where there is no Buffer), against spec 6.1 and the delivery headers. Returns the
- * envelope, or the first problem found with a message naming the field. No Buffer and no Node
- * module: the kit's hookrelay/fetch runs this in browsers and Workers.
+ * Parses and checks a delivery body against spec 6.1 and the delivery headers.
+ * Returns the envelope, or the first problem found with a message naming the field; never throws.
+ * `headers.deliveryId` / `headers.event` are the `x-service-delivery` / `x-service-event` values.
  */
+export function checkEnvelope(raw: Uint8Array, headers: EnvelopeHeaders): EnvelopeCheck {
+  return checkEnvelopeText(decodeBodyLeniently(raw), headers);
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** As checkEnvelope, on a body already decoded. */
 export function checkEnvelopeText(text: string, headers: EnvelopeHeaders): EnvelopeCheck {
   let parsed: unknown;
   try {

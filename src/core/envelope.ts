@@ -1,22 +1,13 @@
 /**
- * The delivery envelope on Node: its types (envelope-types.ts) and its one check (envelope-check.ts,
- * on text, which the kit also runs where there is no Buffer), with the raw bytes decoded here.
+ * The delivery envelope on Node: its types (envelope-types.ts), its one check and its lenient
+ * decoding (envelope-check.ts, portable, which the kit also runs where there is no Buffer), and
+ * how a body kept only in part reads.
  */
 import { isUtf8 } from 'node:buffer';
-import { checkEnvelopeText } from './envelope-check.js';
-import type { EnvelopeCheck, EnvelopeHeaders } from './envelope-types.js';
+import { decodeBodyLeniently } from './envelope-check.js';
 
-export { CURRENT_API_VERSION, MAX_ID_LENGTH, cappedId, checkEnvelopeText } from './envelope-check.js';
+export { CURRENT_API_VERSION, MAX_ID_LENGTH, cappedId, checkEnvelope, checkEnvelopeText, decodeBodyLeniently } from './envelope-check.js';
 export type { AccessChannel, DecidedBy, DeliveryEnvelope, EnvelopeCheck, EnvelopeHeaders, EnvelopeProblem, TriggerName, TriggerPayloads } from './envelope-types.js';
-
-/**
- * Decodes a raw body for reading only: a leading BOM is skipped (RFC 8259 §8.1 lets a parser
- * ignore it) and invalid UTF-8 becomes U+FFFD. The raw bytes stay what is stored and relayed.
- */
-export function decodeBodyLeniently(raw: Buffer): string {
-  const start = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
-  return raw.toString('utf8', start);
-}
 
 /**
  * The length of `bytes` without a UTF-8 sequence that its end cuts short (at most 3 bytes go): a
@@ -48,12 +39,3 @@ export function keptBodyText(kept: Buffer, seen: { bodyBytes: number; complete: 
 
 /** Whether the kept bytes are only the start of the body: fewer than were seen, or the body was not read to its end. */
 export const keptInPart = (kept: Buffer, seen: { bodyBytes: number; complete: boolean }): boolean => kept.length < seen.bodyBytes || !seen.complete;
-
-/**
- * Parses and checks a delivery body against spec 6.1 and the delivery headers.
- * Returns the envelope, or the first problem found with a message naming the field.
- * `headers.deliveryId` / `headers.event` are the `x-service-delivery` / `x-service-event` values.
- */
-export function checkEnvelope(raw: Buffer, headers: EnvelopeHeaders): EnvelopeCheck {
-  return checkEnvelopeText(decodeBodyLeniently(raw), headers);
-}

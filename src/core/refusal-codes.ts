@@ -1,6 +1,6 @@
 /**
  * The code a refused delivery is answered with (the `code` of spec 7's error envelope), by why it
- * was refused: one table, read by the receiver (src/ingest/request-verdict.ts) and by the kit's adapters
+ * was refused: one table, read by the receiver (src/ingest/pipeline.ts) and by the kit's adapters
  * (src/kit/errors.ts), so an app verifying with the library answers as `listen` does.
  */
 import type { EnvelopeProblem } from './envelope-types.js';

@@ -41,12 +41,21 @@ export type RuleChange =
   | { ok: true; rule: FaultRuleView }
   | { ok: false; message: string; column?: number; notFound?: boolean };
 
-/** What the receiver needs to decide faults; cheap enough to ask on every arrival. */
-export interface FaultDecider {
-  /** Whether any rule is decided at this stage (`verified` false: the pre-verify rules). */
-  hasRules(verified: boolean): boolean;
+/** Which rules one stage holds: `pre` the pre-verify rules, `post` the others. */
+export interface StageFlags {
+  /** Whether any rule is decided at this stage. */
+  readonly any: boolean;
   /** Whether a rule of this stage has an `arrival=` condition (only then is the store asked). */
-  usesArrivalCount(verified: boolean): boolean;
+  readonly arrival: boolean;
+}
+
+/** What the receiver needs to decide faults. */
+export interface FaultDecider {
+  /**
+   * The flags of each stage, kept up to date in place as rules change: the pipeline reads them on
+   * every arrival, so an arrival with no rule to decide calls nothing of the fault code.
+   */
+  readonly stages: Readonly<Record<'pre' | 'post', StageFlags>>;
   /** The rule that fires for `arrival`, counting the firing. */
   decide(arrival: FaultArrival): FaultDecision;
 }
@@ -81,10 +90,6 @@ interface Entry {
   rule: FaultRule;
 }
 
-interface StageFlags {
-  any: boolean;
-  arrival: boolean;
-}
 
 export function createFaultRules(options: FaultRulesOptions): FaultRules {
   const seed = options.seed >>> 0;
@@ -93,7 +98,7 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
   let rules: FaultRule[] = [];
   let state: FaultState = emptyFaultState();
   let nextAuto = 1;
-  const stages: Record<'pre' | 'post', StageFlags> = { pre: { any: false, arrival: false }, post: { any: false, arrival: false } };
+  const stages: Record<'pre' | 'post', { any: boolean; arrival: boolean }> = { pre: { any: false, arrival: false }, post: { any: false, arrival: false } };
 
   const autoId = (): string => {
     let id: string;
@@ -106,7 +111,8 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
     rules = entries.map((e) => e.rule);
     for (const [name, verified] of [['pre', false], ['post', true]] as const) {
       const own = rules.filter((r) => Boolean(r.beforeVerify) !== verified);
-      stages[name] = { any: own.length > 0, arrival: own.some((r) => r.match.arrival !== undefined) };
+      stages[name].any = own.length > 0;
+      stages[name].arrival = own.some((r) => r.match.arrival !== undefined);
     }
   };
 
@@ -158,8 +164,7 @@ export function createFaultRules(options: FaultRulesOptions): FaultRules {
 
   return {
     seed,
-    hasRules: (verified) => stages[verified ? 'post' : 'pre'].any,
-    usesArrivalCount: (verified) => stages[verified ? 'post' : 'pre'].arrival,
+    stages,
     decide(arrival) {
       const decision = decideFault(rules, arrival, state, random);
       if (decision.matched) state = decision.state;

@@ -1,12 +1,15 @@
 /**
- * One delivery as a source hands it to the pipeline (pipeline.ts), and what the pipeline reads off
- * it before deciding anything. No socket or framework type: an HTTP POST (http-route.ts) and a
- * bridged WebSocket frame build the same Arrival.
+ * One delivery as a source hands it to the pipeline (pipeline.ts), what the pipeline reads off it
+ * before deciding anything, and the Outcome it decides: what goes back on the wire, and the attempt
+ * record. No socket or framework type: an HTTP POST (build-receiver.ts) and a bridged WebSocket frame
+ * build the same Arrival. A source's adapter only writes the Outcome's action (HTTP:
+ * build-receiver.ts); the record is made by the attempt log (store-step.ts), in the pipeline, in its
+ * place relative to the answer.
  */
 import { hash } from 'node:crypto';
-import { cappedId } from '../core/envelope.js';
+import { cappedId } from '../core/envelope-check.js';
 import type { HopRef } from '../core/faults/index.js';
-import type { AttemptInput, AttemptOutcome } from '../core/records.js';
+import type { AttemptInput, AttemptOutcome, AttemptRecord } from '../core/records.js';
 
 /** Where an arrival came from: an HTTP POST; a bridged delivery (a WebSocket frame) later. */
 export type ArrivalSource = 'http' | 'bridge';
@@ -139,3 +142,62 @@ export function attemptOf(
     retryAfter: ending.retryAfter,
   };
 }
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export type Action =
+  /**
+   * The receiver's own answer: a status, and a JSON body (null: no body at all, e.g. a 204 in sync mode).
+   * A refusal's `code` also goes out as ERROR_CODE_HEADER, which `hookrelay send` reads (it never reads bodies).
+   */
+  | { kind: 'answer'; status: number; body: string | null; code?: string }
+  /** A fault rule's answer, exactly: these headers in this order, this body, and nothing else. */
+  | { kind: 'fault-answer'; status: number; headers: ReadonlyArray<readonly [string, string]>; body: string }
+  /** Destroy the connection with a TCP RST. */
+  | { kind: 'reset' }
+  /** End the connection cleanly (FIN) without a response. */
+  | { kind: 'close' }
+  /** Never answer (after writing `statusLine` raw, when given); hold the connection until the sender gives up. */
+  | { kind: 'hang'; statusLine: string | null }
+  /** The sender left already (during a delay): nothing to write. */
+  | { kind: 'none' };
+
+export interface Outcome {
+  action: Action;
+  /**
+   * The attempt as stored and announced: one object (`seq` is 0: the store assigns the real one).
+   * Settled before the Outcome is returned, so the record precedes the answer, except for a hang
+   * (recorded when the connection ends) and a 503 STORE_UNAVAILABLE (the store just failed: the
+   * answer does not wait for the record).
+   */
+  recorded: Promise<AttemptRecord>;
+}
+
+export { ERROR_CODE_HEADER } from '../core/error-code-header.js';
+
+export const jsonAnswer = (status: number, body: string, code?: string): Action => (code === undefined ? { kind: 'answer', status, body } : { kind: 'answer', status, body, code });
+
+// What the receiver's checks (pipeline.ts) say of an arrival, as the steps after them read it.
+
+/** The settings of the signature check. */
+export interface SignatureSettings {
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  /** --skip-verify: nothing is checked; `t` is still read for the record when the header parses. */
+  skipVerify: boolean;
+}
+
+export type SignatureCheck =
+  /** `secretIndex` is null when verification was skipped; `notes` go in the attempt's reason. */
+  | { ok: true; timestamp: number | null; secretIndex: number | null; notes: readonly string[]; state?: 'valid' | 'skipped' }
+  | { ok: false; rejection: Rejection; timestamp: number | null };
+
+/** Why the receiver refused an arrival: the code in the error envelope and the HTTP status. */
+export interface Rejection {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** The check that refused an arrival: the first one that failed, as the receiver stops there. */
+export type CheckName = 'size' | 'signature' | 'envelope';

@@ -1,17 +1,20 @@
 /**
- * The public receiver listener: the ingest route, /healthz, and nothing else — the console
- * never shares it, so a tunnel to the receiver cannot expose the console.
+ * The public receiver listener and the HTTP source of the ingest pipeline (pipeline.ts): the ingest
+ * route, /healthz, /readyz, and nothing else — the console never shares it, so a tunnel to the
+ * receiver cannot expose the console. The route takes the raw bytes, makes an Arrival of the fastify
+ * request, hands it to the pipeline, and writes its Outcome's action back on the socket. Nothing is
+ * decided or recorded here. Redirect-chain hops live in hop-route.ts.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { ReadProblem } from './arrival.js';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { errorEnvelopeText } from '../core/error-envelope.js';
-import { createFaultSockets } from './fault-answer.js';
-import { ingestPlugin, unreadHttpArrival, writeOutcome } from './http-route.js';
-import { ERROR_CODE_HEADER, JSON_TYPE } from './outcome.js';
-import type { IngestPipeline } from './pipeline.js';
+import type { HopRef } from '../core/faults/index.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import { lazySchemaControllers } from '../runtime/lazy-schema-compilers.js';
+import { type Action, type Arrival, type ArrivalConnection, ERROR_CODE_HEADER, JSON_TYPE, type ReadProblem } from './arrival.js';
+import { createFaultSockets, type FaultSockets } from './fault-answer.js';
+import { registerHopRoute } from './hop-route.js';
+import type { IngestPipeline } from './pipeline.js';
 
 /** The listener's own settings; the pipeline it hands each arrival to is the node's (build-node.ts). */
 export interface ReceiverSettings {
@@ -125,4 +128,105 @@ export function buildReceiver(options: ReceiverOptions): FastifyInstance {
   });
 
   return app;
+}
+
+export interface IngestPluginOptions {
+  path: string;
+  bodyLimitBytes: number;
+  clock: () => number;
+  pipeline: IngestPipeline;
+  sockets: FaultSockets;
+}
+
+export async function ingestPlugin(app: FastifyInstance, options: IngestPluginOptions): Promise<void> {
+  const { pipeline, sockets, clock } = options;
+
+  // Scoped to this plugin: every content type arrives as the exact bytes; nothing is
+  // rejected on Content-Type before the signature is checked.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes }, (_req, body, done) => done(null, body));
+
+  const serve = async (request: FastifyRequest, reply: FastifyReply, hop?: HopRef): Promise<FastifyReply> => {
+    const outcome = await pipeline.handle(httpArrival(request, reply, { sockets, clock }, hop));
+    return writeOutcome(reply, outcome.action, sockets);
+  };
+
+  app.post(options.path, (request, reply) => serve(request, reply));
+  registerHopRoute(app, { path: options.path, clock, serve });
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: options.path,
+    handler: (_request, reply) =>
+      reply.code(405).header('allow', 'POST').type(JSON_TYPE).send(errorEnvelopeText('METHOD_NOT_ALLOWED', `only POST is accepted on ${options.path}`, clock())),
+  });
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+export interface HttpArrivalContext {
+  sockets: FaultSockets;
+  clock: () => number;
+}
+
+/** A request whose body was read; `hop` when it came to a hop of a redirect chain hookrelay serves. */
+export function httpArrival(request: FastifyRequest, reply: FastifyReply, ctx: HttpArrivalContext, hop?: HopRef): Arrival {
+  const arrival: Arrival = {
+    source: 'http',
+    receivedAt: ctx.clock(),
+    // fastify leaves the body undefined when a request has neither a Content-Type nor a body.
+    rawBody: Buffer.isBuffer(request.body) ? request.body : EMPTY_BODY,
+    headers: request.headers,
+    rawHeaders: request.raw.rawHeaders,
+    connection: connectionOf(reply, ctx),
+    requestId: request.id,
+  };
+  if (hop) arrival.hop = hop;
+  return arrival;
+}
+
+/** A request whose body fastify refused to read (too large, wrong length): refused first, as size is the first check. */
+export function unreadHttpArrival(request: FastifyRequest, reply: FastifyReply, ctx: HttpArrivalContext, problem: ReadProblem): Arrival {
+  return {
+    source: 'http',
+    receivedAt: ctx.clock(),
+    rawBody: EMPTY_BODY,
+    headers: request.headers,
+    rawHeaders: request.raw.rawHeaders,
+    connection: connectionOf(reply, ctx),
+    requestId: request.id,
+    unread: { problem, declaredBytes: Number(request.headers['content-length']) || 0 },
+  };
+}
+
+function connectionOf(reply: FastifyReply, { sockets }: HttpArrivalContext): ArrivalConnection {
+  return {
+    wait: (ms) => sockets.delay(reply, ms),
+    ended: () => sockets.ended(reply),
+  };
+}
+
+/** An Outcome's action as bytes on the socket (or a reset, a close, a hang). */
+export function writeOutcome(reply: FastifyReply, action: Action, sockets: FaultSockets): FastifyReply {
+  switch (action.kind) {
+    case 'answer':
+      reply.code(action.status);
+      if (action.code !== undefined) reply.header(ERROR_CODE_HEADER, action.code);
+      return action.body === null ? reply.send() : reply.type(JSON_TYPE).send(action.body);
+    case 'fault-answer':
+      sockets.respond(reply, action.status, action.headers, action.body);
+      return reply;
+    case 'reset':
+      sockets.reset(reply);
+      return reply;
+    case 'close':
+      sockets.close(reply);
+      return reply;
+    case 'hang':
+      sockets.hang(reply, action.statusLine);
+      return reply;
+    case 'none':
+      // The sender is gone: fastify must not try to answer.
+      reply.hijack();
+      return reply;
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * A captured request (header lines and the raw body, as `hookrelay verify` reads them) as the
- * Arrival the HTTP source would have built from it (http-route.ts), so the receiver's own checks
+ * Arrival the HTTP source would have built from it (build-receiver.ts), so the receiver's own checks
  * judge it offline: header names lower-cased and repeats combined as Node combines them, and a body
  * over the limit left unread, as fastify leaves it.
  */

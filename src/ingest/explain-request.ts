@@ -1,15 +1,15 @@
 /**
  * The receiver's verdict on one request, explained: what `hookrelay verify` prints and what the MCP
  * server's `explain_rejection` answers, from one place. The verdict is the receiver's own checks
- * (request-verdict.ts), in its order and with its codes; the hints are the receiver's (rejection-hints.ts)
+ * (pipeline.ts), in its order and with its codes; the hints are the receiver's (rejection-hints.ts)
  * with what the reader can do about them, worded for where the request came from.
  */
 import { decodeBodyLeniently } from '../core/envelope.js';
 import { inWords, type ExplainedResult } from '../core/signature/verify-verdict.js';
-import { roundSeconds } from '../core/signature/explain-failure.js';
+import { roundSeconds } from '../core/signature/verify.js';
 import type { Arrival } from './arrival.js';
 import { explainSignature, missingHeaderHint, receiverRefusal } from './rejection-hints.js';
-import { judgeArrival, type RequestVerdict } from './request-verdict.js';
+import { judgeArrival, type RequestVerdict } from './pipeline.js';
 
 /** Where the request came from: a capture file, `verify`'s flags, or an attempt the store kept. */
 export type RequestSource = 'capture' | 'flags' | 'stored';

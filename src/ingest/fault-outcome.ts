@@ -7,10 +7,9 @@
 import { asciiOnly } from '../core/printable-text.js';
 import { FAULT_HEADER, type FaultPlan } from '../core/faults/index.js';
 import type { AttemptRecord } from '../core/records.js';
-import { parseSignatureHeader } from '../core/signature/parse-signature-header.js';
-import { attemptOf, type Arrival, type ArrivalFacts } from './arrival.js';
-import type { AttemptLog } from './attempt-log.js';
-import type { Action, Outcome } from './outcome.js';
+import { parseSignatureHeader } from '../core/signature/verify.js';
+import { type Action, type Arrival, type ArrivalFacts, attemptOf, type Outcome } from './arrival.js';
+import type { AttemptLog } from './store-step.js';
 
 export type FaultStep =
   /** Go on with normal handling; `note` (the rule that let it through) goes in the record. */

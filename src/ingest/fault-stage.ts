@@ -10,8 +10,6 @@ import { recordedId, type ArrivalFacts } from './arrival.js';
 import { createArrivalTally } from './arrival-tally.js';
 
 export interface FaultStage {
-  /** Whether any rule is decided at this stage: when not, `decide` need not be called (the hot path stays free). */
-  wants(verified: boolean): boolean;
   /**
    * The plan of the rule that fires at one stage (`verified` false: before the signature check,
    * only pre-verify rules; true: after the envelope check, only the others), or null.
@@ -30,8 +28,7 @@ export interface FaultStageOptions {
 }
 
 export const NO_FAULTS: FaultDecider = {
-  hasRules: () => false,
-  usesArrivalCount: () => false,
+  stages: { pre: { any: false, arrival: false }, post: { any: false, arrival: false } },
   decide: () => ({ matched: false, state: { firedCounts: new Map() } }),
 };
 
@@ -65,10 +62,10 @@ export function createFaultStage(options: FaultStageOptions): FaultStage {
   }
 
   return {
-    wants: (verified) => faults.hasRules(verified),
     async decide(facts, verified) {
-      if (!faults.hasRules(verified)) return null;
-      const count = faults.usesArrivalCount(verified) ? await arrivalCount(facts) : (counted.get(facts) ?? 0);
+      const stage = faults.stages[verified ? 'post' : 'pre'];
+      if (!stage.any) return null;
+      const count = stage.arrival ? await arrivalCount(facts) : (counted.get(facts) ?? 0);
       const decision = faults.decide({
         trigger: facts.event ?? null,
         deliveryId: facts.deliveryId ?? null,

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hopPrefix, parseHopPath, type HopRef } from '../core/faults/index.js';
 import { errorEnvelopeText } from '../core/error-envelope.js';
-import { JSON_TYPE } from './outcome.js';
+import { JSON_TYPE } from './arrival.js';
 
 export interface HopRouteOptions {
   path: string;

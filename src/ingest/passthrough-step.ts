@@ -15,9 +15,8 @@ import { senderAnswerFor } from '../handoff/sender-answer.js';
 import type { EventHub } from '../runtime/event-hub.js';
 import type { TraceParent } from '../telemetry/tracing.js';
 import { pairHeaders, type DeliveryStore } from '../store/store.js';
-import type { Arrival } from './arrival.js';
+import type { Arrival, Rejection } from './arrival.js';
 import { createPerKeyTurns } from './per-key-turns.js';
-import type { Rejection } from './request-verdict.js';
 
 export type HandOn =
   /** The id is stored already: not handed on again (answered as a duplicate). */

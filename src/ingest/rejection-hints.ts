@@ -8,8 +8,7 @@
 import { decodeBodyLeniently } from '../core/envelope.js';
 import type { SignatureHint } from '../core/signature/signature-hint.js';
 import { verifyExplained, type ExplainedResult } from '../core/signature/verify.js';
-import { readFacts, type Arrival } from './arrival.js';
-import type { CheckName, SignatureSettings } from './request-verdict.js';
+import { type Arrival, type CheckName, readFacts, type SignatureSettings } from './arrival.js';
 
 /**
  * The receiver's signature check again, with explanations: the extra HMACs of the guesses are

@@ -6,7 +6,7 @@
  */
 import { headerNoteHints, noMatchQuestion } from '../core/signature/explain-text.js';
 import { atNow } from './at-now.js';
-import { parseSignatureFields } from '../core/signature/signature-fields.js';
+import { parseSignatureFields } from '../core/signature/verify-verdict.js';
 import {
   checkOptions,
   headerRefusal,

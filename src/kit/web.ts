@@ -4,8 +4,9 @@
  * errors. Portable: nothing here imports a Node module or uses a Node global.
  */
 export { signAsync, verifyAsync, type RawBody, type VerifyAsyncOptions } from './verify-async.js';
-export { parseSignatureFields, MAX_SIGNATURE_HEADER_LENGTH, MAX_V1_SIGNATURES, SIGNATURE_HEADER_NAME } from '../core/signature/signature-fields.js';
-export type { FieldsResult, SignatureHeaderFailure, SignatureHeaderFields } from '../core/signature/signature-fields.js';
+export { MAX_SIGNATURE_HEADER_LENGTH, MAX_V1_SIGNATURES, SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
+export { parseSignatureFields } from '../core/signature/verify-verdict.js';
+export type { FieldsResult, SignatureHeaderFailure, SignatureHeaderFields } from '../core/signature/signature-header.js';
 export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from '../core/signature/verify-verdict.js';
 export type { VerifyFailure, VerifyOptions, VerifyResult } from '../core/signature/verify-verdict.js';
 export { isEvent, isKnownEvent } from './events.js';

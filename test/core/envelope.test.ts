@@ -155,6 +155,16 @@ describe('lenient decoding: a BOM and invalid UTF-8 do not make a body unreadabl
     expect(decodeBodyLeniently(Buffer.from([0xef, 0xbb]))).toBe('\ufffd');
     expect(decodeBodyLeniently(Buffer.alloc(0))).toBe('');
   });
+
+  it("decodes any bytes as Node's Buffer does, less one leading BOM (the portable decoder is the receiver's too)", () => {
+    const nodeReading = (raw: Buffer) => raw.toString('utf8', raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0);
+    // Bytes that start, continue and break UTF-8 sequences (surrogates, overlongs, past U+10FFFF) and BOMs.
+    const tricky = fc.constantFrom(0xef, 0xbb, 0xbf, 0xc0, 0xc2, 0x80, 0xbf, 0xe0, 0xa0, 0xed, 0xf0, 0x90, 0xf4, 0x8f, 0xf5, 0xff, 0x41, 0x22);
+    fc.assert(fc.property(fc.oneof(fc.uint8Array({ maxLength: 64 }), fc.array(tricky, { maxLength: 24 }).map((a) => Uint8Array.from(a))), (arr) => {
+      const raw = Buffer.from(arr);
+      expect(decodeBodyLeniently(raw)).toBe(nodeReading(raw));
+    }), { numRuns: 2000 });
+  });
 });
 
 describe('checkEnvelope: properties', () => {

@@ -147,10 +147,13 @@ describe('fault rules controller', () => {
 
   it('says which stages have rules and which need the arrival count', () => {
     const { faults } = setup(['401 pre-verify', '503 arrival=2']);
-    expect([faults.hasRules(false), faults.hasRules(true)]).toEqual([true, true]);
-    expect([faults.usesArrivalCount(false), faults.usesArrivalCount(true)]).toEqual([false, true]);
+    const { stages } = faults; // read once: the same object stays true as the rules change
+    expect([stages.pre.any, stages.post.any]).toEqual([true, true]);
+    expect([stages.pre.arrival, stages.post.arrival]).toEqual([false, true]);
     faults.clear();
-    expect([faults.hasRules(false), faults.hasRules(true), faults.usesArrivalCount(true)]).toEqual([false, false, false]);
+    expect([stages.pre.any, stages.post.any, stages.post.arrival]).toEqual([false, false, false]);
+    faults.add('500 arrival=1 pre-verify');
+    expect([stages.pre.any, stages.pre.arrival]).toEqual([true, true]);
   });
 
   it('decides only the rules of the stage asked for', () => {

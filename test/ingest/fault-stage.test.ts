@@ -132,12 +132,13 @@ describe('stages', () => {
 describe('hot path', () => {
   it('does no fault work at all when there are no rules', async () => {
     const decide = vi.fn();
-    const usesArrivalCount = vi.fn(() => false);
-    build({ hasRules: () => false, usesArrivalCount, decide });
+    const read = vi.fn(() => false);
+    const flags = () => ({ get any() { return read(); }, arrival: false });
+    build({ stages: { pre: flags(), post: flags() }, decide });
     const countArrivals = vi.spyOn(store, 'countArrivals');
     expect((await post(signedRequest())).statusCode).toBe(200);
     expect(decide).not.toHaveBeenCalled();
-    expect(usesArrivalCount).not.toHaveBeenCalled();
+    expect(read).toHaveBeenCalledTimes(2); // each stage asked once, and nothing more
     expect(countArrivals).not.toHaveBeenCalled();
   });
 

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
 import { createFaultRules } from '../../src/faults/rules-controller.js';
-import { MAX_KEPT_REFUSED_BODY } from '../../src/ingest/attempt-log.js';
+import { MAX_KEPT_REFUSED_BODY } from '../../src/ingest/store-step.js';
 import { testReceiver } from '../helpers/test-receiver.js';
 import { createEventHub } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';

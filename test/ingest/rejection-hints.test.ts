@@ -9,12 +9,11 @@ import { arrivalOf } from './step-helpers.js';
 const rewording = vi.hoisted(() => ({ on: false }));
 
 // The library may reword its general question; the receiver must still replace it.
-vi.mock('../../src/core/signature/explain-failure.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/core/signature/explain-failure.js')>();
+vi.mock('../../src/core/signature/explain-text.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/core/signature/explain-text.js')>();
   return {
     ...original,
-    explainMismatch: (context: Parameters<typeof original.explainMismatch>[0]) =>
-      original.explainMismatch(context).map((hint) => (rewording.on && hint.id === 'no-match-question' ? { ...hint, text: `reworded: ${hint.text}` } : hint)),
+    noMatchQuestion: (secretCount: number) => `${rewording.on ? 'reworded: ' : ''}${original.noMatchQuestion(secretCount)}`,
   };
 });
 

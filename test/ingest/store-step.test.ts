@@ -3,12 +3,15 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkEnvelope, type EnvelopeCheck } from '../../src/core/envelope.js';
 import type { AttemptInput } from '../../src/core/records.js';
 import type { Passthrough, PassthroughResult } from '../../src/handoff/passthrough.js';
-import { attemptOf, readFacts, type Arrival } from '../../src/ingest/arrival.js';
-import { createAttemptLog, keptRequest } from '../../src/ingest/attempt-log.js';
-import type { Outcome } from '../../src/ingest/outcome.js';
+import { type Arrival, attemptOf, type Outcome, readFacts, type SignatureCheck } from '../../src/ingest/arrival.js';
+import {
+  createAttemptLog,
+  createStoreStep,
+  keptRequest,
+  type StoreStepContext,
+  type StoreStepOptions,
+} from '../../src/ingest/store-step.js';
 import { createPassthroughStep } from '../../src/ingest/passthrough-step.js';
-import type { SignatureCheck } from '../../src/ingest/request-verdict.js';
-import { createStoreStep, type StoreStepContext, type StoreStepOptions } from '../../src/ingest/store-step.js';
 import { relayPort } from '../../src/app/start-relay.js';
 import type { RelayWorker } from '../../src/relay/relay-worker.js';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';

@@ -1,6 +1,6 @@
-/** The adapters answer with the receiver's codes and statuses (src/ingest/request-verdict.ts), in the spec's error envelope. */
+/** The adapters answer with the receiver's codes and statuses (src/ingest/pipeline.ts), in the spec's error envelope. */
 import { describe, expect, it } from 'vitest';
-import { envelopeRejection, signatureRejection } from '../../src/ingest/request-verdict.js';
+import { envelopeRejection, signatureRejection } from '../../src/ingest/pipeline.js';
 import { ENVELOPE_CODES, errorEnvelope, SIGNATURE_CODES, WebhookError } from '../../src/kit/errors.js';
 
 describe('kit errors', () => {

@@ -4,14 +4,14 @@
  * not even `not-exists` or `!=`: a filter on the body asks for a JSON body.
  */
 import { decodeBodyLeniently } from '../envelope.js';
-import { splitHeaders } from '../header-lines.js';
+import { splitHeaders } from '../limits.js';
 import type { Condition, Operand } from './condition.js';
 import { compareInstants, compareNumberTexts, instantOf, isNumberText } from './exact-compare.js';
 import { compactJson, isJsonNumber, parseExactJson, type ExactJson } from './exact-json.js';
 
 /**
  * A delivery's headers as its holder keeps them: [name, value] pairs, Node's flat list (name,
- * value, name, value…) or header lines (../header-lines.ts). Read only when a condition reads a
+ * value, name, value…) or header lines (../limits.ts). Read only when a condition reads a
  * header; passed as held, since building pairs (or a closure) for every delivery costs the
  * forwarding path more than the choice itself.
  */

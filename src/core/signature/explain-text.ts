@@ -2,10 +2,10 @@
  * The hints on a failed signature that need no HMAC: a header that could not be used, a body that
  * is not bytes, a timestamp outside the tolerance, and the general questions. Portable (no Node
  * globals or modules), so the Web Crypto verify words its failures as `hookrelay verify` does;
- * explain-failure.ts adds the guesses that cost HMACs. Each hint carries its id (signature-hint.ts).
+ * verify.ts adds the guesses that cost HMACs. Each hint carries its id (signature-hint.ts).
  */
 import { hintTexts, type SignatureHint } from './signature-hint.js';
-import { SIGNATURE_HEADER_NAME, type SignatureHeaderFailure } from './signature-fields.js';
+import { SIGNATURE_HEADER_NAME, type SignatureHeaderFailure } from './signature-header.js';
 
 const RAW_BODY_ADVICE = 'pass the raw request body bytes, not a parsed and re-encoded object';
 

@@ -5,8 +5,8 @@ export {
   MAX_V1_SIGNATURES,
   SIGNATURE_HEADER_NAME,
   parseSignatureHeader,
-} from './parse-signature-header.js';
-export type { ParseResult, ParsedSignatureHeader, SignatureHeaderFailure } from './parse-signature-header.js';
+} from './verify.js';
+export type { ParseResult, ParsedSignatureHeader, SignatureHeaderFailure } from './verify.js';
 export { DEFAULT_TOLERANCE_SECONDS, UPPERCASE_HEX_NOTE } from './verify.js';
 export type { VerifyFailure, VerifyOptions, VerifyResult } from './verify.js';
-export { MAX_EXPLAIN_BODY_BYTES } from './explain-failure.js';
+export { MAX_EXPLAIN_BODY_BYTES } from './verify.js';

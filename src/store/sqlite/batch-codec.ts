@@ -4,10 +4,16 @@
  * larger socket buffer, and structured clone copies the whole of it.
  */
 import { cappedId } from '../../core/envelope-check.js';
-import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/header-lines.js';
+import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/limits.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
 import type { OpRequest, PackedAnswer } from './writer-ops.js';
+
+/** What the writer answers each request with, by index: a code per request in WriteResults (writer-ops.ts). */
+export const OUTCOME_CODES = ['failed', 'accepted', 'duplicate', 'recorded'] as const;
+
+/** The code of each outcome, as the writer sends it (an index into OUTCOME_CODES). */
+export const OUTCOME = { failed: 0, accepted: 1, duplicate: 2, recorded: 3 } as const satisfies Record<(typeof OUTCOME_CODES)[number], number>;
 
 /** Rare writes (relay outcomes, requeue, delete) travel as a named operation with JSON arguments, typed by writer-ops.ts. */
 export type { StoreOpName } from './writer-ops.js';
@@ -25,11 +31,21 @@ export interface PackedDelivery extends Omit<NewDelivery, 'rawHeaders'> {
 export type { PackedAnswer } from './writer-ops.js';
 
 export type DecodedRequest =
-  | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: AttemptInput }
-  | { kind: 'attempt'; ticket: number; attempt: AttemptInput }
+  | { kind: 'accept'; ticket: number; delivery: PackedDelivery; attempt: PackedAttempt }
+  | { kind: 'attempt'; ticket: number; attempt: PackedAttempt }
   | Exclude<OpRequest, { name: 'recordRelay' }>
   /** A `recordRelay` operation: its answer's body travels as bytes, not as JSON numbers. */
   | { kind: 'relay'; ticket: number; outcome: Omit<RelayOutcome, 'answer'>; answer: PackedAnswer | null };
+
+/**
+ * An attempt as the writer stores it: its hints and its kept request's header lines already as
+ * their columns' text, made once on the main thread and never parsed back.
+ */
+export type PackedAttempt = Omit<AttemptInput, 'hints' | 'request'> & {
+  hintsJson: string | null;
+  requestLines: string | null;
+  requestBody: Buffer | null;
+};
 
 const ACCEPT = 1;
 const ATTEMPT = 2;
@@ -156,8 +172,8 @@ function writeAttempt(w: Writer, a: AttemptInput): void {
   } else w.u8(0);
 }
 
-function readAttempt(r: Reader): AttemptInput {
-  const attempt: AttemptInput = {
+function readAttempt(r: Reader): PackedAttempt {
+  return {
     deliveryId: r.str(),
     trigger: r.str(),
     receivedAt: r.num(),
@@ -170,14 +186,10 @@ function readAttempt(r: Reader): AttemptInput {
     status: r.f64(),
     reason: r.str(),
     retryAfter: r.str(),
+    hintsJson: r.str(),
+    requestLines: r.str(),
+    requestBody: r.u8() === 1 ? r.bytes() : null,
   };
-  // Hints and the kept request, present only when the attempt has them (as AttemptInput leaves them out).
-  const hints = r.str();
-  const lines = r.str();
-  const body = r.u8() === 1 ? r.bytes() : null;
-  if (hints !== null) attempt.hints = JSON.parse(hints) as string[];
-  if (lines !== null) attempt.request = { headers: splitHeaders(lines), body };
-  return attempt;
 }
 
 /** A relay job's next state, as one byte. */
@@ -314,7 +326,7 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       secretIndex: r.f64(),
       signatureTimestamp: r.f64(),
     };
-    const attempt: AttemptInput = full ?? {
+    const attempt: PackedAttempt = full ?? {
       deliveryId: cappedId(delivery.id),
       trigger: cappedId(delivery.trigger),
       receivedAt: delivery.receivedAt,
@@ -327,6 +339,9 @@ export function decodeBatch(buf: Buffer): DecodedRequest[] {
       status: slim!.status,
       reason: slim!.reason,
       retryAfter: null,
+      hintsJson: null,
+      requestLines: null,
+      requestBody: null,
     };
     out.push({ kind: 'accept', ticket, delivery, attempt });
   }

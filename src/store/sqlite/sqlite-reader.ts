@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import { clampLimit, triggerFilter } from '../bridge-cursors.js';
 import { deliveryKey } from '../delivery-key.js';
-import { splitHeaders } from '../../core/header-lines.js';
+import { splitHeaders } from '../../core/limits.js';
 import {
   ANSWER_COLUMNS, ANSWER_COLUMNS_ABSENT, ATTEMPT_COLUMNS, RELAY_ATTEMPT_COLUMNS, toAttempt, toJob, toKeptAnswer, toRelayAttempt, type AnswerRow, type AttemptRow, type JobRow, type RelayAttemptRow,
 } from '../rows.js';

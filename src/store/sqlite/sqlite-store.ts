@@ -24,9 +24,8 @@ import type { PruneChunk } from './prune-chunk.js';
 import { createSqliteReader } from './sqlite-reader.js';
 import { readStoreStats } from './sqlite-stats.js';
 import { spawnWorker } from './spawn-worker.js';
-import { encodeBatch, type WriteRequest } from './batch-codec.js';
-import type { OpRequest, StoreOpName, StoreOps } from './writer-ops.js';
-import { OUTCOME_CODES, type FromWriter, type ToWriter, type WriteResults } from './writer-protocol.js';
+import { encodeBatch, OUTCOME_CODES, type WriteRequest } from './batch-codec.js';
+import type { FromWriter, OpRequest, StoreOpName, StoreOps, ToWriter, WriteResults } from './writer-ops.js';
 
 /** How long an opened store that has not written waits before it starts its checkpoint thread. */
 const CHECKPOINTER_IDLE_START_MS = 5000;

@@ -5,16 +5,13 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
-import { hintsColumn } from '../rows.js';
 import { jobTargetOf, type AttemptInput, type BridgeCursor, type RelayOutcome } from '../store.js';
-import { joinHeaderPairs } from '../../core/header-lines.js';
 import { relayJobsOf } from '../../core/routes.js';
-import { decodeBatch, type DecodedRequest, type PackedAnswer } from './batch-codec.js';
+import { decodeBatch, OUTCOME, type DecodedRequest, type PackedAnswer, type PackedAttempt } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
 import { createPruner, type PruneChunk, type PrunePhase } from './prune-chunk.js';
-import type { StoreOpImplementations } from './writer-ops.js';
+import type { FromWriter, StoreOpImplementations, ToWriter, WriterData, WriteResults } from './writer-ops.js';
 import { migrate } from './schema.js';
-import { OUTCOME, type FromWriter, type ToWriter, type WriteResults, type WriterData } from './writer-protocol.js';
 
 const { path, port, commitDelayMs, outbox, walRestartBytes } = workerData as WriterData & { port: MessagePort };
 const send = (message: FromWriter) => port.postMessage(message);
@@ -150,7 +147,7 @@ const OPS: StoreOpImplementations = {
 };
 
 /** `requestLines`: the header lines the attempt keeps (a duplicate's are its delivery's, as it arrived); the body only for one that stored nothing. */
-function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcome: string, requestLines = keptLines(attempt)): number {
+function recordAttempt(attempt: PackedAttempt, deliverySeq: number | null, outcome: string, requestLines = attempt.requestLines): number {
   return Number(insertAttempt.run(
     deliverySeq,
     deliverySeq === null && attempt.deliveryId !== null ? deliveryKey(attempt.deliveryId) : null,
@@ -166,13 +163,11 @@ function recordAttempt(attempt: AttemptInput, deliverySeq: number | null, outcom
     attempt.status,
     attempt.reason,
     attempt.retryAfter,
-    hintsColumn(attempt.hints),
+    attempt.hintsJson,
     requestLines,
-    deliverySeq === null ? (attempt.request?.body ?? null) : null,
+    deliverySeq === null ? attempt.requestBody : null,
   ).lastInsertRowid);
 }
-
-const keptLines = (attempt: AttemptInput): string | null => (attempt.request ? joinHeaderPairs(attempt.request.headers) : null);
 
 /** A named operation from the main thread, with the arguments its name takes (writer-ops.ts). */
 function runOp(request: Exclude<DecodedRequest, { kind: 'accept' | 'attempt' | 'relay' }>): number | object {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSeconds, roundSeconds } from '../../../src/core/signature/explain-failure.js';
+import { formatSeconds, roundSeconds } from '../../../src/core/signature/verify.js';
 
 describe('roundSeconds', () => {
   it.each([

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
+import { parseSignatureHeader, UPPERCASE_HEX_NOTE, verify, type VerifyFailure } from '../../../src/core/signature/verify.js';
 import { computeSignature, sign } from '../../../src/core/signature/sign.js';
-import { UPPERCASE_HEX_NOTE, verify } from '../../../src/core/signature/verify.js';
-import type { VerifyFailure } from '../../../src/core/signature/verify.js';
 
 const RUNS = { seed: 20260601, numRuns: 300 };
 const FAILURES: readonly VerifyFailure[] = ['missing', 'malformed', 'no_signatures', 'mismatch', 'timestamp_too_old', 'timestamp_in_future'];

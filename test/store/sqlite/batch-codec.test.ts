@@ -1,8 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { joinHeaders } from '../../../src/core/header-lines.js';
-import { decodeBatch, encodeBatch, type WriteRequest } from '../../../src/store/sqlite/batch-codec.js';
+import { joinHeaderPairs, joinHeaders } from '../../../src/core/limits.js';
+import type { AttemptInput } from '../../../src/core/records.js';
+import { decodeBatch, encodeBatch, type PackedAttempt, type WriteRequest } from '../../../src/store/sqlite/batch-codec.js';
 import { attemptFor, makeDelivery } from '../../helpers/fixtures.js';
+
+/** An attempt as the writer is given it: hints and kept header lines as their columns' text (an accepted one keeps no request). */
+function packed({ hints, request, ...rest }: AttemptInput): PackedAttempt {
+  const kept = rest.outcome === 'accepted' ? undefined : request;
+  return {
+    ...rest,
+    hintsJson: hints && hints.length > 0 ? JSON.stringify(hints) : null,
+    requestLines: kept ? joinHeaderPairs(kept.headers) : null,
+    requestBody: kept?.body ?? null,
+  };
+}
 
 describe('batch codec', () => {
   it('round-trips accepts and attempts, bodies byte for byte, nulls as nulls', () => {
@@ -12,13 +24,13 @@ describe('batch codec', () => {
       { kind: 'attempt', ticket: 8, attempt: attemptFor(null, { outcome: 'rejected', status: null, reason: 'x', retryAfter: 'Wed, 21 Oct 2026 07:28:00 GMT', attemptHeader: null }) },
     ];
     const [accept, attempt] = decodeBatch(encodeBatch(requests));
-    expect(accept).toMatchObject({ kind: 'accept', ticket: 7, attempt: (requests[0] as { attempt: unknown }).attempt });
+    expect(accept).toMatchObject({ kind: 'accept', ticket: 7, attempt: packed((requests[0] as { attempt: AttemptInput }).attempt) });
     if (accept!.kind !== 'accept') throw new Error('kind');
     const { rawHeaders, rawBody, ...rest } = delivery;
     expect(accept!.delivery).toMatchObject(rest);
     expect(accept!.delivery.rawBody.equals(rawBody)).toBe(true);
     expect(accept!.delivery.headerLines).toBe(joinHeaders(rawHeaders));
-    expect(attempt).toEqual(requests[1]);
+    expect(attempt).toEqual({ ...requests[1], attempt: packed((requests[1] as { attempt: AttemptInput }).attempt) });
   });
 
   it('round-trips a named operation with JSON arguments', () => {
@@ -115,11 +127,21 @@ describe('batch codec', () => {
         (overrides) => {
           const attempt = { ...matching, ...overrides };
           const [decoded] = decodeBatch(encodeBatch([{ kind: 'accept', ticket: 2, delivery: base, attempt }]));
-          expect(decoded!.kind === 'accept' && decoded!.attempt).toEqual(attempt);
+          expect(decoded!.kind === 'accept' && decoded!.attempt).toEqual(packed(attempt));
         },
       ),
       { seed: 7, numRuns: 300 },
     );
+  });
+
+  it("gives the writer an attempt's hints and kept request as their columns' text, the body byte for byte", () => {
+    const body = Buffer.from([0x7b, 0xff, 0x00]);
+    const attempt = attemptFor(null, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH', hints: ['secret #1 has "quotes"', 'two'], request: { headers: [['X-A', 'a: b'], ['x-b', '']], body } });
+    const [decoded] = decodeBatch(encodeBatch([{ kind: 'attempt', ticket: 1, attempt }]));
+    if (decoded?.kind !== 'attempt') throw new Error('kind');
+    expect(decoded.attempt.hintsJson).toBe('["secret #1 has \\"quotes\\"","two"]');
+    expect(decoded.attempt.requestLines).toBe('X-A: a: b\nx-b: \n');
+    expect(decoded.attempt.requestBody!.equals(body)).toBe(true);
   });
 
   it('grows past its first buffer for a large batch', () => {

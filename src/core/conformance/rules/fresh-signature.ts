@@ -3,7 +3,7 @@ import { seconds } from '../numbers.js';
 import type { Finding, RuleVerdict, TimelineEntry } from '../types.js';
 import { attemptList, fromFindings, type DeliveryContext } from './context.js';
 
-// hookrelay's receiver codes for a signature it refused (src/ingest/request-verdict.ts).
+// hookrelay's receiver codes for a signature it refused (src/ingest/pipeline.ts).
 const SIGNATURE_REFUSAL = /^(SIGNATURE_[A-Z0-9_]+|TIMESTAMP_TOO_OLD|TIMESTAMP_IN_FUTURE)$/;
 
 /**

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { explainHeaderFailure, explainMismatch, explainNotBytes, explainTimestamp, formatSeconds } from '../../../src/core/signature/explain-failure.js';
+import {
+  explainHeaderFailure,
+  explainMismatch,
+  explainNotBytes,
+  explainTimestamp,
+  formatSeconds,
+  type ParsedSignatureHeader,
+  parseSignatureHeader,
+} from '../../../src/core/signature/verify.js';
 import { noMatchQuestion } from '../../../src/core/signature/explain-text.js';
-import { parseSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
-import type { ParsedSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
 import { sign } from '../../../src/core/signature/sign.js';
 import { hintTexts, type SignatureHint } from '../../../src/core/signature/signature-hint.js';
 

@@ -1,9 +1,9 @@
-/** request-verdict.ts, its signature check: the pipeline's signature verdict, in the receiver's codes, with notes, skip-verify and bridged verdicts. */
+/** The receiver's checks (pipeline.ts), the signature: the pipeline's signature verdict, in the receiver's codes, with notes, skip-verify and bridged verdicts. */
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
 import { UPPERCASE_HEX_NOTE } from '../../src/core/signature/verify.js';
-import { readFacts, type Arrival } from '../../src/ingest/arrival.js';
-import { checkSignature, type SignatureSettings } from '../../src/ingest/request-verdict.js';
+import { type Arrival, readFacts, type SignatureSettings } from '../../src/ingest/arrival.js';
+import { checkSignature } from '../../src/ingest/pipeline.js';
 import { signedRequest, T0, TEST_SECRET, type SignedRequest } from '../helpers/signed-delivery.js';
 import { arrivalOf, NOW_MS } from './step-helpers.js';
 

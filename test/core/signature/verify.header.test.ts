@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseSignatureFields } from '../../../src/core/signature/signature-fields.js';
-import { parseSignatureHeader } from '../../../src/core/signature/parse-signature-header.js';
-import type { ParsedSignatureHeader, SignatureHeaderFailure } from '../../../src/core/signature/parse-signature-header.js';
+import { parseSignatureFields } from '../../../src/core/signature/verify-verdict.js';
+import { type ParsedSignatureHeader, parseSignatureHeader, type SignatureHeaderFailure } from '../../../src/core/signature/verify.js';
 
 const HEX_A = 'a'.repeat(64);
 const HEX_B = '0123456789abcdef'.repeat(4);

@@ -1,9 +1,9 @@
-/** request-verdict.ts, its refusals: each refusal's status and code, as the receiver answers them. */
+/** The receiver's checks (pipeline.ts), their refusals: each refusal's status and code, as the receiver answers them. */
 import { describe, expect, it } from 'vitest';
 import type { EnvelopeProblem } from '../../src/core/envelope.js';
 import type { VerifyFailure } from '../../src/core/signature/verify.js';
 import type { ReadProblem } from '../../src/ingest/arrival.js';
-import { envelopeRejection, readRejection, signatureRejection } from '../../src/ingest/request-verdict.js';
+import { envelopeRejection, readRejection, signatureRejection } from '../../src/ingest/pipeline.js';
 
 describe('signatureRejection', () => {
   it.each<[VerifyFailure, string]>([

@@ -1,8 +1,8 @@
-/** request-verdict.ts: the first refusal the receiver would answer (size → signature → envelope), or every check's result. */
+/** The receiver's checks (pipeline.ts): the first refusal the receiver would answer (size → signature → envelope), or every check's result. */
 import { describe, expect, it } from 'vitest';
 import { sign } from '../../src/core/signature/sign.js';
 import { readFacts, type Arrival, type ReadProblem } from '../../src/ingest/arrival.js';
-import { checkSignedEnvelope, judgeArrival, type VerdictSettings } from '../../src/ingest/request-verdict.js';
+import { checkSignedEnvelope, judgeArrival, type VerdictSettings } from '../../src/ingest/pipeline.js';
 import { envelopeBody, signedRequest, T0, TEST_SECRET } from '../helpers/signed-delivery.js';
 import { arrivalOf, NOW_MS } from './step-helpers.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyBytes, findMatch, findMatchingSecret, matchesAny, signatureDigest } from '../../../src/core/signature/digest.js';
+import { bodyBytes, findMatch, findMatchingSecret, matchesAny, signatureDigest } from '../../../src/core/signature/verify.js';
 import { computeSignature } from '../../../src/core/signature/sign.js';
 
 const BODY = Buffer.from('{"id":"evt_1"}');

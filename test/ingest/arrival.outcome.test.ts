@@ -1,6 +1,6 @@
-/** outcome.ts: the receiver's own JSON answer and the content type it goes out with. */
+/** The Outcome (arrival.ts): the receiver's own JSON answer and the content type it goes out with. */
 import { describe, expect, it } from 'vitest';
-import { JSON_TYPE, jsonAnswer, type Action, type Outcome } from '../../src/ingest/outcome.js';
+import { JSON_TYPE, jsonAnswer, type Action, type Outcome } from '../../src/ingest/arrival.js';
 import type { AttemptRecord } from '../../src/store/store.js';
 
 describe('jsonAnswer', () => {

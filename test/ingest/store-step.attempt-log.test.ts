@@ -1,7 +1,7 @@
-/** attempt-log.ts: the one place that records an attempt and announces it; the announced record is the stored one. */
+/** The attempt log (store-step.ts): the one place that records an attempt and announces it; the announced record is the stored one. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AttemptInput, NewDelivery } from '../../src/core/records.js';
-import { createAttemptLog } from '../../src/ingest/attempt-log.js';
+import { createAttemptLog } from '../../src/ingest/store-step.js';
 import { createEventHub, type EventHub, type HubEvents } from '../../src/runtime/event-hub.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { StoreUnavailableError, type AttemptRecord, type DeliveryStore } from '../../src/store/store.js';
