@@ -135,7 +135,7 @@ export function registerEventsShowCommand(events: Command): void {
             'headers',
             ...delivery.headers.map(([n, v]) => `  ${printable(n, 80)}: ${printable(v, 300)}`),
             `body (${delivery.rawBody.length} bytes)`,
-            printable(decodeBodyLeniently(Buffer.from(delivery.rawBody)), 100_000).replace(/\\u000a/g, '\n'),
+            printable(decodeBodyLeniently(delivery.rawBody), 100_000).replace(/\\u000a/g, '\n'),
           );
         } else {
           lines.push(`no stored delivery with id ${printable(id)} — only attempts that were not accepted`);

@@ -161,7 +161,7 @@ async function openWhenThere(location: StoreLocation, deadline: number): Promise
 
 function asJson(delivery: StoredDelivery) {
   const { rawBody, ...rest } = delivery;
-  const body = decodeBodyLeniently(Buffer.from(rawBody));
+  const body = decodeBodyLeniently(rawBody);
   let event: unknown = null;
   try {
     event = JSON.parse(body);

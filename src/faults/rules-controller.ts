@@ -90,7 +90,6 @@ interface Entry {
   rule: FaultRule;
 }
 
-
 export function createFaultRules(options: FaultRulesOptions): FaultRules {
   const seed = options.seed >>> 0;
   const random = mulberry32(seed);

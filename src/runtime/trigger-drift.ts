@@ -41,7 +41,7 @@ export function driftOf(body: unknown): SchemaDrift | null {
 export function driftOfBody(raw: Uint8Array): SchemaDrift | null {
   let body: unknown;
   try {
-    body = JSON.parse(decodeBodyLeniently(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));
+    body = JSON.parse(decodeBodyLeniently(raw));
   } catch {
     return null;
   }

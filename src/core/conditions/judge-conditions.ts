@@ -116,7 +116,7 @@ function lookUp(operand: Operand, facts: DeliveryFacts): ExactJson | typeof MISS
 
 function readBody(rawBody: Uint8Array | undefined): { json: boolean; value: ExactJson | undefined } {
   if (rawBody === undefined) return { json: false, value: undefined };
-  const value = parseExactJson(decodeBodyLeniently(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)));
+  const value = parseExactJson(decodeBodyLeniently(rawBody));
   return { json: value !== undefined, value };
 }
 

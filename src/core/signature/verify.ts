@@ -162,10 +162,8 @@ export function verifyExplained(
   return judgeMatchedExplained({ timestamp, skewSeconds, secretIndex: match.secretIndex, matched: match.matched, uppercaseHex: parsed.header.uppercaseHex }, checked);
 }
 
-/**
- * Why a signature did not verify. Only computed when the caller asks: guessing costs extra HMACs.
- * Secrets are named by position ("secret #2"), never shown.
- */
+// Why a signature did not verify. Only computed when the caller asks: guessing costs extra HMACs.
+// Secrets are named by position ("secret #2"), never shown.
 
 /** Bodies larger than this get no re-serialisation guesses: each guess re-hashes the whole body. */
 export const MAX_EXPLAIN_BODY_BYTES = 256 * 1024;

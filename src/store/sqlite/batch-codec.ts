@@ -1,10 +1,12 @@
 /**
  * Packs write requests into one Buffer whose memory is transferred to the writer thread, not
  * cloned. Cloning was the largest cost of the hand-off: a body Buffer is often a view into a
- * larger socket buffer, and structured clone copies the whole of it.
+ * larger socket buffer, and structured clone copies the whole of it. The writer thread unpacks
+ * them here too: an attempt as the text of its columns (PackedAttempt), and the code it answers
+ * each request with (OUTCOME).
  */
 import { cappedId } from '../../core/envelope-check.js';
-import { joinHeaderPairs, joinHeaders, splitHeaders } from '../../core/limits.js';
+import { joinHeaderPairs, joinHeaders } from '../../core/limits.js';
 import { hintsColumn } from '../rows.js';
 import type { AttemptInput, AttemptOutcome, NewDelivery, RelayOutcome, SignatureState } from '../store.js';
 import type { OpRequest, PackedAnswer } from './writer-ops.js';

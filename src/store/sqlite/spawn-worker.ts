@@ -9,6 +9,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  * vitest). Node cannot load a .ts worker by itself, so source workers first register tsx.
  */
 export function spawnWorker(moduleUrl: string, name: string, options: WorkerOptions): Worker {
+  // Named, so a debugger (and the walk of one delivery's test) can tell the writer from the checkpointer.
+  options = { name, ...options };
   const fromSource = fileURLToPath(moduleUrl).endsWith('.ts');
   const target = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, moduleUrl);
   if (!fromSource) return new Worker(target, options);

@@ -62,7 +62,6 @@ export interface CommitStats {
   size: number;
 }
 
-
 export type ToWriter = { type: 'batch'; packed: Uint8Array } | { type: 'close' };
 
 export type FromWriter =

@@ -5,7 +5,7 @@
  */
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { deliveryKey } from '../delivery-key.js';
-import { jobTargetOf, type AttemptInput, type BridgeCursor, type RelayOutcome } from '../store.js';
+import { jobTargetOf, type BridgeCursor, type RelayOutcome } from '../store.js';
 import { relayJobsOf } from '../../core/routes.js';
 import { decodeBatch, OUTCOME, type DecodedRequest, type PackedAnswer, type PackedAttempt } from './batch-codec.js';
 import { openDatabase } from './open-database.js';
