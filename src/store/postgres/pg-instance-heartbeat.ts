@@ -16,6 +16,7 @@ export interface InstanceHeartbeat {
   /**
    * Before a claim: writes the row if it was never written, or beats again when the last beat landed
    * more than two thirds of the time to live ago; rejects when it cannot (then nothing is claimed).
+   * Otherwise waits for a beat in flight, if any.
    */
   ensure(): Promise<void>;
   /** Stops renewing, deletes the row and gives back this instance's claims (a clean stop hands over at once). */
@@ -66,6 +67,10 @@ export function startInstanceHeartbeat(pool: pg.Pool, instanceId: string, ttlMs:
       // Beats failed for a while (the server unreachable, the pool starved): others may take this
       // instance's jobs soon, so it beats again before it claims more, and claims nothing if it cannot.
       if (started && performance.now() - beatAt > (ttlMs * 2) / 3) return beat();
+      // A beat in flight holds its claims' rows locked, and a claim skips locked rows: a claim made
+      // meanwhile would pass over this instance's own jobs that its worker let go. It waits for it.
+      // (Its failure is the timer's to report: the last beat is recent, so the claim goes on.)
+      if (started && inFlight) return inFlight.catch(() => {});
       started ??= beat().then(() => {
         if (stopped) return;
         // A missed beat (the server unreachable a moment) is retried at the next; three fit in one time to live.
