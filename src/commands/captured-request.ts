@@ -3,6 +3,8 @@
  * just the header lines, a blank line and the body. The body is the exact bytes after the
  * first blank line.
  */
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
+
 export interface CapturedRequest {
   headers: Array<[string, string]>;
   body: Buffer;
@@ -41,7 +43,6 @@ export function headerValues(request: CapturedRequest, name: string): string[] {
  * A MAC with its message is enough to guess a weak secret offline, and an export is made to be
  * shared. `events export --include-signature` keeps it, for `hookrelay verify`.
  */
-export const SIGNATURE_HEADER = 'x-service-signature';
 export const REDACTED = 'redacted';
 /** Names the arrival time of an exported request, so that `verify` judges its `t` as the receiver did. */
 export const RECEIVED_AT_HEADER = 'x-hookrelay-received-at';
@@ -57,7 +58,7 @@ export function isRedactedSignature(value: string): boolean {
 
 /** Headers with every signature line redacted, unless `includeSignature`. */
 export function exportHeaders(headers: ReadonlyArray<readonly [string, string]>, includeSignature: boolean): Array<[string, string]> {
-  return headers.map(([name, value]) => [name, !includeSignature && name.toLowerCase() === SIGNATURE_HEADER ? redactSignature(value) : value]);
+  return headers.map(([name, value]) => [name, !includeSignature && name.toLowerCase() === SIGNATURE_HEADER_NAME ? redactSignature(value) : value]);
 }
 
 export interface CaptureInput {

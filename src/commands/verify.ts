@@ -16,7 +16,8 @@ import { capturedArrival } from '../ingest/captured-arrival.js';
 import { explainedJson, explainRedacted, explainRequest, redactedJson, type ExplainedRequest } from '../ingest/explain-request.js';
 import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
-import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, SIGNATURE_HEADER, type CapturedRequest } from './captured-request.js';
+import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 import { collect, reportProblems } from './shared-options.js';
 import { unreadableBecause } from '../core/file-errors.js';
 
@@ -94,7 +95,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
       problems.push(...settings.problems);
       const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
       // An exported capture whose signature was redacted: nothing to check it with, nor a secret needed.
-      const redacted = request !== null && headerValues(request, SIGNATURE_HEADER).some(isRedactedSignature);
+      const redacted = request !== null && headerValues(request, SIGNATURE_HEADER_NAME).some(isRedactedSignature);
       if (secrets.length === 0 && settings.problems.length === 0 && !redacted) {
         // As listen given no secret: the kept secrets of `webhooks create --signing`, then the development secret.
         const kept = readFolderSecrets(dataDirOf(settings.values.db as string));
