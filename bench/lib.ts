@@ -1,8 +1,9 @@
 /** Shared plumbing of the benchmark: pinned processes, readiness, the load generator, medians. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 
@@ -241,4 +242,24 @@ export function coreTicks(core: number): { busy: number; total: number } {
   const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
   return { busy, total: busy + idle! + iowait! };
+}
+
+/** The median time of one fdatasync of a 4 KiB append in `dir`, in ms: what each durable commit waits for at least. */
+export function fdatasyncP50(dir: string, times = 200): number {
+  const file = join(dir, 'fdatasync-probe.bin');
+  const fd = openSync(file, 'w');
+  const page = Buffer.alloc(4096, 1);
+  const took: number[] = [];
+  try {
+    for (let i = 0; i < times; i++) {
+      writeSync(fd, page);
+      const started = performance.now();
+      fdatasyncSync(fd);
+      took.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  return median(took);
 }

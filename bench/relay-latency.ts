@@ -3,12 +3,14 @@
  * POST to the app. The app (a target server) lives in this process, so send and arrival times
  * share one clock. Bounded in count; stops by itself.
  *
- * args: <hookrelay receiver URL> <target port> <sequential count> <load connections> <load ms> [<floor receiver URL>]
+ * args: <hookrelay receiver URL> <target port> <sequential count> <load connections> <load ms> [<floor receiver URL> [<least relay URL>]]
  *
  * With a floor (bench/floor-server.ts in `relay-kept` mode, forwarding to the same target: arrivals
  * are matched on `x-service-delivery`, which only that mode passes on), its trips alternate with the
  * others at low load: the least a relay that answers and hands on only after its durable commit adds.
- * Trips are a few ms apart, so one server's commit of its try does not land in the next trip.
+ * Trips are a few ms apart, so one server's commit of its try does not land in the next trip. With
+ * the least relay (bench/least-relay-server.ts: one fdatasync on the main thread, then the hand-on),
+ * its trips alternate too: what any relay that answers after a durable write and then hands on adds here.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -17,7 +19,7 @@ import { Agent, request } from 'undici';
 import { sign } from '../src/core/signature/sign.js';
 import { SECRET } from './lib.js';
 
-const [receiverUrl, targetPortText, countText, connectionsText, loadMsText, floorUrl] = process.argv.slice(2);
+const [receiverUrl, targetPortText, countText, connectionsText, loadMsText, floorUrl, leastUrl] = process.argv.slice(2);
 const targetPort = Number(targetPortText);
 const arrivals = new Map<string, (at: number) => void>();
 
@@ -82,9 +84,11 @@ const pause = () => new Promise((r) => setTimeout(r, GAP_MS));
 for (let i = 0; i < 50; i++) await oneTrip(direct);
 for (let i = 0; i < 50; i++) await oneTrip(receiverUrl!);
 if (floorUrl) for (let i = 0; i < 50; i++) await oneTrip(floorUrl);
+if (leastUrl) for (let i = 0; i < 50; i++) await oneTrip(leastUrl);
 const directTrips: number[] = [];
 const relayTrips: number[] = [];
 const floorTrips: number[] = [];
+const leastTrips: number[] = [];
 for (let i = 0; i < count; i++) {
   directTrips.push(await oneTrip(direct));
   await pause();
@@ -92,6 +96,10 @@ for (let i = 0; i < count; i++) {
   await pause();
   if (floorUrl) {
     floorTrips.push(await oneTrip(floorUrl));
+    await pause();
+  }
+  if (leastUrl) {
+    leastTrips.push(await oneTrip(leastUrl));
     await pause();
   }
 }
@@ -113,6 +121,7 @@ process.stdout.write(
       overheadP50: pct(relayTrips, 50) - pct(directTrips, 50),
       relayP99: pct(relayTrips, 99),
       floorOverheadP50: floorUrl ? pct(floorTrips, 50) - pct(directTrips, 50) : null,
+      leastOverheadP50: leastUrl ? pct(leastTrips, 50) - pct(directTrips, 50) : null,
     },
     underLoad: { deliveries: loaded.length, relayP50: pct(loaded, 50), relayP99: pct(loaded, 99) },
   })}\n`,

@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { simulateDeliveries } from './simulate-deliveries.js';
 import { DEFAULT_FAILURE_HANDLING, DEFAULT_RETRY_POLICY } from '../src/core/retry-policy/policy.js';
 import { mulberry32 } from '../src/core/seeded-random.js';
-import { CLI_BUILD, drainRelay, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
+import { CLI_BUILD, drainRelay, fdatasyncP50, freePort, listenArgs, load, median, PINNED, pinnedSpawn, processCpu, ROOT, runPinnedScript, SECRET, startServer, storeCounts, waitReady, type Load, type Server } from './lib.js';
 import { seedDeliveries, seedSchemaFloor } from './seed-store.js';
 import { pruneDuringIntake } from './prune-during-intake.js';
 import { tracingScenario } from './tracing.js';
@@ -33,7 +33,7 @@ const SKIP_1M = QUICK || process.env.BENCH_SKIP_1M === '1';
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
 const wanted = (name: string) => ONLY === null || ONLY.has(name);
 /** The baseline servers, compiled (not run through tsx), as hookrelay is. */
-const BUILT = { bare: 'bench/.build/bench/bare-server.js', bareBundled: 'bench/.build/bundled/bare-server.js', floor: 'bench/.build/bench/floor-server.js' };
+const BUILT = { bare: 'bench/.build/bench/bare-server.js', bareBundled: 'bench/.build/bundled/bare-server.js', floor: 'bench/.build/bench/floor-server.js', leastRelay: 'bench/.build/bench/least-relay-server.js' };
 
 interface Row {
   measure: string;
@@ -217,7 +217,11 @@ async function relay(work: string): Promise<void> {
   const hookPort = await freePort();
   const hook = await startServer(listenArgs(hookPort, join(work, 'relay-latency.db'), ['--forward-to', `http://127.0.0.1:${appPort}/hook`]), hookPort, '/webhooks');
   let latencyFloor: Server | null = null;
-  let latency: { lowLoad: { directP50: number; relayP50: number; overheadP50: number; floorOverheadP50: number | null }; underLoad: { deliveries: number; relayP50: number; relayP99: number } };
+  let leastRelay: Server | null = null;
+  let latency: {
+    lowLoad: { directP50: number; relayP50: number; overheadP50: number; floorOverheadP50: number | null; leastOverheadP50: number | null };
+    underLoad: { deliveries: number; relayP50: number; relayP99: number };
+  };
   try {
     // The same trips through the relay floor with each try kept: the least a relay that answers and hands on only after its commit adds.
     const latencyFloorPort = await freePort();
@@ -227,18 +231,29 @@ async function relay(work: string): Promise<void> {
       '/webhooks',
       '/healthz',
     );
-    latency = await runPinnedScript<typeof latency>(['bench/relay-latency.ts', hook.url, String(appPort), QUICK ? '200' : '500', String(CONNECTIONS), String(ROUND_MS), latencyFloor.url]);
+    // And through the least durable relay (one fdatasync on the main thread, then the hand-on): what no durable relay here gets under.
+    const leastPort = await freePort();
+    leastRelay = await startServer([BUILT.leastRelay, String(leastPort), join(work, 'least-relay.bin'), `http://127.0.0.1:${appPort}/hook`], leastPort, '/webhooks', '/healthz');
+    latency = await runPinnedScript<typeof latency>(['bench/relay-latency.ts', hook.url, String(appPort), QUICK ? '200' : '500', String(CONNECTIONS), String(ROUND_MS), latencyFloor.url, leastRelay.url]);
   } finally {
-    await Promise.all([hook.stop(), latencyFloor?.stop()]);
+    await Promise.all([hook.stop(), latencyFloor?.stop(), leastRelay?.stop()]);
   }
   const floorOverhead = latency.lowLoad.floorOverheadP50 ?? Number.NaN;
-  say(`  low load: direct p50 ${fmt(latency.lowLoad.directP50, 2)} ms, through hookrelay p50 ${fmt(latency.lowLoad.relayP50, 2)} ms, the relay floor's overhead ${fmt(floorOverhead, 2)} ms; under load (${CONNECTIONS} connections): p50 ${fmt(latency.underLoad.relayP50, 2)} ms, p99 ${fmt(latency.underLoad.relayP99, 2)} ms`);
+  const leastOverhead = latency.lowLoad.leastOverheadP50 ?? Number.NaN;
+  const fdatasyncMs = fdatasyncP50(work);
+  say(`  low load: direct p50 ${fmt(latency.lowLoad.directP50, 2)} ms, through hookrelay p50 ${fmt(latency.lowLoad.relayP50, 2)} ms, the relay floor's overhead ${fmt(floorOverhead, 2)} ms, the least durable relay's ${fmt(leastOverhead, 2)} ms, one fdatasync ${fmt(fdatasyncMs, 2)} ms; under load (${CONNECTIONS} connections): p50 ${fmt(latency.underLoad.relayP50, 2)} ms, p99 ${fmt(latency.underLoad.relayP99, 2)} ms`);
   rows.push({ measure: 'relay p50 overhead at low load (through hookrelay − direct to the app)', result: `${fmt(latency.lowLoad.overheadP50, 2)} ms (${fmt(latency.lowLoad.relayP50, 2)} vs ${fmt(latency.lowLoad.directP50, 2)} ms)`, target: '≤ 2 ms', met: latency.lowLoad.overheadP50 <= 2 });
   rows.push({
     measure: 'relay floor p50 overhead at low load (the relay floor with each try kept − direct, in the same alternating trips): the least a relay that answers and hands on only after its durable commit adds',
     result: `${fmt(floorOverhead, 2)} ms`,
     target: '',
     met: null,
+  });
+  rows.push({
+    measure: "relay p50 overhead at low load against issue 43's 1.5 ms; the least durable relay's in the same trips (node:http, one fdatasync on the main thread, then the hand-on; no verify, no store, no record), one fdatasync here, and the direct trip (one hop)",
+    result: `${fmt(latency.lowLoad.overheadP50, 2)} ms; the least durable relay ${fmt(leastOverhead, 2)} ms; one fdatasync ${fmt(fdatasyncMs, 2)} ms; direct ${fmt(latency.lowLoad.directP50, 2)} ms`,
+    target: '≤ 1.5 ms',
+    met: latency.lowLoad.overheadP50 <= 1.5,
   });
   rows.push({ measure: `relay latency under load (${CONNECTIONS} connections), sender → app`, result: `p50 ${fmt(latency.underLoad.relayP50, 2)} ms, p99 ${fmt(latency.underLoad.relayP99, 2)} ms`, target: '', met: null });
 
@@ -299,6 +314,20 @@ async function relay(work: string): Promise<void> {
   const keptHandOff = cpuOf(flKept) - cpuOf(flOff);
   handOffOverKeptFloorUs = [fwOn, fwOff, flKept, flOff].every((m) => m.cpuUsPerRequest !== null) ? hookHandOff - keptHandOff : null;
   if ([flOn, flKept, flOff].every((m) => m.cpuUsPerRequest !== null)) Object.assign(floorsUs, { handOff: floorHandOff, keptHandOff });
+  const handOffVsKept = hookHandOff / keptHandOff;
+  rows.push({
+    measure: "hand-off CPU (on − off, the median rounds') vs the relay floor's with each try kept (issue 43)",
+    result: `${fmt(handOffVsKept, 2)}× (${fmt(hookHandOff)} vs ${fmt(keptHandOff)} µs)`,
+    target: '≤ 1.2×',
+    met: keptHandOff > 0 && handOffVsKept <= 1.2,
+  });
+  const sustainedVsKept = sameRoundRatio(fwOn.rounds.map((r) => r.sustainedRps), flKept.rounds.map((r) => r.sustainedRps));
+  rows.push({
+    measure: "sustained forwarding vs the relay floor's with each try kept, in the same rounds (issue 43)",
+    result: `${sustainedVsKept.text}; medians ${fmt(medianSustained(fwOn))} vs ${fmt(medianSustained(flKept))} req/s`,
+    target: '≥ 0.90×',
+    met: sustainedVsKept.ratio >= 0.9,
+  });
   rows.push({
     measure: "CPU a hand-off costs (on − off): hookrelay vs the relay floor, and vs that floor with each try kept; hookrelay's sustained ratio if its hand-off cost the floor's, and the kept floor's",
     result: `${fmt(hookHandOff)} vs ${fmt(floorHandOff)} and ${fmt(keptHandOff)} µs; ${fmt(cpuOf(fwOff) / (cpuOf(fwOff) + floorHandOff), 2)}× and ${fmt(cpuOf(fwOff) / (cpuOf(fwOff) + keptHandOff), 2)}×`,
@@ -815,8 +844,8 @@ function senderSimulation(): void {
 
 async function main(): Promise<void> {
   if (process.env.BENCH_NO_BUILD !== '1' && spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
-  const compile = ['tsc', 'bench/bare-server.ts', 'bench/floor-server.ts', '--outDir', 'bench/.build', '--rootDir', '.', '--module', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--strict'];
-  if (spawnSync('npx', compile, { cwd: ROOT }).status !== 0) throw new Error('could not compile bench/bare-server.ts and bench/floor-server.ts');
+  const compile = ['tsc', 'bench/bare-server.ts', 'bench/floor-server.ts', 'bench/least-relay-server.ts', '--outDir', 'bench/.build', '--rootDir', '.', '--module', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--strict'];
+  if (spawnSync('npx', compile, { cwd: ROOT }).status !== 0) throw new Error('could not compile bench/bare-server.ts, bench/floor-server.ts and bench/least-relay-server.ts');
   // The bare route bundled as scripts/bundle-cli.mjs bundles hookrelay's CLI: cold start's second ceiling.
   const bundleBare = ['esbuild', BUILT.bare, '--bundle', '--platform=node', '--format=esm', '--target=node20', `--outfile=${BUILT.bareBundled}`, `--banner:js=import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);`, '--log-level=warning'];
   if (spawnSync('npx', bundleBare, { cwd: ROOT }).status !== 0) throw new Error('could not bundle bench/bare-server.ts');
