@@ -49,7 +49,9 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   const path = join(work, `${Math.random().toString(36).slice(2)}.db`);
   let commits = 0;
   let counting = false;
-  const store = await openStore({ kind: 'sqlite', path }, { outbox: true, onCommit: () => void (counting && commits++) });
+  const target = `http://127.0.0.1:${appPort}/hook`;
+  // As listen opens it: each job queued under its target, the key under which the worker holds what it offers.
+  const store = await openStore({ kind: 'sqlite', path }, { outbox: { to: target, routes: [] }, onCommit: () => void (counting && commits++) });
   const hub = createEventHub();
   // As the bench's listen runs: `--log-format json`, lines thrown away.
   const logger = createJsonLogger(hub, { out: new Writable({ write: (_c, _e, done) => done() }) });
@@ -69,19 +71,29 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
   // The storing's WAL is copied by the checkpoint thread (every second) before the count starts:
   // its work is not the hand-offs'.
   await new Promise((r) => setTimeout(r, 1500));
-  const worker = createRelayWorker({ store, hub, target: `http://127.0.0.1:${appPort}/hook`, secret: 'whsec_forward_secret_0123456789', timeoutMs: 10_000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [] });
-  // Done when every hand-off is recorded: the worker announces each after its commit. FROM=fresh
-  // offers a delivery for each one recorded, so at most 1,024 wait in memory, within the worker's
-  // bound; only its start and its 500 ms polls read jobs back from the outbox (32 each).
-  let relayed = 0;
+  const worker = createRelayWorker({ store, hub, target, secret: 'whsec_forward_secret_0123456789', timeoutMs: 10_000, retry: DEFAULT_RELAY_RETRY, extraHeaders: [] });
+  // Done when every delivery's hand-off is recorded: the worker announces each after its commit.
+  // FROM=fresh offers a delivery for each one recorded, so at most 1,024 wait in memory, within the
+  // worker's bound. The worker also reads jobs back from the outbox (at its start and in its polls),
+  // which all hold every delivery here: one it has handed on that way is not offered again, as
+  // listen never offers a delivery after its commit's turn.
+  const relayedIds = new Set<string>();
+  let twice = 0;
   let offered = 0;
   let allRelayed!: () => void;
   const done = new Promise<void>((r) => (allRelayed = r));
   const offerNext = () => {
-    if (offered < fresh.length) worker.offer(fresh[offered++]);
+    while (offered < fresh.length) {
+      const next = fresh[offered++] as { id: string };
+      if (relayedIds.has(next.id)) continue;
+      worker.offer(next);
+      return;
+    }
   };
-  hub.on('relay', () => {
-    if (++relayed === n) allRelayed();
+  hub.on('relay', (event: { deliveryId: string }) => {
+    if (relayedIds.has(event.deliveryId)) twice++;
+    relayedIds.add(event.deliveryId);
+    if (relayedIds.size === n) allRelayed();
     if (FROM === 'fresh') offerNext();
   });
   if (process.env.SPLIT) {
@@ -116,6 +128,7 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
     writeFileSync(profile, JSON.stringify(written));
     session.disconnect();
   }
+  if (twice > 0) throw new Error(`${twice} deliveries handed on twice`);
   const pending = (await store.relayCounts()).pending;
   if (pending > 0) throw new Error(`${pending} relay jobs still pending after ${n} relay events`);
   await worker.stop();
