@@ -111,9 +111,9 @@ export function registerWebhooksCommand(program: Command): void {
       }
     }
     if (flags.json) {
-      const data = created.data as Record<string, unknown>;
-      const shown = created.signingSecret !== null && !flags.printSecret ? { ...data, signingSecret: secretHint(created.signingSecret) } : data;
-      s.output.out(json(shown));
+      // The API leaves signingSecret out when the webhook does not sign; the JSON contract says null.
+      const signingSecret = created.signingSecret === null ? null : flags.printSecret ? created.signingSecret : secretHint(created.signingSecret);
+      s.output.out(json({ ...(created.data as Record<string, unknown>), signingSecret }));
     } else {
       s.output.out(`created ${webhookRow(created.webhook)}`);
     }

@@ -360,6 +360,11 @@ describe('docs/cli-json.md against the real output', () => {
 
   it.concurrent('service commands: each output validates (reads at once, then the changes in order), and the secret is only a hint', { timeout: 120_000 }, async () => {
     expectValid('hookrelay webhooks create --json', JSON.parse(created.stdout));
+    // A webhook that does not sign: the API leaves its secret out, the contract says null.
+    const unsigned = await runCli(['webhooks', 'create', '--name', 'unsigned', '--endpoint', 'http://127.0.0.1:9/x', '--trigger', 'sod.violation_detected', '--db', db, '--json'], { env });
+    expect(unsigned.code, unsigned.stderr).toBe(0);
+    expectValid('hookrelay webhooks create --json', JSON.parse(unsigned.stdout));
+    expect(JSON.parse(unsigned.stdout)).toMatchObject({ signingSecret: null });
     const reads = Object.entries(serviceReadCases);
     const [runs, follow] = await Promise.all([Promise.all(reads.map(([, c]) => runCli(c.args(), { env }))), firstFollowLine()]);
     reads.forEach(([name, c], i) => expectOutput(name, c, runs[i]!));
