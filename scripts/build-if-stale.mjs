@@ -5,15 +5,39 @@
  * again, right after `npm install` built it: ~10 s of silence before a new user's first command
  * answers (measured on a fresh clone: 9.6 s, then 1.0 s). A build older than any source, or a
  * missing one, is built as before.
+ *
+ * package-lock.json is judged by its content, not its time: `npm install` rewrites it (the same
+ * bytes) before `prepare` runs, so by time every install looked stale and rebuilt (~20 s). The
+ * build keeps the SHA-256 of the lock it was made with in node_modules' cache (LOCK_STAMP), out of the
+ * package; `npm ci` starts node_modules over, so a clean install still builds.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['src', 'web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/bundle-cli.mjs'];
+const SOURCES = ['src', 'web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle-cli.mjs'];
 const OUTPUTS = ['dist/bin/cli.js', 'web/dist/index.html'];
+const LOCK = join(ROOT, 'package-lock.json');
+const LOCK_STAMP = join(ROOT, 'node_modules', '.cache', 'hookrelay', 'package-lock.sha256');
+
+function lockDigest() {
+  try {
+    return createHash('sha256').update(readFileSync(LOCK)).digest('hex');
+  } catch {
+    return 'no lock';
+  }
+}
+
+function stampedDigest() {
+  try {
+    return readFileSync(LOCK_STAMP, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
 
 function newestMtime(path) {
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -35,9 +59,14 @@ function oldestOutput() {
 }
 
 const newestSource = Math.max(...SOURCES.map((s) => newestMtime(join(ROOT, s))));
-if (oldestOutput() >= newestSource) {
+const lock = lockDigest();
+if (oldestOutput() >= newestSource && stampedDigest() === lock) {
   process.stdout.write('hookrelay: the build is up to date\n');
 } else {
   const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
   process.exitCode = built.status ?? 1;
+  if (built.status === 0) {
+    mkdirSync(dirname(LOCK_STAMP), { recursive: true });
+    writeFileSync(LOCK_STAMP, `${lock}\n`);
+  }
 }
