@@ -90,7 +90,9 @@ async function round(dist: string, n: number, profile: string | null = null): Pr
       return;
     }
   };
-  hub.on('relay', (event: { deliveryId: string }) => {
+  hub.on('relay', (event: { deliveryId: string; ok: boolean }) => {
+    // A failed try is retried later: only a delivery the app took is handed on.
+    if (!event.ok) return;
     if (relayedIds.has(event.deliveryId)) twice++;
     relayedIds.add(event.deliveryId);
     if (relayedIds.size === n) allRelayed();

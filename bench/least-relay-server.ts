@@ -1,10 +1,10 @@
 /**
- * The least durable relay there is on this machine, for the low-load latency of scenario 3 (issue
- * "Receive and hand off at the floor, second pass"): a plain node:http route that appends the body
- * to one file and fdatasyncs it on the main thread, answers 200, then POSTs the body to the app
- * through undici on kept-alive connections. No verify, no parse, no SQLite, no worker thread, no
- * record of the try: any relay that answers only after its write is durable and then hands on adds
- * at least this much to a delivery's trip. Not a receiver anyone should run.
+ * The leanest durable relay built here, a reference for the low-load latency of scenario 3 (issue
+ * "Receive and hand off at the floor, second pass"): a plain node:http route that writes the body
+ * over the start of one preallocated file (so an fdatasync flushes data, not a new size) and
+ * fdatasyncs it on the main thread, starts the POST of the body to the app through undici on
+ * kept-alive connections, then answers 200. No verify, no parse, no SQLite, no worker thread, no
+ * record of the try. Not a receiver anyone should run.
  *
  *   node bench/.build/bench/least-relay-server.js <port> <file> <app URL>
  */
@@ -15,6 +15,10 @@ import { Pool } from 'undici';
 const [portArg, file, appUrl] = process.argv.slice(2);
 if (!portArg || !file || !appUrl) throw new Error('usage: least-relay-server.js <port> <file> <app URL>');
 const fd = openSync(file, 'w');
+// Bodies are written at offset 0 of this space: the file's size never changes after the start.
+const PREALLOCATED = 1024 * 1024;
+writeSync(fd, Buffer.alloc(PREALLOCATED), 0, PREALLOCATED, 0);
+fdatasyncSync(fd);
 const app = new URL(appUrl);
 const pool = new Pool(app.origin, { connections: 16 });
 
@@ -27,12 +31,12 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    writeSync(fd, body);
+    writeSync(fd, body, 0, Math.min(body.length, PREALLOCATED), 0);
     fdatasyncSync(fd);
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
     // The app's bench matches arrivals on the delivery id (bench/relay-latency.ts).
     const headers = { 'content-type': 'application/json', 'x-service-delivery': String(req.headers['x-service-delivery'] ?? '') };
     pool.request({ path: app.pathname, method: 'POST', body, headers }).then((answer) => answer.body.dump(), () => {});
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
   });
 });
 server.listen(Number(portArg), '127.0.0.1');

@@ -10,7 +10,7 @@
  * others at low load: the least a relay that answers and hands on only after its durable commit adds.
  * Trips are a few ms apart, so one server's commit of its try does not land in the next trip. With
  * the least relay (bench/least-relay-server.ts: one fdatasync on the main thread, then the hand-on),
- * its trips alternate too: what any relay that answers after a durable write and then hands on adds here.
+ * its trips alternate too: the leanest durable relay built here, a reference beside the floor.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
