@@ -1,5 +1,6 @@
 /**
- * `prepare` (and `prepack`): builds (`npm run build`) unless the build is newer than every file it is made from.
+ * `prepare` (and `prepack`): builds (`npm run build`) unless the build is newer than every file it is made
+ * from and was made with the lock and the packages installed now.
  *
  * Why: the first `npx hookrelay …` in a clone links the clone into npx's cache and runs `prepare`
  * again, right after `npm install` built it: ~10 s of silence before a new user's first command
@@ -8,8 +9,9 @@
  *
  * package-lock.json is judged by its content, not its time: `npm install` rewrites it (the same
  * bytes) before `prepare` runs, so by time every install looked stale and rebuilt (~20 s). The
- * build keeps the SHA-256 of the lock it was made with in node_modules' cache (LOCK_STAMP), out of the
- * package; `npm ci` starts node_modules over, so a clean install still builds.
+ * build keeps the SHA-256 of the lock and of npm's record of what is installed, as they were when it
+ * was made, in node_modules' cache (LOCK_STAMP), out of the package; `npm ci` starts node_modules
+ * over, so a clean install still builds.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -21,14 +23,21 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCES = ['src', 'web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle-cli.mjs'];
 const OUTPUTS = ['dist/bin/cli.js', 'web/dist/index.html'];
 const LOCK = join(ROOT, 'package-lock.json');
+const INSTALLED = join(ROOT, 'node_modules', '.package-lock.json');
 const LOCK_STAMP = join(ROOT, 'node_modules', '.cache', 'hookrelay', 'package-lock.sha256');
 
+/** The lock and npm's record of what node_modules holds: the bundles are built from what is installed. */
 function lockDigest() {
-  try {
-    return createHash('sha256').update(readFileSync(LOCK)).digest('hex');
-  } catch {
-    return 'no lock';
+  const hash = createHash('sha256');
+  for (const file of [LOCK, INSTALLED]) {
+    try {
+      hash.update(readFileSync(file));
+    } catch {
+      hash.update(`no ${file}`);
+    }
+    hash.update('\0');
   }
+  return hash.digest('hex');
 }
 
 function stampedDigest() {
