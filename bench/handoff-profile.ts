@@ -35,6 +35,11 @@ const appPort = await freePort();
 const app = pinnedSpawn(1, ['bench/target-app.ts', String(appPort)], 'pipe');
 await once(app.stdout!, 'data');
 const work = mkdtempSync(join(tmpdir(), 'hookrelay-handoff-'));
+// A failed round throws: the app and the folder must go with the process all the same.
+process.once('exit', () => {
+  app.kill();
+  rmSync(work, { recursive: true, force: true });
+});
 
 const body = (id: string) =>
   Buffer.from(`{"id":"${id}","type":"trustcenter.resource_downloaded","apiVersion":"2026-06-01","createdAt":"2026-11-21T10:00:00Z","organizationId":"o","data":{"note":"${'x'.repeat(330)}"}}`);
@@ -150,5 +155,5 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const dist of r % 2 ? [...DISTS].reverse() : DISTS) results.get(dist)!.push(await round(dist, N, r === ROUNDS - 1 ? profileOf(dist) : null));
 }
 for (const [dist, list] of results) console.log(`median ${dist}: ${[...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!.toFixed(1)} µs a hand-off`);
-app.kill();
-rmSync(work, { recursive: true, force: true });
+// The app child keeps the event loop alive: the exit handler above stops it.
+process.exit(0);
