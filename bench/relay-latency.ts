@@ -7,7 +7,7 @@
  *
  * With a floor (bench/floor-server.ts in `relay-kept` mode, forwarding to the same target: arrivals
  * are matched on `x-service-delivery`, which only that mode passes on), its trips alternate with the
- * others at low load: the least a relay that answers and hands on only after its durable commit adds.
+ * others at low load: what a relay that keeps each try in SQLite, committed on a writer thread before it answers and hands on, adds.
  * Trips are a few ms apart, so one server's commit of its try does not land in the next trip. With
  * the least relay (bench/least-relay-server.ts: one fdatasync on the main thread, then the hand-on),
  * its trips alternate too: the leanest durable relay built here, a reference beside the floor.
