@@ -154,7 +154,7 @@ function readRequest(capture: string | undefined, flags: VerifyFlags, problems: 
     return null;
   }
   const headers: Array<[string, string]> = [];
-  if (flags.signature !== undefined) headers.push(['x-service-signature', flags.signature]);
+  if (flags.signature !== undefined) headers.push([SIGNATURE_HEADER_NAME, flags.signature]);
   for (const line of flags.header ?? []) {
     const colon = line.indexOf(':');
     if (colon <= 0) {

@@ -4,6 +4,7 @@
  * replayed events exactly as it verifies the service, even days later.
  */
 import { sign } from '../core/signature/sign.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 import type { StoredDelivery } from '../store/store.js';
 
 /** What a hand-off sends of a delivery. */
@@ -23,7 +24,7 @@ export interface ForwardRequestInput {
 }
 
 /** Hop-by-hop and framing headers are never copied (RFC 9110 §7.6.1); nor is the old signature. */
-const NOT_COPIED = new Set(['x-service-signature']);
+const NOT_COPIED = new Set([SIGNATURE_HEADER_NAME]);
 
 export function buildForwardRequest(input: ForwardRequestInput): { headers: Record<string, string>; body: Buffer } {
   const headers: Record<string, string> = {};
@@ -35,7 +36,7 @@ export function buildForwardRequest(input: ForwardRequestInput): { headers: Reco
   }
   headers['content-type'] = contentType;
   headers['user-agent'] = 'hookrelay-relay/1';
-  headers['x-service-signature'] = sign(input.secret, input.delivery.rawBody, Math.floor(input.nowSeconds));
+  headers[SIGNATURE_HEADER_NAME] = sign(input.secret, input.delivery.rawBody, Math.floor(input.nowSeconds));
   headers['x-hookrelay-relayed'] = 'true';
   headers['x-hookrelay-relay-try'] = String(input.relayTry);
   headers['x-hookrelay-replay'] = input.replay ? 'true' : 'false';
@@ -49,7 +50,7 @@ export function buildForwardRequest(input: ForwardRequestInput): { headers: Reco
   return { headers, body: input.delivery.rawBody };
 }
 
-const FORBIDDEN_EXTRA = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'x-service-signature']);
+const FORBIDDEN_EXTRA = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', SIGNATURE_HEADER_NAME]);
 
 /** Parses `--forward-header 'Name: value'`; refuses framing headers and the signature. */
 export function parseForwardHeader(text: string): { ok: true; header: [string, string] } | { ok: false; message: string } {

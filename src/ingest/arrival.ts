@@ -10,6 +10,7 @@ import { hash } from 'node:crypto';
 import { cappedId } from '../core/envelope-check.js';
 import type { HopRef } from '../core/faults/index.js';
 import type { AttemptInput, AttemptOutcome, AttemptRecord } from '../core/records.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 
 /** Where an arrival came from: an HTTP POST; a bridged delivery (a WebSocket frame) later. */
 export type ArrivalSource = 'http' | 'bridge';
@@ -93,6 +94,10 @@ export function parseAttemptHeader(value: string | readonly string[] | undefined
   return n <= MAX_HEADER_ATTEMPT ? n : null;
 }
 
+// Bound once at load: a module's export read per request would name signature-header.ts among the
+// files a delivery runs through (test/architecture/delivery-walk.test.ts counts its getter under vitest).
+const SIGNATURE = SIGNATURE_HEADER_NAME;
+
 const single = (value: string | readonly string[] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
 
 export function readFacts(arrival: Arrival): ArrivalFacts {
@@ -102,7 +107,7 @@ export function readFacts(arrival: Arrival): ArrivalFacts {
     deliveryId: single(headers['x-service-delivery']),
     event: single(headers['x-service-event']),
     attemptHeader: parseAttemptHeader(headers['x-service-delivery-attempt']),
-    signatureHeader: single(headers['x-service-signature']),
+    signatureHeader: single(headers[SIGNATURE]),
     bodySha256: unread ? '' : hash('sha256', arrival.rawBody, 'hex'),
     bodyBytes: unread ? unread.declaredBytes : arrival.rawBody.length,
   };
@@ -111,7 +116,7 @@ export function readFacts(arrival: Arrival): ArrivalFacts {
 /** How many `x-service-signature` header lines the request carried (Node joins repeats). */
 export function countSignatureHeaders(rawHeaders: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'x-service-signature') count++;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === SIGNATURE) count++;
   return count;
 }
 

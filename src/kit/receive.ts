@@ -5,6 +5,7 @@
  * injected: Node's synchronous `verify`, or the Web Crypto `verifyAsync`.
  */
 import { checkOptions, type VerifyOptions, type VerifyResult } from '../core/signature/verify-verdict.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 import { ENVELOPE_CODES, SIGNATURE_CODES, WebhookError } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { readEnvelope } from './read-envelope.js';
@@ -95,7 +96,7 @@ export function singleHeader(value: HeaderValue): string | undefined {
 export async function receive(incoming: Incoming, settings: ReceiveSettings, verifier: Verifier): Promise<Received> {
   const nowSeconds = settings.now() / 1000;
   const options = { secrets: settings.secrets, toleranceSeconds: settings.toleranceSeconds, nowSeconds };
-  const signatureHeader = incoming.header('x-service-signature');
+  const signatureHeader = incoming.header(SIGNATURE_HEADER_NAME);
   const verdict = await verifier(incoming.body, signatureHeader, options);
   if (!verdict.ok) {
     // Again with explanations: the extra HMACs of the guesses are spent only on a refusal.

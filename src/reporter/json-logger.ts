@@ -13,6 +13,7 @@ import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import { batchedWriter } from './batched-writer.js';
 import { jsonText } from '../core/json-text.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 
 export interface JsonLoggerOptions {
   out: NodeJS.WritableStream;
@@ -32,11 +33,11 @@ export const REDACT_PATHS = [
   'secrets',
   'forwardSecret',
   'signature',
-  'headers["x-service-signature"]',
+  `headers["${SIGNATURE_HEADER_NAME}"]`,
   '*.secret',
   '*.secrets',
   '*.signature',
-  '*.headers["x-service-signature"]',
+  `*.headers["${SIGNATURE_HEADER_NAME}"]`,
 ];
 
 const OUTCOME_LEVEL = { accepted: 'info', duplicate: 'info', faulted: 'info', rejected: 'warn', unavailable: 'error' } as const;

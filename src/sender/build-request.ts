@@ -1,6 +1,7 @@
 /** The delivery request of spec 6.1: the body, serialised once, and the headers of each attempt. */
 import { TIME_SCALE_MARK_HEADER } from '../core/conformance/time-scale-mark.js';
 import { CURRENT_API_VERSION, decodeBodyLeniently } from '../core/envelope.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 
 /** A delivery ready to send: its body bytes never change between attempts (spec 6.1, 6.4 rule 6). */
 export interface OutgoingDelivery {
@@ -78,7 +79,7 @@ export function attemptHeaders(delivery: OutgoingDelivery, attemptNumber: number
     'x-service-delivery-attempt': String(attemptNumber),
     'x-service-api-version': delivery.apiVersion,
   };
-  if (signature !== null) headers['x-service-signature'] = signature;
+  if (signature !== null) headers[SIGNATURE_HEADER_NAME] = signature;
   if (timeScale !== 1) headers[TIME_SCALE_MARK_HEADER] = String(timeScale);
   return headers;
 }

@@ -5,6 +5,7 @@
  * names match hookrelay's. `KnownEvent` is every trigger's body, discriminated on `type`.
  */
 import { CURRENT_API_VERSION } from '../envelope-check.js';
+import { SIGNATURE_HEADER_NAME } from '../signature/signature-header.js';
 import { TRIGGER_CATALOGUE } from '../triggers.js';
 import { DATA_SCHEMAS, type SchemaTrigger } from './data-schemas.js';
 import { SCHEMA_DIALECT, envelopeSchema } from './envelope-schema.js';
@@ -52,7 +53,7 @@ function operation(trigger: SchemaTrigger, components: Json): Json {
         header('x-service-delivery', true, 'The delivery id; equal to the body `id`, identical on every attempt (the dedupe key).', { type: 'string', minLength: 1 }),
         header('x-service-delivery-attempt', true, '1 on the first attempt, 2 on the first retry, and so on.', { type: 'integer', minimum: 1 }),
         header('x-service-api-version', true, 'The payload schema version (spec 9.5).', { type: 'string', examples: [CURRENT_API_VERSION] }),
-        header('x-service-signature', false, 'Only when signing is on (spec 6.3): `t=<unix-seconds>,v1=<hex>`, v1 the hex HMAC-SHA256, keyed by the signing secret, of `<t>.<raw request body>`; every attempt is signed afresh.', { type: 'string' }),
+        header(SIGNATURE_HEADER_NAME, false, 'Only when signing is on (spec 6.3): `t=<unix-seconds>,v1=<hex>`, v1 the hex HMAC-SHA256, keyed by the signing secret, of `<t>.<raw request body>`; every attempt is signed afresh.', { type: 'string' }),
         header('user-agent', true, 'Service-Webhook/1', { type: 'string', examples: ['Service-Webhook/1'] }),
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref(`${name}Event`) } } },
