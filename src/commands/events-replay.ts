@@ -9,6 +9,7 @@ import { EXIT } from '../core/exit-codes.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation } from '../config/db-path.js';
 import { NO_REPLAY_TARGET, resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
 import { createJournal, JournalError, listedJobState, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
 import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
@@ -55,7 +56,7 @@ export function registerEventsReplayCommand(events: Command): void {
     .option('--jobs', 'list the bulk jobs of this data folder')
     .option('--to <url>', 'where to send, on this machine unless --allow-remote (default: where the relay would send each: its --route, else HOOKRELAY_FORWARD_TO)')
     .option('--allow-remote', 'allow a --to that is not on this machine')
-    .option('--secret <secret>', 'sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret)')
+    .option('--secret <secret>', `sign with this secret (default: HOOKRELAY_FORWARD_SECRET, the first HOOKRELAY_SECRET, or the development secret); ${PROCESS_LIST_NOTE}`)
     .option('--timeout <ms>', 'give up on one copy after this long', '30000')
     .option('--route <glob=url>', "as listen's --route: where a replay without --to goes by its trigger (default: HOOKRELAY_ROUTE, or the config file's)", collectValues)
     .option('--forward-header <header>', "as listen's: 'Name: value' on the replay; repeatable (default: HOOKRELAY_FORWARD_HEADER, or the config file's)", collectValues)
@@ -111,6 +112,7 @@ Examples:
       // A dry run needs no target or secret: it only reads.
       const replay = flags.dryRun ? null : resolveReplaySettings({ ...flags, to: flags.to ?? journal?.plan.to ?? undefined }, where.dbPath);
       if (replay && !replay.ok) return usage(replay.problems);
+      for (const warning of replay?.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
 
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
         if (id !== undefined) return replayOne(store, replay!.settings, id, flags.json === true);

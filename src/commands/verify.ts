@@ -9,7 +9,9 @@ import { dataDirOf } from '../config/data-dir.js';
 import { readFolderSecrets } from '../config/folder-secrets.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from '../config/option-specs.js';
 import { resolveOptions } from '../config/resolve-config.js';
+import { PROCESS_LIST_NOTE, secretFlagWarnings } from '../config/secret-flags.js';
 import { formatSeconds, roundSeconds } from '../core/signature/verify.js';
+import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 import { UPPERCASE_HEX_NOTE } from '../core/signature/verify-verdict.js';
 import type { Arrival } from '../ingest/arrival.js';
 import { capturedArrival } from '../ingest/captured-arrival.js';
@@ -17,7 +19,6 @@ import { explainedJson, explainRedacted, explainRequest, redactedJson, type Expl
 import { printable } from '../reporter/printable.js';
 import { outputOf } from '../sender/cli-output.js';
 import { capturedReceivedAt, headerValues, isRedactedSignature, parseCapturedRequest, type CapturedRequest } from './captured-request.js';
-import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 import { collect, reportProblems } from './shared-options.js';
 import { unreadableBecause } from '../core/file-errors.js';
 
@@ -50,7 +51,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--body <text>', 'the raw body as text (instead of a capture file)')
     .option('--signature <value>', 'the x-service-signature value (with --body-file or --body)')
     .option('--header <line>', "a request header, 'Name: value' (with --body-file or --body); repeat for each", collect)
-    .option('--secret <secret>', 'secret to try; repeat for several (default: as listen: HOOKRELAY_SECRET, the config file, else the secrets in the data folder of --db: those kept by webhooks create --signing, then the development secret)', collect)
+    .option('--secret <secret>', `secret to try; repeat for several (default: as listen: HOOKRELAY_SECRET, the config file, else the secrets in the data folder of --db: those kept by webhooks create --signing, then the development secret); ${PROCESS_LIST_NOTE}`, collect)
     .option('--tolerance <seconds>', `allowed distance of t from now, past and future (default: as listen, ${listenDefault('tolerance')})`)
     .option('--body-limit <bytes>', `largest body the receiver reads (default: as listen, ${listenDefault('bodyLimit')})`)
     .option('--at <unix-seconds>', 'judge as if the time were this (default: now)')
@@ -93,6 +94,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         CONFIG_FILE_KEYS,
       );
       problems.push(...settings.problems);
+      for (const warning of secretFlagWarnings(LISTEN_OPTIONS, settings.sources)) output.err(`warning: ${warning}`);
       const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
       // An exported capture whose signature was redacted: nothing to check it with, nor a secret needed.
       const redacted = request !== null && headerValues(request, SIGNATURE_HEADER_NAME).some(isRedactedSignature);

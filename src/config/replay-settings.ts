@@ -12,6 +12,7 @@ import { readFolderSecrets } from './folder-secrets.js';
 import { forwardHeadersOf, resolveForwardExtras } from './forward-settings.js';
 import { CONFIG_FILE_KEYS, LISTEN_OPTIONS } from './option-specs.js';
 import { CONFIG_FILE, resolveOptions } from './resolve-config.js';
+import { secretFlagWarning } from './secret-flags.js';
 
 export interface ReplayFlags {
   to?: string;
@@ -44,7 +45,7 @@ export function resolveReplaySettings(
   flags: ReplayFlags,
   dbPath: string | null,
   env: NodeJS.ProcessEnv = process.env,
-): { ok: true; settings: CliReplaySettings } | { ok: false; problems: string[] } {
+): { ok: true; settings: CliReplaySettings; warnings: string[] } | { ok: false; problems: string[] } {
   const typed: Record<string, unknown> = {};
   if (flags.route !== undefined) typed.route = flags.route;
   if (flags.forwardHeader !== undefined) typed.forwardHeader = flags.forwardHeader;
@@ -80,12 +81,14 @@ export function resolveReplaySettings(
   }
   if (!secret && problems.length === 0) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
+  if (flags.secret !== undefined) warnings.push(secretFlagWarning('--secret', 'HOOKRELAY_FORWARD_SECRET'));
   return {
     ok: true,
     settings: {
       to: flags.to ?? null,
       settings: { secret: secret!, timeoutMs: timeout.ms, headers, trust, targets: { to: forwardTo!, routes } },
     },
+    warnings,
   };
 }
 

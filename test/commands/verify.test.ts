@@ -38,6 +38,17 @@ describe('hookrelay verify', () => {
     expect(result.stdout).toMatch(/^ {2}envelope: ok \(id cap-1, type trustcenter.access_requested\)$/m);
   });
 
+  it('warns that a --secret is visible in the process list, never printing it, and not when the secret comes from HOOKRELAY_SECRET', async () => {
+    const file = capture(folder(), body, headers);
+    const flagged = await runCli(['verify', file, '--secret', SECRET, '--at', String(T0 + 12)]);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr).toMatch(/^warning: --secret is visible to every user of this machine in the process list; prefer HOOKRELAY_SECRET$/m);
+    expect(flagged.stderr + flagged.stdout).not.toContain(SECRET);
+    const fromEnv = await runCli(['verify', file, '--at', String(T0 + 12)], { env: { ...process.env, HOOKRELAY_SECRET: SECRET } });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stderr).not.toMatch(/process list/);
+  });
+
   it('with no secret given, tries what listen verifies with: the secrets kept by webhooks create --signing, then the development secret', async () => {
     const dir = folder();
     const db = join(dir, 'data', 'hookrelay.db');

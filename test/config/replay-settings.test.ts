@@ -32,6 +32,14 @@ describe('resolveReplaySettings', () => {
     expect(resolveReplaySettings({ timeout: '30000', config, allowRemote: true }, null, {}).ok).toBe(true);
   });
 
+  it('warns that a --secret is visible in the process list, naming the variable to use instead; a secret from the config file or the environment draws no warning', () => {
+    const flagged = resolveReplaySettings({ timeout: '30000', to: 'http://127.0.0.1:3000/hooks', secret: 'whsec_replay_flag_secret_0123456789' }, null, {});
+    expect(flagged.ok && flagged.warnings).toEqual(['--secret is visible to every user of this machine in the process list; prefer HOOKRELAY_FORWARD_SECRET']);
+    const fromEnv = resolveReplaySettings({ timeout: '30000', to: 'http://127.0.0.1:3000/hooks' }, null, { HOOKRELAY_FORWARD_SECRET: 'whsec_replay_env_secret_0123456789' });
+    expect(fromEnv.ok && fromEnv.settings.settings.secret).toBe('whsec_replay_env_secret_0123456789');
+    expect(fromEnv.ok && fromEnv.warnings).toEqual([]);
+  });
+
   it('names a development secret that cannot be read as a problem, instead of failing the command', () => {
     const { dir, remove } = tempDir();
     cleanups.push(remove);
