@@ -251,34 +251,56 @@ export function historyText(row: Pick<Row, 'counts' | 'outcome'>): string | null
   return row.outcome === 'accepted' || row.outcome === 'duplicate' ? `after ${parts.join(', ')}` : `before: ${parts.join(', ')}`;
 }
 
-/** The verdict chip's text: accepted / duplicate ×N / rejected: reason / faulted: rule. */
-export function verdictText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'reason' | 'status' | 'stored'>): string {
+type VerdictOf = Pick<Row, 'outcome' | 'duplicateCount' | 'reason' | 'status' | 'stored'>;
+
+/** What a stored delivery is: accepted, or received again since. */
+const storedVerdict = (row: VerdictOf): string => (row.duplicateCount > 0 ? `duplicate ×${row.duplicateCount}` : 'accepted');
+
+/** The latest arrival's refusal, in full; null when it was not refused. */
+function refusalText(row: VerdictOf): string | null {
   switch (row.outcome) {
-    case 'duplicate':
-      return `duplicate ×${Math.max(1, row.duplicateCount)}`;
     case 'rejected':
       return `rejected: ${row.reason ?? `HTTP ${row.status ?? '—'}`}`;
     case 'faulted':
       return `faulted: ${row.reason ?? `HTTP ${row.status ?? 'no answer'}`}`;
     case 'unavailable':
       return 'unavailable: store could not write (503)';
-    case 'accepted':
-      return row.duplicateCount > 0 ? `duplicate ×${row.duplicateCount}` : 'accepted';
     default:
-      return row.stored ? 'accepted' : '…';
+      return null;
   }
+}
+
+/**
+ * A stored delivery leads with what it is, whatever came after: an arrival refused after it was
+ * stored (a copy with a bad signature, a fault) changes nothing stored, and its chip must not read as
+ * the delivery refused ("duplicate ×1, then rejected: SIGNATURE_MISMATCH").
+ */
+function withStored(row: VerdictOf, refusal: string | null): string {
+  if (refusal === null) return row.outcome === 'duplicate' ? `duplicate ×${Math.max(1, row.duplicateCount)}` : row.stored || row.outcome === 'accepted' ? storedVerdict(row) : '…';
+  return row.stored ? `${storedVerdict(row)}, then ${refusal}` : refusal;
+}
+
+/** The verdict's text: accepted / duplicate ×N / rejected: reason / faulted: rule, a stored delivery's led by what it is. */
+export function verdictText(row: VerdictOf): string {
+  return withStored(row, refusalText(row));
 }
 
 /**
  * The list's chip: the verdict, with a fault rule shortened to its answer ("faulted: 503 (rule)"):
  * the whole rule is a line of its own and wrapped the row to four lines. The title keeps it whole.
  */
-export function verdictChipText(row: Pick<Row, 'outcome' | 'duplicateCount' | 'reason' | 'status' | 'stored'>): string {
+export function verdictChipText(row: VerdictOf): string {
   if (row.outcome === 'faulted' && row.reason?.startsWith('fault:')) {
     const answer = row.reason.slice('fault:'.length).trim().split(/\s+/)[0] ?? '';
-    return `faulted: ${answer || `HTTP ${row.status ?? 'no answer'}`} (rule)`;
+    return withStored(row, `faulted: ${answer || `HTTP ${row.status ?? 'no answer'}`} (rule)`);
   }
   return verdictText(row);
+}
+
+/** The chip's colour: a stored delivery's is its stored state's, whatever its latest arrival was. */
+export function verdictClass(row: VerdictOf): string {
+  if (row.stored && row.outcome !== 'duplicate') return row.duplicateCount > 0 ? 'duplicate' : 'accepted';
+  return row.outcome ?? 'accepted';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsText, createRowStore, historyText, lastAnswerOf, movedJobs, queuedDeliveries, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText } from '../../../web/src/rows.js';
+import { attemptsText, createRowStore, historyText, lastAnswerOf, movedJobs, queuedDeliveries, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictClass, verdictText } from '../../../web/src/rows.js';
 import type { AttemptTally, AttemptView, DeliverySummary, FeedMessage, RelayJobView } from '../../../web/src/types.js';
 
 const attempt = (seq: number, overrides: Partial<AttemptView> = {}): AttemptView => ({
@@ -49,6 +49,24 @@ describe('row store', () => {
     const [row] = rows.list(all, null);
     expect(rows.size()).toBe(1);
     expect(verdictText(row!)).toBe('duplicate ×2');
+  });
+
+  it('leads a stored delivery whose latest arrival was refused with what it is, in the text and the colour: the refusal changed nothing stored', () => {
+    const rows = createRowStore();
+    rows.applyDelivery(summary());
+    rows.applyAttempt(attempt(2));
+    rows.applyAttempt(attempt(3, { outcome: 'duplicate' }));
+    rows.applyAttempt(attempt(4, { outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }));
+    const [row] = rows.list(all, null);
+    expect(verdictText(row!)).toBe('duplicate ×1, then rejected: SIGNATURE_MISMATCH');
+    expect(verdictClass(row!)).toBe('duplicate');
+    rows.applyAttempt(attempt(5, { outcome: 'faulted', status: 503, reason: 'fault: 503 on attempt 5' }));
+    expect(verdictChipText(rows.list(all, null)[0]!)).toBe('duplicate ×1, then faulted: 503 (rule)');
+    // Refused and never stored: the refusal is the verdict, in its own colour.
+    const lone = createRowStore();
+    lone.applyAttempt(attempt(1, { deliveryId: 'never-stored', outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }));
+    expect(verdictText(lone.list(all, null)[0]!)).toBe('rejected: SIGNATURE_MISMATCH');
+    expect(verdictClass(lone.list(all, null)[0]!)).toBe('rejected');
   });
 
   it('counts an attempt seen twice (backlog and live) once', () => {

@@ -3,7 +3,7 @@ import { apiGet, apiSend, query } from '../api.js';
 import { describeError, toast, type AppState } from '../app-state.js';
 import { button, el, replaceChildren, vtext } from '../dom.js';
 import { formatBytes, formatDuration, formatTime } from '../format.js';
-import { attemptsText, historyText, keyOf, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictText, type Row, type StatusFilter } from '../rows.js';
+import { attemptsText, historyText, keyOf, relayJobsLines, relayJobsText, relayLines, relayText, verdictChipText, verdictClass, verdictText, type Row, type StatusFilter } from '../rows.js';
 import type { AttemptView, DeliverySummary, ReplayJob } from '../types.js';
 import { shorten, visibleString } from '../visible.js';
 import { emptyState } from './empty-state.js';
@@ -227,7 +227,7 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
       el(
         'td',
         { class: 'verdict', attrs: { title: tip(verdictText(row)) } },
-        el('span', { class: `chip chip-wrap chip-${row.outcome ?? 'accepted'}` }, vtext(verdictChipText(row), { max: 120 })),
+        el('span', { class: `chip chip-wrap chip-${verdictClass(row)}` }, vtext(verdictChipText(row), { max: 120 })),
         row.skipVerify ? el('span', { class: 'chip chip-warn', attrs: { title: '--skip-verify' } }, 'unverified') : null,
         history(row),
       ),
