@@ -297,9 +297,12 @@ export function verdictChipText(row: VerdictOf): string {
   return verdictText(row);
 }
 
-/** The chip's colour: a stored delivery's is its stored state's, whatever its latest arrival was. */
+/**
+ * The chip's colour: a stored delivery's is its stored state's, whatever was refused since; a store
+ * that could not write (unavailable) is hookrelay's own failure, and keeps its colour.
+ */
 export function verdictClass(row: VerdictOf): string {
-  if (row.stored && row.outcome !== 'duplicate') return row.duplicateCount > 0 ? 'duplicate' : 'accepted';
+  if (row.stored && row.outcome !== 'duplicate' && row.outcome !== 'unavailable') return row.duplicateCount > 0 ? 'duplicate' : 'accepted';
   return row.outcome ?? 'accepted';
 }
 

@@ -62,6 +62,10 @@ describe('row store', () => {
     expect(verdictClass(row!)).toBe('duplicate');
     rows.applyAttempt(attempt(5, { outcome: 'faulted', status: 503, reason: 'fault: 503 on attempt 5' }));
     expect(verdictChipText(rows.list(all, null)[0]!)).toBe('duplicate ×1, then faulted: 503 (rule)');
+    // The store failing is hookrelay's own trouble: it keeps its colour on a stored row too.
+    rows.applyAttempt(attempt(6, { outcome: 'unavailable', status: 503, reason: 'STORE_UNAVAILABLE' }));
+    expect(verdictText(rows.list(all, null)[0]!)).toBe('duplicate ×1, then unavailable: store could not write (503)');
+    expect(verdictClass(rows.list(all, null)[0]!)).toBe('unavailable');
     // Refused and never stored: the refusal is the verdict, in its own colour.
     const lone = createRowStore();
     lone.applyAttempt(attempt(1, { deliveryId: 'never-stored', outcome: 'rejected', status: 400, reason: 'SIGNATURE_MISMATCH' }));

@@ -38,7 +38,9 @@ export function createListView(state: AppState, handlers: { onSelect(row: Row): 
     replayChosen.disabled = chosen.size === 0;
     const byAttempts = state.filter.status === 'rejected' || state.filter.status === 'faulted';
     replayMatching.disabled = byAttempts;
-    replayMatching.title = byAttempts ? 'Rejected and faulted attempts stored no delivery: nothing to replay' : 'Replay every stored delivery this filter matches (not only those loaded), as one job';
+    replayMatching.title = byAttempts
+      ? 'This filter selects arrivals that were refused, which stored nothing: tick the rows of stored deliveries to replay them'
+      : 'Replay every stored delivery this filter matches (not only those loaded), as one job';
   };
   let starting = false;
   const startJob = async (body: Record<string, unknown>) => {
