@@ -8,8 +8,8 @@ import type { Command } from 'commander';
 import { EXIT } from '../core/exit-codes.js';
 import { dataDirOf } from '../config/data-dir.js';
 import { resolveStoreLocation } from '../config/db-path.js';
-import { NO_REPLAY_TARGET, resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
-import { PROCESS_LIST_NOTE, secretFlagWarning } from '../config/secret-flags.js';
+import { NO_REPLAY_TARGET, replaySecretWarnings, resolveReplaySettings, type ReplayFlags } from '../config/replay-settings.js';
+import { PROCESS_LIST_NOTE } from '../config/secret-flags.js';
 import { createJournal, JournalError, listedJobState, listJobs, newJobId, openJournal, type ReplayJournal } from '../relay/replay-job-journal.js';
 import { printable } from '../reporter/printable.js';
 import { createProgressLine } from '../reporter/progress-line.js';
@@ -113,8 +113,7 @@ Examples:
       const replay = flags.dryRun ? null : resolveReplaySettings({ ...flags, to: flags.to ?? journal?.plan.to ?? undefined }, where.dbPath);
       if (replay && !replay.ok) return usage(replay.problems);
       // A dry run reads no settings, but its --secret is in the process list all the same.
-      const warnings = replay?.warnings ?? (flags.secret !== undefined ? [secretFlagWarning('--secret', 'HOOKRELAY_FORWARD_SECRET')] : []);
-      for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+      for (const warning of replay?.warnings ?? replaySecretWarnings(flags)) process.stderr.write(`warning: ${warning}\n`);
 
       await withStore<DeliveryStore>(flags, openExistingStore, async (store) => {
         if (id !== undefined) return replayOne(store, replay!.settings, id, flags.json === true);

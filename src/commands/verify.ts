@@ -38,6 +38,7 @@ interface VerifyFlags {
 
 /** The receiver's settings verify judges with, looked up as `listen` looks them up. */
 const RECEIVER_KEYS = ['secret', 'tolerance', 'bodyLimit', 'db'];
+const RECEIVER_SPECS = LISTEN_OPTIONS.filter((s) => RECEIVER_KEYS.includes(s.key));
 
 /** `listen`'s default, shown in the help. */
 const listenDefault = (key: string): string => String(LISTEN_OPTIONS.find((s) => s.key === key)?.default);
@@ -85,7 +86,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
       const problems: string[] = [];
       const request = readRequest(capture, flags, problems);
       const settings = resolveOptions(
-        LISTEN_OPTIONS.filter((s) => RECEIVER_KEYS.includes(s.key)),
+        RECEIVER_SPECS,
         {
           flags: { secret: flags.secret, tolerance: flags.tolerance, bodyLimit: flags.bodyLimit, db: flags.db },
               configFile: flags.config,
@@ -94,7 +95,7 @@ Exit code: 0 the receiver would accept it, 1 it would refuse it, 2 the input cou
         CONFIG_FILE_KEYS,
       );
       problems.push(...settings.problems);
-      for (const warning of secretFlagWarnings(LISTEN_OPTIONS, settings.sources)) output.err(`warning: ${warning}`);
+      for (const warning of secretFlagWarnings(RECEIVER_SPECS, settings.sources)) output.err(`warning: ${warning}`);
       const secrets = [...((settings.values.secret as string[] | undefined) ?? [])];
       // An exported capture whose signature was redacted: nothing to check it with, nor a secret needed.
       const redacted = request !== null && headerValues(request, SIGNATURE_HEADER_NAME).some(isRedactedSignature);

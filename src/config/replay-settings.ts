@@ -81,7 +81,7 @@ export function resolveReplaySettings(
   }
   if (!secret && problems.length === 0) problems.push('no secret to sign with: pass --secret (or run `hookrelay listen` once to make a development secret)');
   if (problems.length > 0 || !timeout.ok) return { ok: false, problems };
-  if (flags.secret !== undefined) warnings.push(secretFlagWarning('--secret', 'HOOKRELAY_FORWARD_SECRET'));
+  warnings.push(...replaySecretWarnings(flags));
   return {
     ok: true,
     settings: {
@@ -90,6 +90,11 @@ export function resolveReplaySettings(
     },
     warnings,
   };
+}
+
+/** The process-list warning of a secret given as `--secret` (a dry run, which resolves nothing else, says it too). */
+export function replaySecretWarnings(flags: Pick<ReplayFlags, 'secret'>): string[] {
+  return flags.secret === undefined ? [] : [secretFlagWarning('--secret', 'HOOKRELAY_FORWARD_SECRET')];
 }
 
 /** Like the console's replay: a loopback target unless the user says otherwise. */

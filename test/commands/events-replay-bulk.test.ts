@@ -54,6 +54,11 @@ describe('hookrelay events replay (bulk)', () => {
     const dry = await runCli(['events', 'replay', '--db', db, '--since', '20m', '--trigger', 'vendor.*', '--dry-run']);
     expect(dry.stderr).toBe('');
     expect(dry.code).toBe(0);
+    // A dry run resolves no settings, yet a --secret it was given is in the process list: it says so, never the secret.
+    const drySigned = await runCli(['events', 'replay', '--db', db, '--since', '20m', '--trigger', 'vendor.*', '--dry-run', '--secret', 'whsec_dry_run_flag_secret_0123456789']);
+    expect(drySigned.stderr).toBe('warning: --secret is visible to every user of this machine in the process list; prefer HOOKRELAY_FORWARD_SECRET\n');
+    expect(drySigned.stdout).toMatch(/^would replay 6 deliveries /);
+    expect(drySigned.stdout).not.toContain('whsec_dry_run_flag_secret');
     // Minutes 20..1 ago are items 10..29; every third is vendor.*: 12, 15, 18, 21, 24, 27.
     expect(dry.stdout).toMatch(/^would replay 6 deliveries \(since .*, trigger "vendor\.\*"\); nothing sent/);
     expect(target.received).toHaveLength(0);

@@ -254,7 +254,8 @@ export function historyText(row: Pick<Row, 'counts' | 'outcome'>): string | null
 type VerdictOf = Pick<Row, 'outcome' | 'duplicateCount' | 'reason' | 'status' | 'stored'>;
 
 /** What a stored delivery is: accepted, or received again since. */
-const storedVerdict = (row: VerdictOf): string => (row.duplicateCount > 0 ? `duplicate ×${row.duplicateCount}` : 'accepted');
+const storedState = (row: VerdictOf): 'accepted' | 'duplicate' => (row.duplicateCount > 0 ? 'duplicate' : 'accepted');
+const storedVerdict = (row: VerdictOf): string => (storedState(row) === 'duplicate' ? `duplicate ×${row.duplicateCount}` : 'accepted');
 
 /** The latest arrival's refusal, in full; null when it was not refused. */
 function refusalText(row: VerdictOf): string | null {
@@ -276,8 +277,9 @@ function refusalText(row: VerdictOf): string | null {
  * the delivery refused ("duplicate ×1, then rejected: SIGNATURE_MISMATCH").
  */
 function withStored(row: VerdictOf, refusal: string | null): string {
-  if (refusal === null) return row.outcome === 'duplicate' ? `duplicate ×${Math.max(1, row.duplicateCount)}` : row.stored || row.outcome === 'accepted' ? storedVerdict(row) : '…';
-  return row.stored ? `${storedVerdict(row)}, then ${refusal}` : refusal;
+  if (refusal !== null) return row.stored ? `${storedVerdict(row)}, then ${refusal}` : refusal;
+  if (row.outcome === 'duplicate') return `duplicate ×${Math.max(1, row.duplicateCount)}`;
+  return row.stored || row.outcome === 'accepted' ? storedVerdict(row) : '…';
 }
 
 /** The verdict's text: accepted / duplicate ×N / rejected: reason / faulted: rule, a stored delivery's led by what it is. */
@@ -302,7 +304,7 @@ export function verdictChipText(row: VerdictOf): string {
  * that could not write (unavailable) is hookrelay's own failure, and keeps its colour.
  */
 export function verdictClass(row: VerdictOf): string {
-  if (row.stored && row.outcome !== 'duplicate' && row.outcome !== 'unavailable') return row.duplicateCount > 0 ? 'duplicate' : 'accepted';
+  if (row.stored && row.outcome !== 'duplicate' && row.outcome !== 'unavailable') return storedState(row);
   return row.outcome ?? 'accepted';
 }
 
