@@ -32,6 +32,7 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { verify } from '../src/core/signature/verify.js';
+import { isoTime } from '../src/core/iso-time.js';
 import { SCHEMA_FLOOR_TABLES } from './schema-floor-ddl.js';
 
 const SECRET = 'whsec_bench_secret_value_0123456789';
@@ -113,7 +114,7 @@ function startHandOff(appUrl: string, done: (seq: number, status: number, kept?:
       headers['x-hookrelay-relayed'] = 'true';
       headers['x-hookrelay-relay-try'] = '1';
       headers['x-hookrelay-replay'] = 'false';
-      headers['x-hookrelay-received-at'] = new Date(startedAt).toISOString();
+      headers['x-hookrelay-received-at'] = isoTime(startedAt);
     }
     let status = 0;
     let answerHeaders: string[] = [];

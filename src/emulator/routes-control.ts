@@ -7,7 +7,7 @@
  * {status: accepted|resolved} closes a violation (terminal).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import type { RandomSource } from '../core/seeded-random.js';
 import { ACCESS_CHANNELS } from '../core/triggers.js';
 import { ApiError, badRequest, dataEnvelope, notFound, validationError } from './api-error.js';

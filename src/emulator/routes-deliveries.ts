@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor, encodeCursor } from '../core/emulator/cursor.js';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import { ApiError, badRequest, dataEnvelope } from './api-error.js';
 import { requireScope } from './auth.js';
 import type { EmulatorContext } from './emulator-context.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeCursor, encodeCursor } from '../core/emulator/cursor.js';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import { ACCESS_CHANNELS } from '../core/triggers.js';
 import { ApiError, badRequest, dataEnvelope, notFound } from './api-error.js';
 import { requireScope } from './auth.js';

@@ -1,7 +1,7 @@
 /** GET /webhooks/triggers, and the webhook rows of spec 4.2, 4.3 and 4.4. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { catalogueFor } from '../core/emulator/trigger-catalogue.js';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import { ApiError, badRequest, dataEnvelope } from './api-error.js';
 import { requireScope } from './auth.js';
 import type { EmulatorContext } from './emulator-context.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import { ApiError, badRequest, errorEnvelope } from './api-error.js';
 import { authenticate } from './auth.js';
 import type { EmulatorContext } from './emulator-context.js';

@@ -4,7 +4,7 @@
  * Decisions change state in one transaction with the deliveries of the event they cause (spec 6.2).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import type { FieldProblem } from '../core/retry-policy/validate-policy.js';
 import { ApiError, notFound, validationError } from './api-error.js';
 import type { EmulatorContext } from './emulator-context.js';

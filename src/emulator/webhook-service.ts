@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CURRENT_API_VERSION } from '../core/envelope.js';
 import { judgeTriggers } from '../core/emulator/trigger-catalogue.js';
 import { validateCreateBody, validatePatchBody, type CustomHeaderInput } from '../core/emulator/webhook-body.js';
-import { isoTime } from '../core/retry-policy/iso-time.js';
+import { isoTime } from '../core/iso-time.js';
 import { secretHint } from '../core/secret-hint.js';
 import { ApiError, forbidden, notFound, validationError } from './api-error.js';
 import { closeWaiting } from './close-waiting.js';

@@ -5,6 +5,7 @@
  */
 import { sign } from '../core/signature/sign.js';
 import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
+import { isoTime } from '../core/iso-time.js';
 import type { StoredDelivery } from '../store/store.js';
 
 /** What a hand-off sends of a delivery. */
@@ -40,7 +41,7 @@ export function buildForwardRequest(input: ForwardRequestInput): { headers: Reco
   headers['x-hookrelay-relayed'] = 'true';
   headers['x-hookrelay-relay-try'] = String(input.relayTry);
   headers['x-hookrelay-replay'] = input.replay ? 'true' : 'false';
-  headers['x-hookrelay-received-at'] = new Date(input.delivery.receivedAt).toISOString();
+  headers['x-hookrelay-received-at'] = isoTime(input.delivery.receivedAt);
   if (input.trace) {
     headers.traceparent = input.trace.traceparent;
     if (input.trace.tracestate !== undefined) headers.tracestate = input.trace.tracestate;

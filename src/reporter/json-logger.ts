@@ -13,6 +13,7 @@ import type { EventHub, HubEvents } from '../runtime/event-hub.js';
 import type { AttemptRecord } from '../store/store.js';
 import { batchedWriter } from './batched-writer.js';
 import { jsonText } from '../core/json-text.js';
+import { isoTime } from '../core/iso-time.js';
 import { SIGNATURE_HEADER_NAME } from '../core/signature/signature-header.js';
 
 export interface JsonLoggerOptions {
@@ -51,17 +52,6 @@ function field(name: string, value: unknown): string {
   return value === undefined ? '' : `,"${name}":${jsonText(value)}`;
 }
 
-// Lines of one millisecond share its timestamp, formatted once.
-let isoMs = -1;
-let isoText = '';
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== isoMs) {
-    isoMs = ms;
-    isoText = new Date(ms).toISOString();
-  }
-  return isoText;
-}
 
 /**
  * One attempt as the JSON line pino would write for it (`level`, `time`, `pid`, fields, `msg`).
@@ -70,7 +60,7 @@ function isoNow(): string {
  */
 export function attemptLine(attempt: AttemptRecord, requestId: string | undefined, skipVerify: boolean): string {
   return (
-    `{"level":"${OUTCOME_LEVEL[attempt.outcome] ?? 'info'}","time":"${isoNow()}","pid":${PID},"event":"attempt"` +
+    `{"level":"${OUTCOME_LEVEL[attempt.outcome] ?? 'info'}","time":"${isoTime(Date.now())}","pid":${PID},"event":"attempt"` +
     field('requestId', requestId) +
     field('deliveryId', attempt.deliveryId) +
     field('trigger', attempt.trigger) +
@@ -93,7 +83,7 @@ export function attemptLine(attempt: AttemptRecord, requestId: string | undefine
 /** One relay try as the JSON line pino would write for it; built as text for the same reason as attemptLine. */
 export function relayLine(relay: HubEvents['relay']): string {
   return (
-    `{"level":"${relay.ok ? 'info' : 'warn'}","time":"${isoNow()}","pid":${PID},"event":"relay"` +
+    `{"level":"${relay.ok ? 'info' : 'warn'}","time":"${isoTime(Date.now())}","pid":${PID},"event":"relay"` +
     field('deliveryId', relay.deliveryId) +
     field('status', relay.status) +
     field('ok', relay.ok) +

@@ -3,7 +3,7 @@ import { classifyOutcome, type AttemptObservation, type AttemptOutcome } from '.
 import { decideRetry, type RetryDecision } from './decide-retry.js';
 import type { FailureClass, RetryPolicy } from './policy.js';
 import type { RandomSource } from '../seeded-random.js';
-import { isoTime } from './iso-time.js';
+import { isoTime } from '../iso-time.js';
 
 export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed';
 

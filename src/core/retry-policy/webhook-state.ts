@@ -2,7 +2,7 @@
 import type { AttemptOutcome } from './classify-outcome.js';
 import type { Delivery } from './delivery-state.js';
 import type { FailureHandling } from './policy.js';
-import { isoTime } from './iso-time.js';
+import { isoTime } from '../iso-time.js';
 
 export type WebhookStatus = 'active' | 'disabled' | 'suspended';
 

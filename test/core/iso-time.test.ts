@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../../src/core/retry-policy/iso-time.js';
+import { isoTime } from '../../src/core/iso-time.js';
 
 describe('isoTime', () => {
   it('equals Date#toISOString for any time, fractional milliseconds included', () => {
