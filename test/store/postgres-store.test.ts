@@ -434,6 +434,32 @@ describe('postgres store: group commit', () => {
     expect(await store.listAttempts({ limit: 10 })).toHaveLength(4);
   });
 
+  it('takes a group\'s transaction id before it draws the first delivery seq (the commit-order horizon relies on it), on both of its statements', async () => {
+    const url = await server.freshSchema();
+    const store = await open(url);
+    // A BEFORE trigger sees each row with its seq drawn and before it is written: had the seq come
+    // first, the first row of a transaction would see no transaction id yet.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    await client.query(`CREATE TABLE xid_seen (seq BIGINT, had_xid BOOLEAN);
+      CREATE FUNCTION note_xid() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO xid_seen VALUES (NEW.seq, pg_current_xact_id_if_assigned() IS NOT NULL); RETURN NEW; END $$;
+      CREATE TRIGGER note_xid BEFORE INSERT ON deliveries FOR EACH ROW EXECUTE FUNCTION note_xid();`);
+    const stored = makeDelivery();
+    await store.accept(stored, attemptFor(stored));
+    // A group of fresh ids, and one mixing a fresh id with a copy of a stored one (two statements).
+    const fresh = Array.from({ length: 4 }, () => makeDelivery());
+    await Promise.all(fresh.map((d) => store.accept(d, attemptFor(d))));
+    const more = makeDelivery();
+    const mixed = await Promise.all([store.accept(more, attemptFor(more)), store.accept(stored, attemptFor(stored))]);
+    expect(mixed.map((r) => r.outcome)).toEqual(['accepted', 'duplicate']);
+    // Every row the statements formed, a copy's too (a BEFORE trigger fires before the conflict is found).
+    const { rows } = await client.query<{ seq: string; had_xid: boolean }>('SELECT seq, had_xid FROM xid_seen ORDER BY seq');
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    expect(rows.filter((r) => !r.had_xid)).toEqual([]);
+  });
+
   it('takes copies of the same ids on two instances in opposite orders at once without a deadlock, each id accepted once', async () => {
     const url = await server.freshSchema();
     const [a, b] = await Promise.all([open(url, { outbox: true }), open(url, { outbox: true })]);

@@ -155,28 +155,86 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     return group;
   }
 
-  async function run(group: Entry[]): Promise<void> {
-    let results: AcceptResult[];
+  /**
+   * Commits a group and answers each request in it. `fresh` first (acceptFresh): the requests it
+   * leaves unwritten, copies of ids stored before, are a group of their own for `stored` (migration
+   * 8's function), committed after it.
+   */
+  async function run(group: Entry[], statement: 'fresh' | 'stored' = 'fresh'): Promise<void> {
+    let results: Array<AcceptResult | undefined>;
     const started = performance.now();
     try {
-      results = await commit(group);
+      results = statement === 'fresh' ? await commitFresh(group) : await commitCopiesOfStored(group);
     } catch (err) {
       options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: false });
       if (group.length > 1 && isValueError(err)) {
         // Rolled back as a whole; one request's value is to blame: each alone, so only it fails.
-        for (const entry of group) await run([entry]);
+        for (const entry of group) await run([entry], statement);
         return;
       }
       for (const entry of group) entry.reject(err);
       return;
     }
-    for (let i = 0; i < group.length; i++) group[i]!.resolve(results[i]!);
+    const rest: Entry[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const result = results[i];
+      if (result === undefined) rest.push(group[i]!);
+      else group[i]!.resolve(result);
+    }
+    if (rest.length > 0) await run(rest, 'stored');
     // After the answers, outside the try: an observer that throws must not fail a committed group.
-    options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: true });
+    options.onCommit?.({ ms: performance.now() - started, size: group.length - rest.length, ok: true });
   }
 
-  /** The group in one statement: hookrelay_accept_group_v2 (pg-schema.ts, migration 8), in its own implicit transaction. */
-  async function commit(group: Entry[]): Promise<AcceptResult[]> {
+  /**
+   * The requests of a group whose ids this statement inserts (each id's first copy, and the later
+   * copies of it in the group) in one top-level statement, `acceptFresh` (pg-queries.ts), its own
+   * implicit transaction; undefined for the others, copies of ids stored before (a retry of the
+   * service, or another instance's), which run() commits next. The usual group is all fresh and
+   * costs one statement: migration 8's function costs the database ~35% more a request than the
+   * same statement sent as it is (bench/notes.md, session 31), so it only counts copies of stored ids.
+   */
+  async function commitFresh(group: Entry[]): Promise<Array<AcceptResult | undefined>> {
+    const built = parameters(group);
+    const { rows } = await pool.query<{ ids: string[]; seqs: string[]; done: string[]; attempts: string[] }>(named('acceptFresh', built.values));
+    const { ids, seqs, done, attempts } = rows[0] ?? { ids: [], seqs: [], done: [], attempts: [] };
+    if (ids.length !== seqs.length || done.length !== attempts.length) {
+      throw new Error(`the group wrote ${attempts.length} attempts for ${done.length} requests and ${seqs.length} deliveries for ${ids.length} ids`);
+    }
+    const seqOf = new Map<string, string>();
+    for (let i = 0; i < ids.length; i++) seqOf.set(ids[i]!, seqs[i]!);
+    const results: Array<AcceptResult | undefined> = new Array(group.length);
+    // Attempts were written in the group's order: the k-th smallest request number has the k-th smallest attempt seq.
+    for (let k = 0; k < done.length; k++) {
+      const i = Number(done[k]) - 1;
+      const seq = seqOf.get(built.keyOf[i]!);
+      if (seq === undefined || results[i] !== undefined) throw new Error(`the group wrote an attempt for request ${i + 1} without its delivery`);
+      results[i] = { outcome: built.first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(seq), attemptSeq: Number(attempts[k]) };
+    }
+    return results;
+  }
+
+  /** Copies of stored ids (and any id deleted since): hookrelay_accept_group_v2 (pg-schema.ts, migration 8), in its own implicit transaction. */
+  async function commitCopiesOfStored(group: Entry[]): Promise<AcceptResult[]> {
+    const { values, first, cand, m } = parameters(group);
+    const n = group.length;
+    const { rows } = await pool.query<{ seqs: string[]; fresh: boolean[]; attempts: string[] }>(named('acceptGroup', values));
+    const { seqs, fresh, attempts } = rows[0] ?? { seqs: [], fresh: [], attempts: [] };
+    if (seqs.length !== m || attempts?.length !== n) throw new Error(`the group wrote ${attempts?.length ?? 0} attempts for ${n} requests and ${seqs.length} deliveries for ${m} ids`);
+    const results: AcceptResult[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const at = cand[i]! - 1;
+      results[i] = { outcome: fresh[at] && first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(seqs[at]), attemptSeq: Number(attempts[i]) };
+    }
+    return results;
+  }
+
+  /**
+   * One group's statement parameters, the same for both statements (their order is migration 8's
+   * function's arguments), with each request's id key, whether it is its id's first copy, and the
+   * position of its id among the distinct ids sent.
+   */
+  function parameters(group: Entry[]): { values: unknown[]; keyOf: string[]; first: boolean[]; cand: number[]; m: number } {
     // The distinct ids, each with its first copy; sorted, so every group locks new ids in one order.
     const byKey = new Map<string, Candidate>();
     const candidateOf: Candidate[] = new Array(group.length);
@@ -308,8 +366,7 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     const lastIsReceived = candidates.every((c) => c.lastAt === c.first.delivery.receivedAt);
     const EMPTY = '{}';
 
-    const { rows } = await pool.query<{ seqs: string[]; fresh: boolean[]; attempts: string[] }>(
-      named('acceptGroup', [
+    const values: unknown[] = [
         textArray(d.id), textArray(d.trigger), textArray(d.version), boolArray(d.known), intArray(d.receivedAt), textArray(d.signature), intArray(d.secretIndex),
         intArray(d.signatureT), textArray(headers), intArray(d.headersFrom), intArray(d.headersTo), body, intArray(d.bodyFrom), intArray(d.bodyLength),
         oneCopy ? EMPTY : intArray(d.copies), lastIsReceived ? EMPTY : intArray(d.lastAt),
@@ -319,16 +376,8 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
         anyRetryAfter ? textArray(a.retryAfter) : EMPTY, anyHints ? textArray(a.hints) : EMPTY, textArray(requestHeaders),
         allFirst ? EMPTY : intArray(a.headersFrom), allFirst ? EMPTY : intArray(a.headersTo),
         intArray(jobs.cand), outbox === true ? EMPTY : textArray(jobs.target), anyKey ? textArray(jobs.orderKey) : EMPTY,
-      ]),
-    );
-    const { seqs, fresh, attempts } = rows[0] ?? { seqs: [], fresh: [], attempts: [] };
-    if (seqs.length !== m || attempts?.length !== n) throw new Error(`the group wrote ${attempts?.length ?? 0} attempts for ${n} requests and ${seqs.length} deliveries for ${m} ids`);
-    const results: AcceptResult[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const at = a.cand[i]! - 1;
-      results[i] = { outcome: fresh[at] && a.first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(seqs[at]), attemptSeq: Number(attempts[i]) };
-    }
-    return results;
+    ];
+    return { values, keyOf: a.cand.map((c) => d.id[c - 1]!), first: a.first, cand: a.cand, m };
   }
 
   return {
