@@ -123,7 +123,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
     registers,
   });
-  const commitFailures = new Counter({ name: 'hookrelay_store_commit_failures_total', help: 'Group commits that rolled back (every request in them answered 503)', registers });
+  const commitFailures = new Counter({ name: 'hookrelay_store_commit_failures_total', help: 'Group commits that rolled back (every request they carried answered 503)', registers });
   const relaySeconds = new Histogram({
     name: 'hookrelay_relay_seconds',
     help: 'Latency of one hand-off to the forward target, by outcome (ok, failed) and replay',

@@ -460,6 +460,29 @@ describe('postgres store: group commit', () => {
     expect(rows.filter((r) => !r.had_xid)).toEqual([]);
   });
 
+  it('answers the fresh requests of a group whose copies of stored ids then fail, and fails only those copies, counting nothing twice', async () => {
+    const url = await server.freshSchema();
+    const store = await open(url);
+    const stored = makeDelivery();
+    await store.accept(stored, attemptFor(stored));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    onTestFinished(() => client.end());
+    // The second statement writes a copy's attempt: refused here, as a lost connection or a deadlock would fail it.
+    await client.query(`CREATE FUNCTION refuse_copies() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.outcome = 'duplicate' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_copies BEFORE INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION refuse_copies();`);
+    const fresh = makeDelivery();
+    const settled = await Promise.allSettled([store.accept(fresh, attemptFor(fresh)), store.accept(stored, attemptFor(stored))]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+    expect((settled[0] as PromiseFulfilledResult<{ outcome: string }>).value.outcome).toBe('accepted');
+    expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    expect((await store.getDelivery(fresh.id))!.duplicateCount).toBe(0);
+    expect((await store.getDelivery(stored.id))!.duplicateCount).toBe(0);
+    expect(await store.countArrivals(fresh.id)).toBe(1);
+    expect(await store.countArrivals(stored.id)).toBe(1);
+  });
+
   it('takes copies of the same ids on two instances in opposite orders at once without a deadlock, each id accepted once', async () => {
     const url = await server.freshSchema();
     const [a, b] = await Promise.all([open(url, { outbox: true }), open(url, { outbox: true })]);

@@ -3,29 +3,34 @@
  * event-loop turn, and those queued while earlier groups were committing, go into ONE transaction
  * on one of a few connections (two by default), and each is answered only after its group's COMMIT.
  *
- * A group is ONE statement, a call of `hookrelay_accept_group_v2` (pg-schema.ts, migration 8) in
- * its own implicit transaction, which commits before the server answers: one round trip and one
- * WAL flush for the whole group. On this kind of machine each round trip to the server costs the
- * receiver ~100 µs of CPU (the socket write and the wake-up of the backend): as separate statements
- * (BEGIN, the insert, the attempts, COMMIT) a group cost four, more than everything else the store
- * does for it (bench/notes.md, "Outgrow one machine"). The
- * function takes the transaction id before any seq is drawn (the bridge's commit-order horizon:
- * pg-settled-horizon.ts); inserts one row per distinct id from `unnest(…)` with `ON CONFLICT (id)
- * DO NOTHING` (two copies of one id in the group: the first, in call order, is accepted, the
- * others are its duplicates, counted on the new row as it is inserted); counts, in one set-based
- * UPDATE with a fresh snapshot, the copies of ids stored already (by an earlier group, or another
- * instance whose transaction ON CONFLICT waited for); and writes one attempt row per request and
- * the relay jobs of each new delivery (when the outbox is on): one per target, with its order key.
- * Attempt seqs follow the group's order, except that in a group mixing new ids with ids stored
- * before, the new ids' attempts come first.
+ * A group is ONE statement in its own implicit transaction, which commits before the server
+ * answers: one round trip and one WAL flush for the whole group. On this kind of machine each round
+ * trip to the server costs the receiver ~100 µs of CPU (the socket write and the wake-up of the
+ * backend): as separate statements (BEGIN, the insert, the attempts, COMMIT) a group cost four, more
+ * than everything else the store does for it (bench/notes.md, "Outgrow one machine"). The statement,
+ * `acceptFresh` (pg-queries.ts), takes the transaction id before any seq is drawn (the bridge's
+ * commit-order horizon: pg-settled-horizon.ts); inserts one row per distinct id from `unnest(…)`
+ * with `ON CONFLICT (id) DO NOTHING` (two copies of one id in the group: the first, in call order,
+ * is accepted, the others are its duplicates, counted on the new row as it is inserted); and writes
+ * the attempt row of every request whose id it inserted and the relay jobs of each new delivery
+ * (when the outbox is on): one per target, with its order key. Attempt seqs follow the group's order.
+ *
+ * The requests it leaves unwritten, copies of ids stored already (by an earlier group, or another
+ * instance whose transaction ON CONFLICT waited for), are a second group, committed right after as a
+ * call of `hookrelay_accept_group_v2` (pg-schema.ts, migration 8), which counts them in one set-based
+ * UPDATE with a fresh snapshot and writes their attempts. So a group of copies only costs two
+ * statements and two flushes (a retry storm of the service); the usual group costs one. Until session
+ * 31 every group was that function's call: it costs the database ~35% more a request than its first
+ * statement sent as it is (bench/notes.md, session 31).
  *
  * The parameters are array literals built here (textArray, intArray): see there why.
  *
- * A group whose transaction fails fails every request in it (each caller gets the error: the
- * receiver answers 503), never half of it: nothing of it is committed. One exception keeps bad input
- * from failing its neighbours: when PostgreSQL refused a value (a data exception, class 22 and the
- * like), the group was rolled back as a whole, and its requests are written again one by one, so only
- * the request that carried the value fails.
+ * A statement that fails fails every request it carries (each caller gets the error: the receiver
+ * answers 503), never half of them: nothing of it is committed. The fresh requests of a group are
+ * answered before its copies of stored ids are written, so a failed second statement fails only those
+ * copies. One exception keeps bad input from failing its neighbours: when PostgreSQL refused a value
+ * (a data exception, class 22 and the like), the statement was rolled back as a whole, and its
+ * requests are written again one by one, so only the request that carried the value fails.
  */
 import type pg from 'pg';
 import { relayJobsOf, type RelayTargets } from '../../core/routes.js';
@@ -166,24 +171,30 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
     try {
       results = statement === 'fresh' ? await commitFresh(group) : await commitCopiesOfStored(group);
     } catch (err) {
-      options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: false });
-      if (group.length > 1 && isValueError(err)) {
-        // Rolled back as a whole; one request's value is to blame: each alone, so only it fails.
-        for (const entry of group) await run([entry], statement);
-        return;
+      try {
+        options.onCommit?.({ ms: performance.now() - started, size: group.length, ok: false });
+      } finally {
+        // Rolled back as a whole; when one request's value is to blame, each goes alone, so only it fails.
+        if (group.length > 1 && isValueError(err)) for (const entry of group) await run([entry], statement);
+        else for (const entry of group) entry.reject(err);
       }
-      for (const entry of group) entry.reject(err);
       return;
     }
+    const ms = performance.now() - started;
     const rest: Entry[] = [];
     for (let i = 0; i < group.length; i++) {
       const result = results[i];
       if (result === undefined) rest.push(group[i]!);
       else group[i]!.resolve(result);
     }
-    if (rest.length > 0) await run(rest, 'stored');
-    // After the answers, outside the try: an observer that throws must not fail a committed group.
-    options.onCommit?.({ ms: performance.now() - started, size: group.length - rest.length, ok: true });
+    // Each statement that wrote requests is one commit for the metrics; the copies' is reported by their own run.
+    const written = group.length - rest.length;
+    try {
+      // After the answers, outside the try above: an observer that throws must not fail a committed group.
+      if (written > 0) options.onCommit?.({ ms, size: written, ok: true });
+    } finally {
+      if (rest.length > 0) await run(rest, 'stored');
+    }
   }
 
   /**
@@ -195,21 +206,18 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
    * same statement sent as it is (bench/notes.md, session 31), so it only counts copies of stored ids.
    */
   async function commitFresh(group: Entry[]): Promise<Array<AcceptResult | undefined>> {
-    const built = parameters(group);
-    const { rows } = await pool.query<{ ids: string[]; seqs: string[]; done: string[]; attempts: string[] }>(named('acceptFresh', built.values));
-    const { ids, seqs, done, attempts } = rows[0] ?? { ids: [], seqs: [], done: [], attempts: [] };
-    if (ids.length !== seqs.length || done.length !== attempts.length) {
-      throw new Error(`the group wrote ${attempts.length} attempts for ${done.length} requests and ${seqs.length} deliveries for ${ids.length} ids`);
+    const { values, first } = parameters(group);
+    const { rows } = await pool.query<{ done: string[]; deliveries: string[]; attempts: string[] }>(named('acceptFresh', values));
+    const { done, deliveries, attempts } = rows[0] ?? { done: [], deliveries: [], attempts: [] };
+    if (done.length !== deliveries.length || done.length !== attempts.length) {
+      throw new Error(`the group wrote ${attempts.length} attempts and ${deliveries.length} delivery seqs for ${done.length} requests`);
     }
-    const seqOf = new Map<string, string>();
-    for (let i = 0; i < ids.length; i++) seqOf.set(ids[i]!, seqs[i]!);
     const results: Array<AcceptResult | undefined> = new Array(group.length);
-    // Attempts were written in the group's order: the k-th smallest request number has the k-th smallest attempt seq.
+    // By request, in the group's order: the k-th smallest request number has the k-th smallest attempt seq (attempts are written in that order).
     for (let k = 0; k < done.length; k++) {
       const i = Number(done[k]) - 1;
-      const seq = seqOf.get(built.keyOf[i]!);
-      if (seq === undefined || results[i] !== undefined) throw new Error(`the group wrote an attempt for request ${i + 1} without its delivery`);
-      results[i] = { outcome: built.first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(seq), attemptSeq: Number(attempts[k]) };
+      if (!(i >= 0 && i < group.length) || results[i] !== undefined) throw new Error(`the group wrote an attempt for a request it did not send (${done[k]})`);
+      results[i] = { outcome: first[i] ? 'accepted' : 'duplicate', deliverySeq: Number(deliveries[k]), attemptSeq: Number(attempts[k]) };
     }
     return results;
   }
@@ -231,10 +239,10 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
 
   /**
    * One group's statement parameters, the same for both statements (their order is migration 8's
-   * function's arguments), with each request's id key, whether it is its id's first copy, and the
-   * position of its id among the distinct ids sent.
+   * function's arguments), with whether each request is its id's first copy, the position of its id
+   * among the distinct ids sent, and how many distinct ids there are.
    */
-  function parameters(group: Entry[]): { values: unknown[]; keyOf: string[]; first: boolean[]; cand: number[]; m: number } {
+  function parameters(group: Entry[]): { values: unknown[]; first: boolean[]; cand: number[]; m: number } {
     // The distinct ids, each with its first copy; sorted, so every group locks new ids in one order.
     const byKey = new Map<string, Candidate>();
     const candidateOf: Candidate[] = new Array(group.length);
@@ -377,7 +385,7 @@ export function createAcceptGroups(pool: pg.Pool, options: AcceptGroupOptions): 
         allFirst ? EMPTY : intArray(a.headersFrom), allFirst ? EMPTY : intArray(a.headersTo),
         intArray(jobs.cand), outbox === true ? EMPTY : textArray(jobs.target), anyKey ? textArray(jobs.orderKey) : EMPTY,
     ];
-    return { values, keyOf: a.cand.map((c) => d.id[c - 1]!), first: a.first, cand: a.cand, m };
+    return { values, first: a.first, cand: a.cand, m };
   }
 
   return {

@@ -42,9 +42,9 @@ export const SQL = {
   // arguments: the first statement of migration 8's function, which costs the database ~35% more a
   // request when run inside the function. `pg_current_xact_id() IS NOT NULL` is a filter with no
   // column, checked before the first row reaches the insert: the transaction id is taken before any
-  // seq is drawn, as the commit-order horizon needs (pg-settled-horizon.ts). Returns the ids this
-  // statement inserted with their seqs, and the requests (their 1-based places in the group) whose
-  // attempts it wrote, with those attempts' seqs in the same order.
+  // seq is drawn, as the commit-order horizon needs (pg-settled-horizon.ts). Returns the requests
+  // (their 1-based places in the group) whose attempts it wrote, each with its delivery's seq, and
+  // those attempts' seqs in the same order.
   acceptFresh: `WITH ins AS (
       INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body,
         duplicate_count, last_attempt_at)
@@ -88,8 +88,8 @@ export const SQL = {
       FROM mine ORDER BY mine.n
       RETURNING attempts.seq
     )
-    SELECT (SELECT coalesce(array_agg(ins.id ORDER BY ins.seq), '{}') FROM ins) AS ids, (SELECT coalesce(array_agg(ins.seq ORDER BY ins.seq), '{}') FROM ins) AS seqs,
-      (SELECT coalesce(array_agg(mine.n ORDER BY mine.n), '{}') FROM mine) AS done, (SELECT coalesce(array_agg(att.seq ORDER BY att.seq), '{}') FROM att) AS attempts`,
+    SELECT (SELECT coalesce(array_agg(mine.n ORDER BY mine.n), '{}') FROM mine) AS done, (SELECT coalesce(array_agg(mine.dseq ORDER BY mine.n), '{}') FROM mine) AS deliveries,
+      (SELECT coalesce(array_agg(att.seq ORDER BY att.seq), '{}') FROM att) AS attempts`,
   insertAttempt: `INSERT INTO attempts (delivery_seq, delivery_id, trigger, received_at, finished_at, attempt_header, signature_t, body_sha256, body_bytes, outcome, status, reason, retry_after,
       hints, request_headers, request_body)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING seq`,

@@ -6,8 +6,9 @@
  * a key's next job never goes out before an earlier one committed later (pg-store.ts dueRelayJobs).
  *
  * Why it holds: every accepting transaction takes its transaction id before it draws a seq
- * (hookrelay_accept_group_v2, migration 8 in pg-schema.ts, called by pg-accept-group.ts, and v1
- * before it: its first statement). A mark is a pair (n, x): n, the sequence's last value, read first; then
+ * (acceptFresh in pg-queries.ts, sent by pg-accept-group.ts: a filter of no column, checked before
+ * the first row is formed; hookrelay_accept_group_v2, migration 8 in pg-schema.ts, and v1 before it:
+ * their first statement). A mark is a pair (n, x): n, the sequence's last value, read first; then
  * x, a fresh transaction id. A transaction holding a seq <= n drew it before n was read, so it had
  * its id before x was assigned: its id is below x. Once the oldest transaction still running
  * (pg_snapshot_xmin) is above x, every one of them has ended, and seqs up to n are final.

@@ -183,7 +183,7 @@ export async function createPostgresStore(url: string, options: PostgresStoreOpt
     claimsRelayJobs: true,
 
     accept(delivery: NewDelivery, attempt: AttemptInput): Promise<AcceptResult> {
-      // Group commit (pg-accept-group.ts): answered after its group's COMMIT; a failed group fails every request in it.
+      // Group commit (pg-accept-group.ts): answered after its statement's COMMIT; a failed statement fails every request it carried.
       return write(() => groups.accept(delivery, attempt));
     },
 
