@@ -45,6 +45,10 @@ export const SQL = {
   // seq is drawn, as the commit-order horizon needs (pg-settled-horizon.ts). Returns the requests
   // (their 1-based places in the group) whose attempts it wrote, each with its delivery's seq, and
   // those attempts' seqs in the same order.
+  // It repeats that statement's text on purpose: a migration is never edited, and the function still
+  // runs it for the copies of stored ids (an id deleted meanwhile is inserted there). So a change to
+  // what this statement writes is a change to the function too: a new function in a new migration,
+  // and acceptGroup calling it.
   acceptFresh: `WITH ins AS (
       INSERT INTO deliveries (id, trigger, api_version, api_version_known, received_at, signature, secret_index, signature_t, headers, raw_body,
         duplicate_count, last_attempt_at)
